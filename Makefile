@@ -1,0 +1,41 @@
+# The two commands of the README's quick start, plus a few conveniences.
+#   make run    install missing dependencies, configure, build, run the acceptance suite
+#   make test   install missing dependencies, configure, build, run every test
+# Everything is CMake underneath; this file only strings the steps together.
+BUILD ?= build
+CMAKE_FLAGS ?=
+RUN_ARGS ?=
+JOBS ?= $(shell nproc)
+
+.PHONY: all deps configure build run test test-gpu sanitize clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+configure: deps
+	@[ -f $(BUILD)/build.ninja ] || cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS)
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	$(BUILD)/gpubench run $(RUN_ARGS)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# on a GPU machine: every gpu-labelled test must run, none may skip
+test-gpu: build
+	cd $(BUILD) && GPUBENCH_REQUIRE_GPU=1 ctest --output-on-failure -L gpu
+
+# the core library and its tests under AddressSanitizer and UBSan
+sanitize: deps
+	@[ -f build-asan/build.ninja ] || cmake -S . -B build-asan -G Ninja \
+		-DCMAKE_BUILD_TYPE=Debug -DGPUBENCH_SANITIZE=ON $(CMAKE_FLAGS)
+	cmake --build build-asan -j $(JOBS)
+	cd build-asan && ctest --output-on-failure -L unit -j $(JOBS)
+
+clean:
+	rm -rf $(BUILD) build-asan

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nvml.h (gpubench) - NVML loaded with dlopen at run time (CPU-only C).
+ *
+ * gpubench never links libnvidia-ml: the binary must start where no driver
+ * is. This module dlopens the library (or a fake one for tests), resolves
+ * its entry points from one X-macro list typed by the official nvml.h, and
+ * offers a few calls shaped like gpubench's needs. Devices are always found
+ * by PCI bus id, never by index, because CUDA and NVML order them
+ * differently (CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER).
+ *
+ * Every getter leaves a field at its "unknown" value (NAN / -1 / NULL) when
+ * NVML lacks the entry point or answers NOT_SUPPORTED, and records which
+ * fields could not be read, so a partial NVML degrades to a warning.
+ */
+#ifndef GPUBENCH_BENCH_NVML_H
+#define GPUBENCH_BENCH_NVML_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct gb_device_info;
+struct gb_telemetry_sample;
+
+/*
+ * Load and initialise NVML. library: a path or soname; NULL means
+ * "libnvidia-ml.so.1". Returns 0, or -1 with a one-line reason in err
+ * ("cannot load 'libnvidia-ml.so.1': ..."). Safe to call more than once.
+ */
+int gb_nvml_load(const char *library, char *err, size_t errlen);
+void gb_nvml_unload(void);
+bool gb_nvml_loaded(void);
+
+/* Driver version string ("580.65.06") into buf; -1 if unknown. */
+int gb_nvml_driver_version(char *buf, size_t len);
+
+/* Opaque handle of one NVML device. */
+struct gb_nvml_device;
+/* Find the NVML device with this PCI bus id ("00000000:65:00.0", any case,
+ * 4- or 8-digit domain). NULL if none or NVML not loaded. Handles are owned
+ * by the module and valid until gb_nvml_unload(). */
+struct gb_nvml_device *gb_nvml_device_by_pci(const char *pci_bus_id);
+
+/*
+ * Fill what NVML knows about d (found by d->pci_bus_id): uuid and name (if
+ * unset), brand, max SM and memory clocks, bus width (if unset), PCIe current/max
+ * generation and width, power limit, ECC mode, NUMA node, NVLink links up and
+ * generation. Returns the number of fields it could not read (0 = all), and
+ * appends their names, comma separated, to missing (may be NULL). When NVML
+ * has no NUMA node for the GPU, the PCI function's node from sysfs is used.
+ */
+int gb_nvml_fill_device(struct gb_device_info *d, char *missing, size_t missing_len);
+
+/*
+ * How two devices connect: type is one of "nvlink", "same_board",
+ * "pcie_switch", "pcie_host_bridge", "cross_socket", "unknown" (static
+ * string) and nvlink_count the NVLink links between them (0 if none, -1 if
+ * unknown). Returns 0, -1 if either device is unknown.
+ */
+int gb_nvml_topology(const char *pci_a, const char *pci_b, const char **type, int *nvlink_count);
+
+/* One telemetry sample (temperature, power, clocks, utilisation, memory
+ * used, clock-event reasons). Unknown fields stay NAN / have_reasons false.
+ * Returns 0, -1 if the device is unknown. */
+int gb_nvml_sample(const char *pci_bus_id, struct gb_telemetry_sample *s);
+
+/* Health counters read before and after a run; -1 (or NAN) where unknown. */
+struct gb_nvml_health {
+	int64_t ecc_sbe_volatile;       /* corrected, volatile, total */
+	int64_t ecc_dbe_volatile;       /* uncorrected, volatile, total */
+	int64_t retired_pages_sbe;
+	int64_t retired_pages_dbe;
+	int retired_pending;            /* 1/0/-1 */
+	int64_t remap_correctable;
+	int64_t remap_uncorrectable;
+	int remap_pending;              /* 1/0/-1 */
+	int remap_failed;               /* 1/0/-1 */
+	int64_t pcie_replays;
+	int64_t nvlink_crc_errors;      /* summed over links */
+	int64_t nvlink_replay_errors;
+	int64_t nvlink_recovery_errors;
+};
+int gb_nvml_health(const char *pci_bus_id, struct gb_nvml_health *h);
+
+/* Names of the set bits of an NVML clocks-event bitmask, e.g. "sw_power_cap",
+ * "hw_slowdown", written comma separated into buf ("" for none); bits it
+ * does not know come last as one hex mask ("0x800"). */
+void gb_nvml_reasons_str(uint64_t reasons, char *buf, size_t len);
+
+/* Bits of the clocks-event mask, as in nvml.h (kept here so CPU-only code
+ * need not include it). */
+#define GB_CLK_GPU_IDLE          0x1ULL
+#define GB_CLK_APP_SETTING       0x2ULL
+#define GB_CLK_SW_POWER_CAP      0x4ULL
+#define GB_CLK_HW_SLOWDOWN       0x8ULL
+#define GB_CLK_SYNC_BOOST        0x10ULL
+#define GB_CLK_SW_THERMAL        0x20ULL
+#define GB_CLK_HW_THERMAL        0x40ULL
+#define GB_CLK_HW_POWER_BRAKE    0x80ULL
+#define GB_CLK_DISPLAY_SETTING   0x100ULL
+#define GB_CLK_BOARD_LIMIT       0x200ULL
+#define GB_CLK_RELIABILITY       0x400ULL
+
+/*
+ * XID events. gb_nvml_events_open registers for XID (critical) events on
+ * the given devices and returns how many it registered (n when all), or -1
+ * when none could be. gb_nvml_events_poll waits up to timeout_ms for the
+ * first event, then takes those already queued, at most max. Returns the
+ * number written, or -1 when events are not supported (the report must then
+ * say XIDs could not be watched).
+ */
+struct gb_nvml_xid {
+	char pci_bus_id[32];
+	unsigned long long xid;
+};
+int gb_nvml_events_open(const char *const *pci_bus_ids, size_t n);
+int gb_nvml_events_poll(unsigned timeout_ms, struct gb_nvml_xid *out, size_t max);
+void gb_nvml_events_close(void);
+
+#endif

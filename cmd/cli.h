@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli.h - options as data: one table per command, one shared parser (CPU only).
+ *
+ * Each command declares `static const struct gb_opt opts[]` whose entries
+ * name a field of its params struct by offset, a type, a range and one help
+ * line. gb_cli_parse() does every suffix, range and error message, and
+ * gb_cli_usage() prints --help from the same tables so the two never drift.
+ *
+ * Value formats (the type decides which apply):
+ *   size      4096, 4K, 4KiB, 1M, 1G (binary); 4KB, 1MB, 1GB (decimal); 1.5G
+ *   count     1000, 4K (= 4096), 1e6
+ *   duration  500ms, 30s, 10m, 1h, 1.5h (a unit is required)
+ *   percent   90% (stored as the fraction 0.9)
+ *   enum      one of the choices
+ *   enum list a,b,c or all (stored as a bitmask of choice indices)
+ *   int list  1024,2048 or a range start:stop:step (linear) or start:stop:x2 (geometric)
+ *   devices   0,2 or 0-3 or all (indices as the process sees them, i.e. after CUDA_VISIBLE_DEVICES)
+ * Every rejection is one line naming the option and the accepted range.
+ */
+#ifndef GPUBENCH_CMD_CLI_H
+#define GPUBENCH_CMD_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum gb_opt_type {
+	GB_OPT_END = 0,
+	GB_OPT_BOOL,      /* bool; --name sets true, --no-name sets false */
+	GB_OPT_COUNT,     /* int64_t within [min, max] */
+	GB_OPT_SIZE,      /* uint64_t bytes within [min, max] */
+	GB_OPT_DURATION,  /* double seconds within [min, max] */
+	GB_OPT_PERCENT,   /* double fraction; min/max given as fractions */
+	GB_OPT_DOUBLE,    /* double within [min, max] */
+	GB_OPT_ENUM,      /* int index into choices */
+	GB_OPT_ENUM_LIST, /* uint32_t bitmask over choices; "all" sets every bit */
+	GB_OPT_STRING,    /* const char * (points into argv) */
+	GB_OPT_INT_LIST,  /* struct gb_int_list, each value within [min, max], size suffixes allowed */
+	GB_OPT_DEVICES,   /* struct gb_device_list */
+};
+
+enum gb_opt_flags {
+	GB_OPTF_ALLOW_DUP = 1 << 0, /* devices: "0,0" is allowed (two workers on one GPU) */
+	GB_OPTF_HIDDEN = 1 << 1,    /* parsed but not listed in --help */
+};
+
+struct gb_opt {
+	enum gb_opt_type type;
+	char short_name;            /* 0 if none */
+	const char *long_name;      /* without dashes */
+	size_t offset;              /* offsetof(params struct, field) */
+	const char *argh;           /* placeholder in help: "SIZE" */
+	const char *help;           /* one line */
+	double min, max;            /* accepted range (numeric types, list elements) */
+	const char *const *choices; /* NULL-terminated, for ENUM and ENUM_LIST */
+	unsigned flags;
+};
+
+#define GB_INT_LIST_MAX 256
+struct gb_int_list {
+	uint64_t v[GB_INT_LIST_MAX];
+	size_t n;
+};
+
+#define GB_DEVICE_LIST_MAX 64
+struct gb_device_list {
+	bool all;                   /* "all" (the default when nothing was given) */
+	int idx[GB_DEVICE_LIST_MAX];
+	size_t n;
+};
+
+/* One table and the struct its offsets point into. */
+struct gb_opt_set {
+	const struct gb_opt *opts;  /* terminated by type == GB_OPT_END */
+	void *base;
+};
+
+enum gb_cli_result {
+	GB_CLI_OK = 0,
+	GB_CLI_HELP = 1,            /* -h/--help was given: print usage, exit 0 */
+	GB_CLI_ERROR = -1           /* one line already printed: exit 2 */
+};
+
+/*
+ * Parse argv[0..argc) (argv[0] is the first argument, not the program or
+ * command name) against every set. Positional arguments are collected into
+ * positional[] (up to max_positional; more is an error) and counted in
+ * *n_positional. "--" ends options.
+ */
+enum gb_cli_result gb_cli_parse(const struct gb_opt_set *sets, size_t n_sets, int argc,
+				const char *const *argv, const char **positional,
+				size_t max_positional, size_t *n_positional);
+
+/* Print "usage: ...", the summary and every option of every set, help-style. */
+void gb_cli_usage(FILE *out, const char *usage, const char *summary,
+		  const struct gb_opt_set *sets, size_t n_sets);
+
+/* ---- value parsers, shared with other readers (thresholds files, ...) ---- */
+/* Each returns 0 on success, -1 on malformed input (no message printed). */
+int gb_parse_size(const char *s, uint64_t *bytes);
+int gb_parse_count(const char *s, int64_t *count);
+int gb_parse_duration(const char *s, double *seconds);
+int gb_parse_percent(const char *s, double *fraction);
+int gb_parse_double(const char *s, double *v);
+
+/*
+ * Resolve a device list against the number of visible devices: "all" becomes
+ * 0..count-1. Returns 0, or -1 after printing one error line naming the
+ * first index beyond the last GPU.
+ */
+int gb_device_list_resolve(struct gb_device_list *list, int count);
+
+/* Format bytes for humans: "512 MiB", "1.5 GiB", "96 B" */
+void gb_format_bytes(char *buf, size_t len, double bytes);
+
+#endif

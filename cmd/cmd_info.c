@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_info.c - `gpubench info`: every visible GPU, its links and its
+ * theoretical peaks; the driver and library versions.
+ */
+#include <stdio.h>
+
+#include "cmd.h"
+#include "log.h"
+#include "report/exitcodes.h"
+
+static const char info_usage[] = "gpubench info [options]";
+static const char info_summary[] =
+	"Describe every visible GPU: identity, clocks, memory, PCIe and NVLink, topology, and "
+	"theoretical peaks (FP64 to INT8 TFLOPS, memory and PCIe bandwidth).";
+
+int cmd_info(int argc, const char **argv)
+{
+	struct gb_common common;
+	struct gb_opt_set sets[] = { { gb_common_opts, &common } };
+	struct gb_run run;
+	int rc;
+
+	gb_common_defaults(&common);
+	rc = gb_cmd_parse(info_usage, info_summary, sets, 1, argc, argv, NULL, 0, NULL);
+	if (rc >= 0)
+		return rc;
+	if (gb_cmd_check_common(&common))
+		return GB_EXIT_USAGE;
+	gb_log_set_verbosity(common.quiet ? -1 : common.verbose ? 1 : 0);
+	gb_cmd_run_begin(&run, "info", argc, argv);
+	gb_cmd_gpu_setup(&run);
+	rc = gb_cmd_run_finish(&run, &common, true);
+	gb_run_release(&run);
+	return rc;
+}

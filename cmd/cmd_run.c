@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_run.c - `gpubench run`: the acceptance suite. One probe, then every
+ * benchmark that applies to this machine with the profile's settings, one
+ * report and one verdict. Each benchmark's profile settings are written as
+ * the command-line options a user would type, parsed by the same option
+ * tables, so `gpubench <bench> <those options>` reproduces any step.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bench.h"
+#include "cmd.h"
+#include "log.h"
+#include "report/exitcodes.h"
+
+enum run_profile { PROFILE_QUICK = 0, PROFILE_ACCEPTANCE, PROFILE_BURNIN };
+static const char *const profile_names[] = { "quick", "acceptance", "burnin", NULL };
+
+struct run_params {
+	int profile;
+};
+
+/* Options per benchmark and profile; NULL: the benchmark's own defaults. */
+struct profile_args {
+	const char *bench;
+	const char *args[3]; /* quick, acceptance, burnin */
+};
+
+static const struct profile_args profile_table[] = {
+	{ "gemm", { "--precision bf16,fp32 --size 8192 --warmup 2s --duration 1s",
+		    "--warmup 5s --duration 3s", "--warmup 10s --duration 10s" } },
+	{ "bandwidth", { "--max-size 256M --samples 3", NULL, NULL } },
+	{ "p2p", { "--samples 3", NULL, NULL } },
+	{ "nccl", { "--max-bytes 256M", "--max-bytes 1G", "--max-bytes 1G" } },
+	{ "stress", { "--duration 30s", "--duration 10m", "--duration 4h" } },
+	{ "scaling", { NULL, NULL, NULL } },
+};
+
+static const char *profile_args_for(const char *bench, int profile)
+{
+	for (size_t i = 0; i < sizeof(profile_table) / sizeof(profile_table[0]); i++)
+		if (!strcmp(profile_table[i].bench, bench))
+			return profile_table[i].args[profile];
+	return NULL;
+}
+
+/* Split a space-separated argument string into argv (no quoting needed here). */
+static size_t split_args(char *s, const char **argv, size_t max)
+{
+	size_t n = 0;
+
+	for (char *tok = s, *save = NULL; n < max && (tok = strtok_r(tok, " ", &save)); tok = NULL)
+		argv[n++] = tok;
+	return n;
+}
+
+/* Parse the profile's options into params; -1 is a bug in profile_table. */
+static int profile_params(const struct gb_bench *b, int profile, void *params)
+{
+	const char *args = profile_args_for(b->name, profile);
+	const char *argv[32];
+	struct gb_opt_set set = { b->opts, params };
+	char *copy;
+	size_t n, npos = 0;
+	int rc;
+
+	if (b->set_defaults)
+		b->set_defaults(params);
+	if (!args)
+		return 0;
+	copy = strdup(args);
+	n = split_args(copy, argv, 32);
+	rc = gb_cli_parse(&set, 1, (int)n, argv, NULL, 0, &npos) == GB_CLI_OK ? 0 : -1;
+	free(copy);
+	return rc;
+}
+
+static void run_suite(struct gb_run *run, const struct gb_common *c, int profile)
+{
+	size_t nb;
+	const struct gb_bench *const *benches = gb_bench_all(&nb);
+
+	for (size_t i = 0; i < nb && !gb_stop_flag; i++) {
+		const struct gb_bench *b = benches[i];
+		void *params = calloc(1, b->params_size ? b->params_size : 1);
+
+		if (profile_params(b, profile, params)) {
+			struct gb_bench_result *res = gb_run_add_bench(run, b->name);
+
+			gb_bench_set_status(res, GB_STATUS_ERROR, "internal: bad '%s' profile options",
+					    profile_names[profile]);
+		} else {
+			if (!c->quiet)
+				fprintf(stderr, "gpubench: run: %s\n", b->name);
+			gb_cmd_run_one_bench(b, run, c, params);
+		}
+		free(params);
+	}
+}
+
+static const struct gb_opt run_opts[] = {
+	{ GB_OPT_ENUM, 'p', "profile", offsetof(struct run_params, profile), "NAME",
+	  "quick (minutes), acceptance (longer, stricter) or burnin (hours)", 0, 0, profile_names,
+	  0 },
+	{ GB_OPT_END, 0, NULL, 0, NULL, NULL, 0, 0, NULL, 0 },
+};
+
+int cmd_run(int argc, const char **argv)
+{
+	static const char usage[] = "gpubench run [--profile quick|acceptance|burnin] [options]";
+	static const char summary[] =
+		"Run the acceptance suite: info, then every benchmark that applies to these GPUs, "
+		"in one report with one verdict. This is what `make run` does.";
+	struct run_params rp = { .profile = PROFILE_QUICK };
+	struct gb_common common;
+	struct gb_opt_set sets[] = { { run_opts, &rp }, { gb_common_opts, &common } };
+	struct gb_run run;
+	int rc;
+
+	gb_common_defaults(&common);
+	rc = gb_cmd_parse(usage, summary, sets, 2, argc, argv, NULL, 0, NULL);
+	if (rc >= 0)
+		return rc;
+	if (gb_cmd_check_common(&common))
+		return GB_EXIT_USAGE;
+	gb_log_set_verbosity(common.quiet ? -1 : common.verbose ? 1 : 0);
+	gb_cmd_catch_signals();
+	gb_cmd_run_begin(&run, "run", argc, argv);
+	if (gb_cmd_gpu_setup(&run) == 0) {
+		if (gb_device_list_resolve(&common.devices, (int)run.n_devices)) {
+			gb_run_release(&run);
+			return GB_EXIT_USAGE;
+		}
+		run_suite(&run, &common, rp.profile);
+	}
+	rc = gb_cmd_run_finish(&run, &common, false);
+	gb_run_release(&run);
+	return rc;
+}

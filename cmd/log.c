@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/* log.c - stderr diagnostics; see log.h for the message style. */
+#include "log.h"
+
+#include <stdio.h>
+
+static int verbosity;
+
+void gb_log_set_verbosity(int level)
+{
+	verbosity = level;
+}
+
+int gb_log_verbosity(void)
+{
+	return verbosity;
+}
+
+static void vreport(const char *prefix, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "gpubench: %s", prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+int gb_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("error: ", fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void gb_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (verbosity < 0)
+		return;
+	va_start(ap, fmt);
+	vreport("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void gb_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (verbosity < 0)
+		return;
+	va_start(ap, fmt);
+	vreport("note: ", fmt, ap);
+	va_end(ap);
+}
+
+void gb_debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (verbosity <= 0)
+		return;
+	va_start(ap, fmt);
+	vreport("debug: ", fmt, ap);
+	va_end(ap);
+}

@@ -1,0 +1,465 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * json.c - the result model as a JSON document, and the atomic file write.
+ *
+ * Conventions (docs/report-format.md): snake_case keys; units in key names
+ * or in a "unit" field; NAN and -1 "unknown" values become null; peaks in
+ * TFLOPS (TOPS for int8) and bandwidths in decimal GB/s.
+ */
+#include "json.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "bench/nvml.h"
+#include "theory.h"
+
+static void add_num(cJSON *o, const char *key, double v)
+{
+	if (isfinite(v))
+		cJSON_AddNumberToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+/* ints where -1 means unknown */
+static void add_int(cJSON *o, const char *key, long long v)
+{
+	if (v >= 0)
+		cJSON_AddNumberToObject(o, key, (double)v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static void add_str(cJSON *o, const char *key, const char *v)
+{
+	if (v)
+		cJSON_AddStringToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static cJSON *num_array(const double *v, size_t n)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(a, isfinite(v[i]) ? cJSON_CreateNumber(v[i]) : cJSON_CreateNull());
+	return a;
+}
+
+static cJSON *str_array(char *const *v, size_t n)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(v[i]));
+	return a;
+}
+
+static cJSON *tool_json(const struct gb_tool_info *t)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON *bw = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "name", "gpubench");
+	add_str(o, "version", t->version);
+	add_str(o, "git", t->git);
+	add_int(bw, "cuda", t->built_cuda);
+	add_int(bw, "cublas", t->built_cublas);
+	add_int(bw, "nccl", t->built_nccl);
+	add_str(bw, "mpi", t->built_mpi);
+	add_str(bw, "cuda_archs", t->cuda_archs);
+	cJSON_AddItemToObject(o, "built_with", bw);
+	return o;
+}
+
+static cJSON *run_json(const struct gb_run *run)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	add_str(o, "command", run->command);
+	cJSON_AddItemToObject(o, "command_line", str_array(run->argv, (size_t)run->argc));
+	add_str(o, "started_at", run->started_at);
+	add_str(o, "finished_at", run->finished_at);
+	add_str(o, "hostname", run->host.hostname);
+	cJSON_AddStringToObject(o, "status", gb_status_name(run->status));
+	add_str(o, "reason", run->reason);
+	cJSON_AddNumberToObject(o, "exit_code", run->exit_code);
+	return o;
+}
+
+static cJSON *host_json(const struct gb_host_info *h)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	add_str(o, "hostname", h->hostname);
+	add_str(o, "os", h->os);
+	add_str(o, "kernel", h->kernel);
+	add_str(o, "cpu", h->cpu);
+	add_str(o, "driver_version", h->driver_version);
+	add_int(o, "cuda_driver_version", h->cuda_driver_version);
+	add_int(o, "cuda_runtime_version", h->cuda_runtime_version);
+	return o;
+}
+
+/* {"fp64": 9.7, ...} in TFLOPS from FLOP/s, one key per precision */
+static cJSON *tflops_by_precision(const double *flops)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	for (int p = 0; p < GB_PREC_COUNT; p++)
+		add_num(o, gb_precision_name(p), isfinite(flops[p]) ? flops[p] / 1e12 : NAN);
+	return o;
+}
+
+static cJSON *peaks_json(const struct gb_peaks *pk)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddItemToObject(o, "tflops_spec", tflops_by_precision(pk->spec));
+	cJSON_AddItemToObject(o, "tflops_max_clock", tflops_by_precision(pk->max_clock));
+	add_num(o, "memory_bw_gbps_spec", pk->mem_bw_bps_spec / 1e9);
+	add_num(o, "memory_bw_gbps", pk->mem_bw_bps / 1e9);
+	add_num(o, "pcie_gbps_per_direction", pk->pcie_bps / 1e9);
+	add_num(o, "pcie_gbps_per_direction_current", pk->pcie_bps_current / 1e9);
+	add_num(o, "nvlink_gbps_per_direction", pk->nvlink_bps / 1e9);
+	return o;
+}
+
+static cJSON *device_json(const struct gb_device_info *d)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON *clocks = cJSON_CreateObject();
+	cJSON *pcie = cJSON_CreateObject();
+	cJSON *nvlink = cJSON_CreateObject();
+	char cc[16];
+
+	add_int(o, "index", d->index);
+	add_str(o, "name", d->name);
+	add_str(o, "uuid", d->uuid);
+	add_str(o, "pci_bus_id", d->pci_bus_id);
+	add_str(o, "brand", d->brand);
+	add_str(o, "spec_key", d->spec_key);
+	snprintf(cc, sizeof(cc), "%d.%d", d->cc_major, d->cc_minor);
+	add_str(o, "cc", d->cc_major >= 0 ? cc : NULL);
+	add_int(o, "sm_count", d->sm_count);
+	add_num(o, "memory_bytes", d->memory_bytes);
+	add_num(o, "l2_bytes", d->l2_bytes);
+	add_num(clocks, "max_sm_mhz", d->max_sm_mhz);
+	add_num(clocks, "max_mem_mhz", d->max_mem_mhz);
+	cJSON_AddItemToObject(o, "clocks", clocks);
+	add_int(o, "memory_bus_bits", d->mem_bus_bits);
+	add_int(pcie, "gen", d->pcie_gen);
+	add_int(pcie, "width", d->pcie_width);
+	add_int(pcie, "max_gen", d->pcie_max_gen);
+	add_int(pcie, "max_width", d->pcie_max_width);
+	cJSON_AddItemToObject(o, "pcie", pcie);
+	add_num(o, "power_limit_w", d->power_limit_w);
+	if (d->ecc >= 0)
+		cJSON_AddBoolToObject(o, "ecc", d->ecc);
+	else
+		cJSON_AddNullToObject(o, "ecc");
+	add_int(o, "numa_node", d->numa_node);
+	add_int(nvlink, "links_up", d->nvlink_up);
+	add_int(nvlink, "gen", d->nvlink_gen);
+	cJSON_AddItemToObject(o, "nvlink", nvlink);
+	cJSON_AddItemToObject(o, "peaks", peaks_json(&d->peaks));
+	return o;
+}
+
+static cJSON *link_json(const struct gb_link *l)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "a", l->a);
+	cJSON_AddNumberToObject(o, "b", l->b);
+	add_str(o, "type", l->type);
+	add_int(o, "nvlink_count", l->nvlink_count);
+	if (l->p2p_access >= 0)
+		cJSON_AddBoolToObject(o, "p2p_access", l->p2p_access);
+	else
+		cJSON_AddNullToObject(o, "p2p_access");
+	return o;
+}
+
+static cJSON *stats_json(const struct gb_stats *st)
+{
+	cJSON *o;
+
+	if (st->n == 0)
+		return cJSON_CreateNull();
+	o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "n", (double)st->n);
+	add_num(o, "min", st->min);
+	add_num(o, "p05", st->p05);
+	add_num(o, "median", st->median);
+	add_num(o, "mean", st->mean);
+	add_num(o, "p95", st->p95);
+	add_num(o, "p99", st->p99);
+	add_num(o, "max", st->max);
+	add_num(o, "stdev", st->stdev);
+	add_num(o, "cv", st->cv);
+	return o;
+}
+
+static cJSON *metric_json(const struct gb_metric *m)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	add_str(o, "name", m->name);
+	add_str(o, "unit", m->unit);
+	cJSON_AddStringToObject(o, "better", gb_better_name(m->better));
+	add_int(o, "device", m->device);
+	add_num(o, "value", m->value);
+	add_num(o, "peak", m->peak);
+	add_num(o, "efficiency", m->efficiency);
+	cJSON_AddItemToObject(o, "stats", stats_json(&m->stats));
+	cJSON_AddItemToObject(o, "samples", num_array(m->samples, m->n_samples));
+	if (m->description)
+		cJSON_AddStringToObject(o, "description", m->description);
+	return o;
+}
+
+static cJSON *check_json(const struct gb_check *c)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	add_str(o, "name", c->name);
+	cJSON_AddStringToObject(o, "status", gb_status_name(c->status));
+	cJSON_AddStringToObject(o, "severity", gb_severity_name(c->severity));
+	add_int(o, "device", c->device);
+	add_num(o, "observed", c->observed);
+	add_num(o, "threshold", c->threshold);
+	add_str(o, "message", c->message);
+	return o;
+}
+
+static cJSON *series_json(const struct gb_series *s)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	add_str(o, "name", s->name);
+	add_str(o, "x_unit", s->x_unit);
+	add_str(o, "y_unit", s->y_unit);
+	add_int(o, "device", s->device);
+	cJSON_AddItemToObject(o, "x", num_array(s->x, s->n));
+	cJSON_AddItemToObject(o, "y", num_array(s->y, s->n));
+	return o;
+}
+
+static cJSON *bench_json(const struct gb_bench_result *b)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON *devs = cJSON_CreateArray();
+	cJSON *arr;
+
+	add_str(o, "name", b->name);
+	cJSON_AddStringToObject(o, "status", gb_status_name(b->status));
+	add_str(o, "reason", b->reason);
+	cJSON_AddItemToObject(o, "params",
+			      b->params ? cJSON_Duplicate(b->params, 1) : cJSON_CreateObject());
+	for (size_t i = 0; i < b->n_devices; i++)
+		cJSON_AddItemToArray(devs, cJSON_CreateNumber(b->devices[i]));
+	cJSON_AddItemToObject(o, "devices", devs);
+	add_num(o, "started_s", b->started_s);
+	add_num(o, "duration_s", b->duration_s);
+	arr = cJSON_AddArrayToObject(o, "metrics");
+	for (size_t i = 0; i < b->n_metrics; i++)
+		cJSON_AddItemToArray(arr, metric_json(&b->metrics[i]));
+	arr = cJSON_AddArrayToObject(o, "series");
+	for (size_t i = 0; i < b->n_series; i++)
+		cJSON_AddItemToArray(arr, series_json(&b->series[i]));
+	arr = cJSON_AddArrayToObject(o, "checks");
+	for (size_t i = 0; i < b->n_checks; i++)
+		cJSON_AddItemToArray(arr, check_json(&b->checks[i]));
+	cJSON_AddItemToObject(o, "extra", b->extra ? cJSON_Duplicate(b->extra, 1)
+						   : cJSON_CreateObject());
+	return o;
+}
+
+static cJSON *telemetry_json(const struct gb_telemetry_sample *t)
+{
+	cJSON *o = cJSON_CreateObject();
+	char names[256];
+
+	add_int(o, "device", t->device);
+	add_num(o, "t_s", t->t_s);
+	add_num(o, "temp_c", t->temp_c);
+	add_num(o, "power_w", t->power_w);
+	add_num(o, "sm_mhz", t->sm_mhz);
+	add_num(o, "mem_mhz", t->mem_mhz);
+	add_num(o, "util_pct", t->util_pct);
+	add_num(o, "mem_used_bytes", t->mem_used_bytes);
+	add_num(o, "tflops", t->tflops);
+	if (t->have_reasons) {
+		cJSON *arr = cJSON_AddArrayToObject(o, "clock_event_reasons");
+
+		gb_nvml_reasons_str(t->clock_event_reasons, names, sizeof(names));
+		for (char *tok = names, *save = NULL; (tok = strtok_r(tok, ",", &save));
+		     tok = NULL)
+			cJSON_AddItemToArray(arr, cJSON_CreateString(tok));
+		cJSON_AddNumberToObject(o, "clock_event_mask", (double)t->clock_event_reasons);
+	} else {
+		cJSON_AddNullToObject(o, "clock_event_reasons");
+		cJSON_AddNullToObject(o, "clock_event_mask");
+	}
+	return o;
+}
+
+static cJSON *verdict_json(const struct gb_run *run)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "status", gb_status_name(run->verdict));
+	cJSON_AddNumberToObject(o, "exit_code", run->exit_code);
+	cJSON_AddItemToObject(o, "failed", str_array(run->verdict_failed, run->n_verdict_failed));
+	cJSON_AddItemToObject(o, "warnings",
+			      str_array(run->verdict_warnings, run->n_verdict_warnings));
+	return o;
+}
+
+cJSON *gb_report_to_json(const struct gb_run *run)
+{
+	cJSON *doc = cJSON_CreateObject();
+	cJSON *env = cJSON_CreateObject();
+	cJSON *arr;
+
+	cJSON_AddStringToObject(doc, "schema", GB_REPORT_SCHEMA);
+	cJSON_AddItemToObject(doc, "tool", tool_json(&run->tool));
+	cJSON_AddItemToObject(doc, "run", run_json(run));
+	cJSON_AddItemToObject(doc, "host", host_json(&run->host));
+	for (size_t i = 0; i < run->n_env; i++)
+		add_str(env, run->env[i].key, run->env[i].value);
+	cJSON_AddItemToObject(doc, "environment", env);
+	arr = cJSON_AddArrayToObject(doc, "devices");
+	for (size_t i = 0; i < run->n_devices; i++)
+		cJSON_AddItemToArray(arr, device_json(&run->devices[i]));
+	arr = cJSON_AddArrayToObject(doc, "topology");
+	for (size_t i = 0; i < run->n_links; i++)
+		cJSON_AddItemToArray(arr, link_json(&run->links[i]));
+	arr = cJSON_AddArrayToObject(doc, "benchmarks");
+	for (size_t i = 0; i < run->n_benches; i++)
+		cJSON_AddItemToArray(arr, bench_json(&run->benches[i]));
+	arr = cJSON_AddArrayToObject(doc, "telemetry");
+	for (size_t i = 0; i < run->n_telemetry; i++)
+		cJSON_AddItemToArray(arr, telemetry_json(&run->telemetry[i]));
+	cJSON_AddItemToObject(doc, "verdict", verdict_json(run));
+	return doc;
+}
+
+int gb_report_print(const struct gb_run *run, FILE *out)
+{
+	cJSON *doc = gb_report_to_json(run);
+	char *text = cJSON_Print(doc);
+	int rc = 0;
+
+	if (!text || fputs(text, out) == EOF || fputc('\n', out) == EOF)
+		rc = -1;
+	cJSON_free(text);
+	cJSON_Delete(doc);
+	return rc;
+}
+
+/* dirname() may modify its argument: work on a copy */
+static void parent_dir(const char *path, char *buf, size_t len)
+{
+	char *copy = gb_strdup(path);
+
+	snprintf(buf, len, "%s", dirname(copy));
+	free(copy);
+}
+
+int gb_report_check_writable(const char *path, char *err, size_t errlen)
+{
+	char dir[4096];
+	struct stat st;
+
+	if (!strcmp(path, "-"))
+		return 0;
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			snprintf(err, errlen, "cannot write report '%s': it is a directory", path);
+			return -1;
+		}
+		if (access(path, W_OK) != 0) {
+			snprintf(err, errlen, "cannot write report '%s': %s", path, strerror(errno));
+			return -1;
+		}
+	}
+	parent_dir(path, dir, sizeof(dir));
+	if (access(dir, W_OK | X_OK) != 0) {
+		snprintf(err, errlen, "cannot write report '%s': folder '%s': %s", path, dir,
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int write_all(int fd, const char *s, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, s, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int gb_report_write_file(const struct gb_run *run, const char *path, char *err, size_t errlen)
+{
+	cJSON *doc;
+	char *text;
+	char tmp[4200];
+	int fd, rc = -1;
+
+	if (!strcmp(path, "-")) {
+		if (gb_report_print(run, stdout) == 0 && fflush(stdout) == 0)
+			return 0;
+		snprintf(err, errlen, "cannot write report to standard output");
+		return -1;
+	}
+	doc = gb_report_to_json(run);
+	text = cJSON_Print(doc);
+	cJSON_Delete(doc);
+	if (!text) {
+		snprintf(err, errlen, "cannot serialise report");
+		return -1;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot write report '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	if (write_all(fd, text, strlen(text)) || write_all(fd, "\n", 1) || fsync(fd) ||
+	    fchmod(fd, 0644)) {
+		snprintf(err, errlen, "cannot write report '%s': %s", path, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		goto out;
+	}
+	if (close(fd) || rename(tmp, path)) {
+		snprintf(err, errlen, "cannot write report '%s': %s", path, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	rc = 0;
+out:
+	cJSON_free(text);
+	return rc;
+}

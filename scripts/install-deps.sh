@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# install-deps.sh - install what a Debian/Ubuntu machine with the CUDA toolkit
+# lacks to build and test gpubench, and nothing where everything is there.
+#
+#   cJSON (libcjson-dev), cmocka (libcmocka-dev), Open MPI (libopenmpi-dev,
+#   openmpi-bin), Ninja, and NVML's official header nvml.h. The header comes
+#   from the CUDA toolkit when it has one, else from the nvidia-nvml-dev PyPI
+#   package, unpacked into .deps/nvml/include (ignored by git).
+#
+# Idempotent; safe to run on every `make`. Uses sudo when not root.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+say() { printf 'install-deps: %s\n' "$*" >&2; }
+
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then
+	sudo_cmd=(sudo)
+fi
+
+need_pkgs=()
+have_header() { [ -f "/usr/include/$1" ] || [ -f "/usr/local/include/$1" ]; }
+have_header cjson/cJSON.h || need_pkgs+=(libcjson-dev)
+have_header cmocka.h || need_pkgs+=(libcmocka-dev)
+command -v mpicc >/dev/null 2>&1 || need_pkgs+=(libopenmpi-dev)
+command -v mpirun >/dev/null 2>&1 || need_pkgs+=(openmpi-bin)
+command -v ninja >/dev/null 2>&1 || need_pkgs+=(ninja-build)
+command -v cmake >/dev/null 2>&1 || need_pkgs+=(cmake)
+command -v python3 >/dev/null 2>&1 || need_pkgs+=(python3)
+
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+	say "installing ${need_pkgs[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	"${sudo_cmd[@]}" apt-get update -q >/dev/null
+	"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${need_pkgs[@]}" >/dev/null
+fi
+
+# nvml.h: the toolkit's, else the PyPI package's, matching CUDA 13.
+cuda_inc=""
+if command -v nvcc >/dev/null 2>&1; then
+	cuda_inc="$(dirname "$(dirname "$(command -v nvcc)")")/include"
+fi
+if [ -n "$cuda_inc" ] && [ -f "$cuda_inc/nvml.h" ]; then
+	:
+elif [ -f "$root/.deps/nvml/include/nvml.h" ]; then
+	:
+else
+	say "fetching nvml.h (nvidia-nvml-dev) into .deps/nvml/include"
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	python3 -m pip download -q --no-deps --only-binary=:all: -d "$tmp" 'nvidia-nvml-dev>=13.0,<14'
+	mkdir -p "$root/.deps/nvml/include"
+	python3 - "$tmp" "$root/.deps/nvml/include" <<'PY'
+import glob, sys, zipfile
+whl = glob.glob(sys.argv[1] + "/*.whl")[0]
+with zipfile.ZipFile(whl) as z:
+    name = next(n for n in z.namelist() if n.endswith("/nvml.h"))
+    open(sys.argv[2] + "/nvml.h", "wb").write(z.read(name))
+PY
+fi
+
+# jsonschema validates produced reports against docs/report.schema.json in the tests.
+if ! python3 -c 'import jsonschema' >/dev/null 2>&1; then
+	say "installing the jsonschema Python package"
+	python3 -m pip install -q --user jsonschema 2>/dev/null ||
+		python3 -m pip install -q --break-system-packages --user jsonschema
+fi

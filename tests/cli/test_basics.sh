@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The binary starts everywhere: help, version, bad commands and options.
+. "$(dirname "$0")/lib.sh"
+
+run "$BIN" --help
+expect_rc 0 "--help"
+expect_out "usage: gpubench" "--help prints usage"
+expect_out "info" "--help lists info"
+expect_out "exit codes" "--help documents exit codes"
+
+run "$BIN" help
+expect_rc 0 "help"
+run "$BIN" help info
+expect_rc 0 "help info"
+expect_out "--output" "help info lists --output"
+
+run "$BIN" --version
+expect_rc 0 "--version"
+expect_out "^gpubench [0-9]+\.[0-9]+\.[0-9]+ \(git " "--version first line"
+expect_out "CUDA 13" "--version names CUDA"
+expect_out "cuBLAS" "--version names cuBLAS"
+expect_out "NCCL|without NCCL" "--version names NCCL"
+expect_out "MPI" "--version names MPI"
+
+run "$BIN" version extra
+expect_rc 2 "version with an argument"
+
+run "$BIN"
+expect_rc 2 "no command"
+
+run "$BIN" frobnicate
+expect_rc 2 "unknown command"
+expect_one_error "'frobnicate' is not a gpubench command" "unknown command message"
+
+run "$BIN" --frob
+expect_rc 2 "unknown global option"
+expect_one_error "unknown option '--frob'" "unknown global option message"
+
+run "$BIN" help frobnicate
+expect_rc 2 "help for an unknown command"
+
+# every command answers -h without a GPU, and lists its options
+for c in $("$BIN" --help | awk '/^commands:/{f=1;next} /^$/{f=0} f{print $1}'); do
+	run "$BIN" "$c" -h
+	expect_rc 0 "$c -h"
+	expect_out "usage: gpubench" "$c -h prints usage"
+done
+
+run "$BIN" info --bogus
+expect_rc 2 "info with an unknown option"
+expect_one_error "unknown option '--bogus'" "info unknown option message"
+
+run "$BIN" info --format yaml
+expect_rc 2 "info with an unknown format"
+expect_one_error "--format" "info bad format names the option"
+
+finish

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* gpu_test.c - skip-or-require logic for gpu-labelled tests; see gpu_test.h. */
+#include "gpu_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/gpu.h"
+
+int gb_test_require_gpu(void)
+{
+	char reason[256];
+	int count = 0;
+	const char *require = getenv("GPUBENCH_REQUIRE_GPU");
+
+	if (gb_gpu_probe(&count, getenv("CUDA_VISIBLE_DEVICES"), reason, sizeof(reason)) ==
+	    GB_PROBE_OK)
+		return count;
+	if (require && !strcmp(require, "1")) {
+		fprintf(stderr, "GPU required (GPUBENCH_REQUIRE_GPU=1) but %s\n", reason);
+		exit(1);
+	}
+	fprintf(stderr, "skipped: %s\n", reason);
+	exit(77);
+}

@@ -1,0 +1,663 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_nvml.c - unit tests for bench/nvml.c against tests/fake_nvml, a
+ * scripted stand-in libnvidia-ml.so.1 (two H100s, 18 NVLinks between them,
+ * GPU 1 on a downtrained PCIe link). The fake reads its FAKE_NVML_*
+ * environment at nvmlInit, so each test sets the environment, then loads,
+ * and the teardown unloads.
+ *
+ * GPUBENCH_TEST_FAKE_NVML names the fake; a test that needs it fails (not
+ * skips) without it, so a broken build cannot pass silently.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "bench/nvml.h"
+#include "report/result.h"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+#define BUS0 "00000000:65:00.0"
+#define BUS1 "00000000:B3:00.0"
+
+static const char *const fake_vars[] = {
+	"FAKE_NVML_FAIL_INIT", "FAKE_NVML_MISSING", "FAKE_NVML_TEMP_C", "FAKE_NVML_POWER_W",
+	"FAKE_NVML_REASONS",   "FAKE_NVML_ECC_DBE", "FAKE_NVML_XIDS",   "FAKE_NVML_NVSWITCH",
+};
+
+/* The fake's own counters, reached through a handle this test holds open. */
+static void *fake_lib;
+static int (*fake_refcount)(void);
+static int (*fake_live_event_sets)(void);
+
+static const char *fake_path(void)
+{
+	const char *p = getenv("GPUBENCH_TEST_FAKE_NVML");
+
+	if (!p || !*p)
+		fail_msg("GPUBENCH_TEST_FAKE_NVML is not set: build the fake_nvml target");
+	return p;
+}
+
+static void load_fake(void)
+{
+	char err[256];
+
+	assert_int_equal(gb_nvml_load(fake_path(), err, sizeof(err)), 0);
+	assert_true(gb_nvml_loaded());
+}
+
+static int group_setup(void **state)
+{
+	const char *p = getenv("GPUBENCH_TEST_FAKE_NVML");
+
+	(void)state;
+	if (p && *p)
+		fake_lib = dlopen(p, RTLD_NOW | RTLD_LOCAL);
+	if (fake_lib) {
+		*(void **)(&fake_refcount) = dlsym(fake_lib, "fake_nvml_refcount");
+		*(void **)(&fake_live_event_sets) = dlsym(fake_lib, "fake_nvml_live_event_sets");
+	}
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	if (fake_lib)
+		dlclose(fake_lib);
+	return 0;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_LEN(fake_vars); i++)
+		unsetenv(fake_vars[i]);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	gb_nvml_unload();
+	return setup(state);
+}
+
+static int refcount(void)
+{
+	assert_non_null(fake_refcount);
+	return fake_refcount();
+}
+
+static int live_event_sets(void)
+{
+	assert_non_null(fake_live_event_sets);
+	return fake_live_event_sets();
+}
+
+/* Everything unknown, as gb_device_info_init() would leave it; only the bus id set. */
+static void device_unknown(struct gb_device_info *d, char *pci_bus_id)
+{
+	memset(d, 0, sizeof(*d));
+	d->index = -1;
+	d->pci_bus_id = pci_bus_id;
+	d->cc_major = d->cc_minor = -1;
+	d->sm_count = -1;
+	d->memory_bytes = d->l2_bytes = NAN;
+	d->max_sm_mhz = d->max_mem_mhz = NAN;
+	d->mem_bus_bits = -1;
+	d->pcie_gen = d->pcie_width = d->pcie_max_gen = d->pcie_max_width = -1;
+	d->power_limit_w = NAN;
+	d->ecc = -1;
+	d->numa_node = -1;
+	d->nvlink_up = -1;
+	d->nvlink_gen = -1;
+}
+
+static void device_release(struct gb_device_info *d)
+{
+	free(d->name);
+	free(d->uuid);
+	free(d->brand);
+}
+
+/* ---- loading ---- */
+
+static void test_load_missing_library(void **state)
+{
+	char err[256];
+
+	(void)state;
+	assert_int_equal(gb_nvml_load("/nonexistent/libnvidia-ml.so.1", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "cannot load '/nonexistent/libnvidia-ml.so.1': "));
+	assert_false(gb_nvml_loaded());
+}
+
+static void test_load_not_nvml(void **state)
+{
+	char err[256];
+
+	(void)state;
+	assert_int_equal(gb_nvml_load("libm.so.6", err, sizeof(err)), -1);
+	assert_string_equal(err, "'libm.so.6' lacks nvmlInit_v2");
+	assert_false(gb_nvml_loaded());
+}
+
+static void test_load_init_fails(void **state)
+{
+	char err[256];
+
+	(void)state;
+	setenv("FAKE_NVML_FAIL_INIT", "1", 1);
+	assert_int_equal(gb_nvml_load(fake_path(), err, sizeof(err)), -1);
+	assert_string_equal(err, "nvmlInit failed: Driver Not Loaded");
+	assert_false(gb_nvml_loaded());
+	assert_int_equal(refcount(), 0);
+}
+
+static void test_load_unload(void **state)
+{
+	char err[256], ver[32];
+
+	(void)state;
+	load_fake();
+	/* a second load is a no-op, not a second nvmlInit */
+	assert_int_equal(gb_nvml_load(fake_path(), err, sizeof(err)), 0);
+	assert_int_equal(refcount(), 1);
+	gb_nvml_unload();
+	assert_false(gb_nvml_loaded());
+	assert_int_equal(refcount(), 0);
+	gb_nvml_unload();
+	/* after unload every call answers "unknown" instead of crashing */
+	assert_null(gb_nvml_device_by_pci(BUS0));
+	assert_int_equal(gb_nvml_driver_version(ver, sizeof(ver)), -1);
+	assert_string_equal(ver, "");
+}
+
+static void test_driver_version(void **state)
+{
+	char ver[32], small[4];
+
+	(void)state;
+	load_fake();
+	assert_int_equal(gb_nvml_driver_version(ver, sizeof(ver)), 0);
+	assert_string_equal(ver, "580.65.06");
+	assert_int_equal(gb_nvml_driver_version(small, sizeof(small)), -1);
+	assert_string_equal(small, "");
+}
+
+/* ---- devices ---- */
+
+static void check_pci_forms(void)
+{
+	struct gb_nvml_device *a = gb_nvml_device_by_pci(BUS0);
+	struct gb_nvml_device *b = gb_nvml_device_by_pci("0000:b3:00.0");
+
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_ptr_not_equal(a, b);
+	assert_ptr_equal(gb_nvml_device_by_pci("0000:65:00.0"), a);
+	assert_ptr_equal(gb_nvml_device_by_pci("00000000:65:00.0"), a);
+	assert_ptr_equal(gb_nvml_device_by_pci("65:00.0"), a);
+	assert_ptr_equal(gb_nvml_device_by_pci(BUS1), b);
+	assert_ptr_equal(gb_nvml_device_by_pci("00000000:b3:00.0"), b);
+	assert_ptr_equal(gb_nvml_device_by_pci("0000:B3:00.0"), b);
+	assert_null(gb_nvml_device_by_pci("0000:17:00.0"));
+	assert_null(gb_nvml_device_by_pci("0001:65:00.0"));
+	assert_null(gb_nvml_device_by_pci("not a bus id"));
+	assert_null(gb_nvml_device_by_pci(""));
+	assert_null(gb_nvml_device_by_pci(NULL));
+}
+
+static void test_device_by_pci(void **state)
+{
+	(void)state;
+	load_fake();
+	check_pci_forms();
+}
+
+/* Without nvmlDeviceGetHandleByPciBusId_v2 the devices are found by scanning. */
+static void test_device_by_pci_scan(void **state)
+{
+	(void)state;
+	setenv("FAKE_NVML_MISSING", "nvmlDeviceGetHandleByPciBusId_v2", 1);
+	load_fake();
+	check_pci_forms();
+}
+
+static void test_fill_device(void **state)
+{
+	char bus[] = "0000:65:00.0";
+	struct gb_device_info d;
+	char missing[256] = "";
+
+	(void)state;
+	load_fake();
+	device_unknown(&d, bus);
+	assert_int_equal(gb_nvml_fill_device(&d, missing, sizeof(missing)), 0);
+	assert_string_equal(missing, "");
+	assert_string_equal(d.name, "NVIDIA H100 80GB HBM3");
+	assert_string_equal(d.uuid, "GPU-fake-0000-0000-0000-0000-000000000000");
+	assert_string_equal(d.brand, "nvidia");
+	assert_true(d.max_sm_mhz == 1980.0);
+	assert_true(d.max_mem_mhz == 2619.0);
+	assert_int_equal(d.mem_bus_bits, 5120);
+	assert_int_equal(d.pcie_gen, 5);
+	assert_int_equal(d.pcie_width, 16);
+	assert_int_equal(d.pcie_max_gen, 5);
+	assert_int_equal(d.pcie_max_width, 16);
+	assert_true(d.power_limit_w == 700.0);
+	assert_int_equal(d.ecc, 1);
+	assert_int_equal(d.numa_node, 0);
+	assert_int_equal(d.nvlink_up, 18);
+	assert_int_equal(d.nvlink_gen, 4);
+	/* fields NVML does not own stay as they were */
+	assert_int_equal(d.sm_count, -1);
+	assert_true(isnan(d.memory_bytes));
+	assert_ptr_equal(d.pci_bus_id, bus);
+	device_release(&d);
+}
+
+/* What CUDA already filled (uuid, name, bus width) is kept, not overwritten. */
+static void test_fill_device_keeps_cuda_fields(void **state)
+{
+	char bus[] = BUS0;
+	struct gb_device_info d;
+
+	(void)state;
+	load_fake();
+	device_unknown(&d, bus);
+	d.uuid = strdup("GPU-from-cuda");
+	d.name = strdup("name from cuda");
+	d.mem_bus_bits = 4096;
+	assert_int_equal(gb_nvml_fill_device(&d, NULL, 0), 0);
+	assert_string_equal(d.uuid, "GPU-from-cuda");
+	assert_string_equal(d.name, "name from cuda");
+	assert_int_equal(d.mem_bus_bits, 4096);
+	device_release(&d);
+}
+
+static void test_fill_device_downtrained(void **state)
+{
+	char bus[] = "0000:b3:00.0";
+	struct gb_device_info d;
+
+	(void)state;
+	load_fake();
+	device_unknown(&d, bus);
+	assert_int_equal(gb_nvml_fill_device(&d, NULL, 0), 0);
+	assert_string_equal(d.uuid, "GPU-fake-0001-0000-0000-0000-000000000000");
+	assert_int_equal(d.pcie_gen, 4);
+	assert_int_equal(d.pcie_width, 8);
+	assert_int_equal(d.pcie_max_gen, 5);
+	assert_int_equal(d.pcie_max_width, 16);
+	assert_int_equal(d.numa_node, 1);
+	device_release(&d);
+}
+
+static void test_fill_device_missing(void **state)
+{
+	char bus[] = BUS0;
+	struct gb_device_info d;
+	char missing[256] = "earlier";
+	char tiny[12] = "";
+
+	(void)state;
+	/* GpuMax missing falls back to the system maximum: not a missing field */
+	setenv("FAKE_NVML_MISSING",
+	       "nvmlDeviceGetBrand,nvmlDeviceGetEnforcedPowerLimit,nvmlDeviceGetNvLinkState,"
+	       "nvmlDeviceGetGpuMaxPcieLinkGeneration,nvmlDeviceGetEccMode",
+	       1);
+	load_fake();
+	device_unknown(&d, bus);
+	assert_int_equal(gb_nvml_fill_device(&d, missing, sizeof(missing)), 4);
+	assert_string_equal(missing, "earlier,brand,power_limit_w,ecc,nvlink_up");
+	assert_null(d.brand);
+	assert_true(isnan(d.power_limit_w));
+	assert_int_equal(d.ecc, -1);
+	assert_int_equal(d.nvlink_up, -1);
+	assert_int_equal(d.nvlink_gen, 4);
+	assert_int_equal(d.pcie_max_gen, 5);
+	assert_int_equal(d.pcie_gen, 5);
+	device_release(&d);
+
+	/* a short buffer truncates, still terminated, and the count is whole */
+	device_unknown(&d, bus);
+	assert_int_equal(gb_nvml_fill_device(&d, tiny, sizeof(tiny)), 4);
+	assert_string_equal(tiny, "brand,power");
+	device_release(&d);
+}
+
+static void test_fill_device_unknown(void **state)
+{
+	char bus[] = "0000:17:00.0";
+	struct gb_device_info d;
+	char missing[512] = "";
+
+	(void)state;
+	load_fake();
+	device_unknown(&d, bus);
+	assert_int_equal(gb_nvml_fill_device(&d, missing, sizeof(missing)), 15);
+	assert_non_null(strstr(missing, "uuid,name,mem_bus_bits,brand,"));
+	assert_null(d.uuid);
+	assert_int_equal(d.pcie_gen, -1);
+	gb_nvml_unload();
+
+	/* not loaded at all: the same answer */
+	missing[0] = '\0';
+	assert_int_equal(gb_nvml_fill_device(&d, missing, sizeof(missing)), 15);
+	d.pci_bus_id = NULL;
+	assert_int_equal(gb_nvml_fill_device(&d, NULL, 0), 15);
+}
+
+/* ---- topology ---- */
+
+static void test_topology_nvlink(void **state)
+{
+	const char *type = NULL;
+	int links = 0;
+
+	(void)state;
+	load_fake();
+	assert_int_equal(gb_nvml_topology("0000:65:00.0", "0000:b3:00.0", &type, &links), 0);
+	assert_string_equal(type, "nvlink");
+	assert_int_equal(links, 18);
+	assert_int_equal(gb_nvml_topology(BUS1, BUS0, &type, &links), 0);
+	assert_string_equal(type, "nvlink");
+	assert_int_equal(links, 18);
+	assert_int_equal(gb_nvml_topology(BUS0, "0000:17:00.0", &type, &links), -1);
+	assert_string_equal(type, "unknown");
+	assert_int_equal(links, -1);
+}
+
+/* On HGX the links end at NVSwitches, never at the peer's bus id. */
+static void test_topology_nvswitch(void **state)
+{
+	const char *type = NULL;
+	int links = 0;
+
+	(void)state;
+	setenv("FAKE_NVML_NVSWITCH", "1", 1);
+	load_fake();
+	assert_int_equal(gb_nvml_topology(BUS0, BUS1, &type, &links), 0);
+	assert_string_equal(type, "nvlink");
+	assert_int_equal(links, 18);
+}
+
+static void test_topology_pcie(void **state)
+{
+	const char *type = NULL;
+	int links = -1;
+
+	(void)state;
+	setenv("FAKE_NVML_MISSING", "nvmlDeviceGetNvLinkState", 1);
+	load_fake();
+	assert_int_equal(gb_nvml_topology(BUS0, BUS1, &type, &links), 0);
+	assert_string_equal(type, "cross_socket");
+	assert_int_equal(links, 0);
+}
+
+static void test_topology_no_ancestor(void **state)
+{
+	const char *type = NULL;
+	int links = -1;
+
+	(void)state;
+	setenv("FAKE_NVML_MISSING",
+	       "nvmlDeviceGetNvLinkState,nvmlDeviceGetTopologyCommonAncestor", 1);
+	load_fake();
+	assert_int_equal(gb_nvml_topology(BUS0, BUS1, &type, &links), 0);
+	assert_string_equal(type, "unknown");
+	assert_int_equal(links, 0);
+}
+
+/* ---- telemetry ---- */
+
+static void test_sample(void **state)
+{
+	struct gb_telemetry_sample s;
+
+	(void)state;
+	setenv("FAKE_NVML_TEMP_C", "71", 1);
+	setenv("FAKE_NVML_POWER_W", "650", 1);
+	setenv("FAKE_NVML_REASONS", "0x24", 1);
+	load_fake();
+	memset(&s, 0, sizeof(s));
+	s.device = 3;
+	s.t_s = 1.5;
+	s.tflops = 42.0;
+	assert_int_equal(gb_nvml_sample("0000:b3:00.0", &s), 0);
+	assert_true(s.temp_c == 71.0);
+	assert_true(s.power_w == 650.0);
+	assert_true(s.sm_mhz == 1755.0);
+	assert_true(s.mem_mhz == 2619.0);
+	assert_true(s.util_pct == 97.0);
+	assert_true(s.mem_used_bytes == 536870912.0);
+	assert_true(s.have_reasons);
+	assert_int_equal(s.clock_event_reasons, GB_CLK_SW_POWER_CAP | GB_CLK_SW_THERMAL);
+	/* the caller's fields are its own */
+	assert_int_equal(s.device, 3);
+	assert_true(s.t_s == 1.5);
+	assert_true(s.tflops == 42.0);
+}
+
+static void test_sample_defaults_and_fallback(void **state)
+{
+	struct gb_telemetry_sample s;
+
+	(void)state;
+	/* without the V form the deprecated temperature call still answers */
+	setenv("FAKE_NVML_MISSING", "nvmlDeviceGetTemperatureV", 1);
+	load_fake();
+	assert_int_equal(gb_nvml_sample(BUS0, &s), 0);
+	assert_true(s.temp_c == 45.0);
+	assert_true(s.power_w == 300.0);
+	assert_true(s.have_reasons);
+	assert_int_equal(s.clock_event_reasons, 0);
+}
+
+static void test_sample_missing(void **state)
+{
+	struct gb_telemetry_sample s;
+
+	(void)state;
+	setenv("FAKE_NVML_MISSING",
+	       "nvmlDeviceGetTemperatureV,nvmlDeviceGetTemperature,nvmlDeviceGetPowerUsage,"
+	       "nvmlDeviceGetCurrentClocksEventReasons,nvmlDeviceGetMemoryInfo",
+	       1);
+	load_fake();
+	assert_int_equal(gb_nvml_sample(BUS0, &s), 0);
+	assert_true(isnan(s.temp_c));
+	assert_true(isnan(s.power_w));
+	assert_true(isnan(s.mem_used_bytes));
+	assert_false(s.have_reasons);
+	assert_true(s.sm_mhz == 1755.0);
+
+	s.temp_c = 1.0;
+	assert_int_equal(gb_nvml_sample("0000:17:00.0", &s), -1);
+	assert_true(isnan(s.temp_c));
+	assert_true(isnan(s.util_pct));
+}
+
+/* ---- health ---- */
+
+static void test_health(void **state)
+{
+	struct gb_nvml_health before, after;
+
+	(void)state;
+	setenv("FAKE_NVML_ECC_DBE", "2", 1);
+	load_fake();
+	assert_int_equal(gb_nvml_health(BUS0, &before), 0);
+	assert_int_equal(gb_nvml_health(BUS0, &after), 0);
+	assert_int_equal(before.ecc_dbe_volatile, 0);
+	assert_int_equal(after.ecc_dbe_volatile - before.ecc_dbe_volatile, 2);
+	assert_int_equal(after.ecc_sbe_volatile - before.ecc_sbe_volatile, 0);
+	assert_int_equal(after.ecc_sbe_volatile, 0);
+	assert_int_equal(after.retired_pages_sbe, 0);
+	assert_int_equal(after.retired_pages_dbe, 0);
+	assert_int_equal(after.retired_pending, 0);
+	assert_int_equal(after.remap_correctable, 0);
+	assert_int_equal(after.remap_uncorrectable, 0);
+	assert_int_equal(after.remap_pending, 0);
+	assert_int_equal(after.remap_failed, 0);
+	assert_int_equal(after.pcie_replays, 0);
+	assert_int_equal(after.nvlink_crc_errors, 0);
+	assert_int_equal(after.nvlink_replay_errors, 0);
+	assert_int_equal(after.nvlink_recovery_errors, 0);
+
+	/* each device counts its own calls */
+	assert_int_equal(gb_nvml_health(BUS1, &after), 0);
+	assert_int_equal(after.ecc_dbe_volatile, 0);
+	assert_int_equal(gb_nvml_health("0000:17:00.0", &after), -1);
+	assert_int_equal(after.ecc_dbe_volatile, -1);
+	assert_int_equal(after.remap_pending, -1);
+}
+
+static void test_health_missing(void **state)
+{
+	struct gb_nvml_health h;
+
+	(void)state;
+	setenv("FAKE_NVML_MISSING",
+	       "nvmlDeviceGetTotalEccErrors,nvmlDeviceGetRemappedRows,"
+	       "nvmlDeviceGetNvLinkErrorCounter,nvmlDeviceGetRetiredPages",
+	       1);
+	load_fake();
+	assert_int_equal(gb_nvml_health(BUS0, &h), 0);
+	assert_int_equal(h.ecc_sbe_volatile, -1);
+	assert_int_equal(h.ecc_dbe_volatile, -1);
+	assert_int_equal(h.retired_pages_sbe, -1);
+	assert_int_equal(h.retired_pending, 0);
+	assert_int_equal(h.remap_correctable, -1);
+	assert_int_equal(h.remap_failed, -1);
+	assert_int_equal(h.pcie_replays, 0);
+	assert_int_equal(h.nvlink_crc_errors, -1);
+	assert_int_equal(h.nvlink_recovery_errors, -1);
+}
+
+/* ---- XID events ---- */
+
+static void test_xid_events(void **state)
+{
+	const char *const ids[] = { "0000:65:00.0", "0000:b3:00.0" };
+	struct gb_nvml_xid ev[8];
+
+	(void)state;
+	setenv("FAKE_NVML_XIDS", "79,48:1,13", 1);
+	load_fake();
+	assert_int_equal(gb_nvml_events_open(ids, 2), 2);
+	assert_int_equal(live_event_sets(), 1);
+	/* max bounds one poll; the rest wait for the next */
+	assert_int_equal(gb_nvml_events_poll(100, ev, 1), 1);
+	assert_string_equal(ev[0].pci_bus_id, BUS0);
+	assert_int_equal(ev[0].xid, 79);
+	assert_int_equal(gb_nvml_events_poll(100, ev, ARRAY_LEN(ev)), 2);
+	assert_string_equal(ev[0].pci_bus_id, BUS1);
+	assert_int_equal(ev[0].xid, 48);
+	assert_string_equal(ev[1].pci_bus_id, BUS0);
+	assert_int_equal(ev[1].xid, 13);
+	assert_int_equal(gb_nvml_events_poll(10, ev, ARRAY_LEN(ev)), 0);
+	gb_nvml_events_close();
+	assert_int_equal(live_event_sets(), 0);
+	assert_int_equal(gb_nvml_events_poll(10, ev, ARRAY_LEN(ev)), -1);
+}
+
+/* Only registered devices deliver; unknown bus ids are not registered. */
+static void test_xid_events_some_devices(void **state)
+{
+	const char *const ids[] = { "0000:17:00.0", BUS1 };
+	struct gb_nvml_xid ev[8];
+
+	(void)state;
+	setenv("FAKE_NVML_XIDS", "79,94:1", 1);
+	load_fake();
+	assert_int_equal(gb_nvml_events_open(ids, 2), 1);
+	assert_int_equal(gb_nvml_events_poll(0, ev, ARRAY_LEN(ev)), 1);
+	assert_string_equal(ev[0].pci_bus_id, BUS1);
+	assert_int_equal(ev[0].xid, 94);
+	/* unload frees the event set too */
+	gb_nvml_unload();
+	assert_int_equal(live_event_sets(), 0);
+}
+
+static void test_xid_events_unsupported(void **state)
+{
+	const char *const ids[] = { BUS0, BUS1 };
+	struct gb_nvml_xid ev[4];
+
+	(void)state;
+	assert_int_equal(gb_nvml_events_open(ids, 2), -1);
+	setenv("FAKE_NVML_MISSING", "nvmlDeviceRegisterEvents", 1);
+	load_fake();
+	assert_int_equal(gb_nvml_events_open(ids, 2), -1);
+	assert_int_equal(live_event_sets(), 0);
+	assert_int_equal(gb_nvml_events_poll(0, ev, ARRAY_LEN(ev)), -1);
+}
+
+/* ---- reasons ---- */
+
+static void test_reasons_str(void **state)
+{
+	char buf[256], small[8];
+
+	(void)state;
+	gb_nvml_reasons_str(0, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	gb_nvml_reasons_str(GB_CLK_SW_POWER_CAP, buf, sizeof(buf));
+	assert_string_equal(buf, "sw_power_cap");
+	gb_nvml_reasons_str(GB_CLK_HW_SLOWDOWN | GB_CLK_HW_THERMAL, buf, sizeof(buf));
+	assert_string_equal(buf, "hw_slowdown,hw_thermal");
+	gb_nvml_reasons_str(0x1ff, buf, sizeof(buf));
+	assert_string_equal(buf, "gpu_idle,applications_clocks,sw_power_cap,hw_slowdown,sync_boost,"
+				 "sw_thermal,hw_thermal,hw_power_brake,display_clocks");
+	gb_nvml_reasons_str(GB_CLK_SW_POWER_CAP | 0x1000 | 0x8000000000000000ULL, buf, sizeof(buf));
+	assert_string_equal(buf, "sw_power_cap,0x8000000000001000");
+	gb_nvml_reasons_str(GB_CLK_SW_POWER_CAP | GB_CLK_HW_SLOWDOWN, small, sizeof(small));
+	assert_string_equal(small, "sw_powe");
+	gb_nvml_reasons_str(GB_CLK_SW_POWER_CAP, small, 0);
+	gb_nvml_reasons_str(GB_CLK_SW_POWER_CAP, NULL, 16);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_load_missing_library),
+		T(test_load_not_nvml),
+		T(test_load_init_fails),
+		T(test_load_unload),
+		T(test_driver_version),
+		T(test_device_by_pci),
+		T(test_device_by_pci_scan),
+		T(test_fill_device),
+		T(test_fill_device_keeps_cuda_fields),
+		T(test_fill_device_downtrained),
+		T(test_fill_device_missing),
+		T(test_fill_device_unknown),
+		T(test_topology_nvlink),
+		T(test_topology_nvswitch),
+		T(test_topology_pcie),
+		T(test_topology_no_ancestor),
+		T(test_sample),
+		T(test_sample_defaults_and_fallback),
+		T(test_sample_missing),
+		T(test_health),
+		T(test_health_missing),
+		T(test_xid_events),
+		T(test_xid_events_some_devices),
+		T(test_xid_events_unsupported),
+		T(test_reasons_str),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
