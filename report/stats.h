@@ -37,7 +37,8 @@ double gb_percentile(const double *samples, size_t n, double p);
 double gb_mad(const double *samples, size_t n);
 
 /*
- * Least-squares fit of t = alpha + bytes / beta (Hockney model) to a sweep.
+ * Weighted least-squares fit (weights 1/t^2: relative residuals) of
+ * t = alpha + bytes / beta (Hockney model) to a sweep.
  * bytes[i] in bytes, seconds[i] in seconds. On success fills alpha_s (latency,
  * seconds), beta_bps (asymptotic bandwidth, bytes/s) and r2 (coefficient of
  * determination) and returns 0. Returns -1 with fewer than 2 distinct sizes, a
