@@ -420,6 +420,29 @@ static int write_all(int fd, const char *s, size_t n)
 	return 0;
 }
 
+/* mkstemp creates 0600 files: give the report the mode the user's umask asks for */
+static mode_t current_umask(void)
+{
+	mode_t m = umask(022);
+
+	umask(m);
+	return m;
+}
+
+/* the rename is only durable once the folder's entry is on disk */
+static void sync_dir(const char *path)
+{
+	char dir[4096];
+	int fd;
+
+	parent_dir(path, dir, sizeof(dir));
+	fd = open(dir, O_RDONLY | O_DIRECTORY);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
 int gb_report_write_file(const struct gb_run *run, const char *path, char *err, size_t errlen)
 {
 	cJSON *doc;
@@ -440,6 +463,10 @@ int gb_report_write_file(const struct gb_run *run, const char *path, char *err, 
 		snprintf(err, errlen, "cannot serialise report");
 		return -1;
 	}
+	if (strlen(path) + sizeof(".tmp.XXXXXX") > sizeof(tmp)) {
+		snprintf(err, errlen, "cannot write report '%.64s...': path too long", path);
+		goto out;
+	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
 	fd = mkstemp(tmp);
 	if (fd < 0) {
@@ -447,7 +474,7 @@ int gb_report_write_file(const struct gb_run *run, const char *path, char *err, 
 		goto out;
 	}
 	if (write_all(fd, text, strlen(text)) || write_all(fd, "\n", 1) || fsync(fd) ||
-	    fchmod(fd, 0644)) {
+	    fchmod(fd, 0666 & ~current_umask())) {
 		snprintf(err, errlen, "cannot write report '%s': %s", path, strerror(errno));
 		close(fd);
 		unlink(tmp);
@@ -458,6 +485,7 @@ int gb_report_write_file(const struct gb_run *run, const char *path, char *err, 
 		unlink(tmp);
 		goto out;
 	}
+	sync_dir(path);
 	rc = 0;
 out:
 	cJSON_free(text);

@@ -64,8 +64,8 @@ __attribute__((format(printf, 4, 5))) static int fail(struct ld *ld, const char 
 		snprintf(ld->err, ld->errlen, "'%s': %s%s%.64s %s", ld->file, path,
 			 *path && *key ? "." : "", key, what);
 	else
-		snprintf(ld->err, ld->errlen, "report: %s%s%.64s %s", path, *path && *key ? "." : "",
-			 key, what);
+		snprintf(ld->err, ld->errlen, "report: %s%s%.64s %s", path,
+			 *path && *key ? "." : "", key, what);
 	return -1;
 }
 
@@ -408,7 +408,8 @@ static int load_env(struct ld *ld, const cJSON *doc, struct gb_run *run)
 		return 0;
 	cJSON_ArrayForEach(e, o) {
 		if (!cJSON_IsString(e) && !cJSON_IsNull(e))
-			return fail(ld, "environment", e->string, "must be a string or null");
+			return fail(ld, "environment", e->string ? e->string : "",
+				    "must be a string or null");
 		n++;
 	}
 	run->env = alloc_array(n, sizeof(*run->env));
@@ -878,6 +879,12 @@ int gb_report_from_json(const cJSON *doc, struct gb_run *run, char *err, size_t 
 	return load_doc(&ld, doc, run);
 }
 
+static void too_large(const char *path, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "'%s' is too large for a gpubench report (over %zu MiB)", path,
+		 REPORT_MAX_BYTES >> 20);
+}
+
 /*
  * Read the whole file (regular or not: a pipe or /dev/stdin works) into a
  * NUL-terminated buffer, refusing more than REPORT_MAX_BYTES.
@@ -901,8 +908,7 @@ static char *read_file(const char *path, size_t *len, char *err, size_t errlen)
 	}
 	/* a regular file says its size: refuse a big one before reading any of it */
 	if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > REPORT_MAX_BYTES) {
-		snprintf(err, errlen, "'%s' is too large for a gpubench report (over %zu MiB)", path,
-			 REPORT_MAX_BYTES >> 20);
+		too_large(path, err, errlen);
 		close(fd);
 		return NULL;
 	}
@@ -914,9 +920,7 @@ static char *read_file(const char *path, size_t *len, char *err, size_t errlen)
 
 		if (n == cap) {
 			if (cap > REPORT_MAX_BYTES) {
-				snprintf(err, errlen,
-					 "'%s' is too large for a gpubench report (over %zu MiB)",
-					 path, REPORT_MAX_BYTES >> 20);
+				too_large(path, err, errlen);
 				goto fail;
 			}
 			cap = cap * 2 > REPORT_MAX_BYTES + 1 ? REPORT_MAX_BYTES + 1 : cap * 2;
@@ -934,8 +938,7 @@ static char *read_file(const char *path, size_t *len, char *err, size_t errlen)
 		n += (size_t)r;
 	}
 	if (n > REPORT_MAX_BYTES) {
-		snprintf(err, errlen, "'%s' is too large for a gpubench report (over %zu MiB)", path,
-			 REPORT_MAX_BYTES >> 20);
+		too_large(path, err, errlen);
 		goto fail;
 	}
 	close(fd);
@@ -970,8 +973,12 @@ int gb_report_load_file(const char *path, struct gb_run *run, char *err, size_t 
 	 */
 	doc = nul ? NULL : cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
 	if (!doc) {
-		size_t at = nul ? (size_t)(nul - text)
-				: end && end >= text && end <= text + len ? (size_t)(end - text) : len;
+		size_t at = len;
+
+		if (nul)
+			at = (size_t)(nul - text);
+		else if (end && end >= text && end <= text + len)
+			at = (size_t)(end - text);
 
 		if (len == 0)
 			snprintf(err, errlen, "'%s' is not JSON (it is empty)", path);

@@ -517,6 +517,11 @@ static void test_round_trip(void **state)
 	tmp_remove(&t);
 }
 
+static cJSON *first_device(cJSON *doc)
+{
+	return cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "devices"), 0);
+}
+
 /* write -> load -> write gives the same bytes: nothing is lost or invented */
 static void test_round_trip_is_a_fixed_point(void **state)
 {
@@ -529,11 +534,9 @@ static void test_round_trip_is_a_fixed_point(void **state)
 	a = gb_report_to_json(&run);
 	assert_int_equal(gb_report_from_json(a, &back, err, sizeof(err)), 0);
 	b = gb_report_to_json(&back);
-	/* peaks go through a division and a multiplication: compare those loosely */
-	cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetArrayItem(cJSON_GetObjectItem(a, "devices"), 0),
-						"peaks");
-	cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetArrayItem(cJSON_GetObjectItem(b, "devices"), 0),
-						"peaks");
+	/* peaks go through a division and a multiplication: test_round_trip compares them */
+	cJSON_DeleteItemFromObjectCaseSensitive(first_device(a), "peaks");
+	cJSON_DeleteItemFromObjectCaseSensitive(first_device(b), "peaks");
 	assert_true(cJSON_Compare(a, b, 1));
 	cJSON_Delete(a);
 	cJSON_Delete(b);
@@ -691,7 +694,8 @@ static void test_load_wrong_types(void **state)
 			  "'%s': benchmarks must be an array");
 	EXPECT_LOAD_ERROR("{\"schema\": \"gpubench.report/1\", \"benchmarks\": [42]}",
 			  "'%s': benchmarks[0] must be an object");
-	EXPECT_LOAD_ERROR("{\"schema\": \"gpubench.report/1\", \"benchmarks\": [{\"name\": \"g\"}]}",
+	EXPECT_LOAD_ERROR("{\"schema\": \"gpubench.report/1\", \"benchmarks\": "
+			  "[{\"name\": \"g\"}]}",
 			  "'%s': benchmarks[0].status must be one of passed, warning, failed, "
 			  "skipped, error, not_built, interrupted");
 	EXPECT_LOAD_ERROR("{\"schema\": \"gpubench.report/1\", \"benchmarks\": [{\"name\": \"g\","
@@ -720,7 +724,8 @@ static void test_load_wrong_types(void **state)
 	EXPECT_LOAD_ERROR("{\"schema\": \"gpubench.report/1\", \"benchmarks\": [{\"name\": \"g\","
 			  "\"status\": \"passed\", \"checks\": [{\"name\": \"c\", "
 			  "\"status\": \"passed\", \"severity\": \"fatal\"}]}]}",
-			  "'%s': benchmarks[0].checks[0].severity must be one of info, warning, error");
+			  "'%s': benchmarks[0].checks[0].severity must be one of info, warning, "
+			  "error");
 	EXPECT_LOAD_ERROR("{\"schema\": \"gpubench.report/1\", \"benchmarks\": [{\"name\": \"g\","
 			  "\"status\": \"passed\", \"params\": [1]}]}",
 			  "'%s': benchmarks[0].params must be an object or null");
@@ -738,7 +743,8 @@ static void test_load_wrong_types(void **state)
 			  "'%s': topology[0].b must be an integer");
 	EXPECT_LOAD_ERROR("{\"schema\": \"gpubench.report/1\", \"telemetry\": "
 			  "[{\"clock_event_mask\": -1}]}",
-			  "'%s': telemetry[0].clock_event_mask must be a non-negative integer or null");
+			  "'%s': telemetry[0].clock_event_mask must be a non-negative integer "
+			  "or null");
 	EXPECT_LOAD_ERROR("{\"schema\": \"gpubench.report/1\", \"telemetry\": "
 			  "[{\"clock_event_reasons\": [4]}]}",
 			  "'%s': telemetry[0].clock_event_reasons must hold strings");
@@ -795,8 +801,8 @@ static void test_load_hostile(void **state)
 	/* nesting deeper than the parser allows, inside free-form params */
 	deep = malloc(depth * 2 + 256);
 	assert_non_null(deep);
-	n += (size_t)sprintf(deep, "{\"schema\": \"gpubench.report/1\", \"benchmarks\": [{\"name\": "
-				   "\"g\", \"status\": \"passed\", \"params\": ");
+	n += (size_t)sprintf(deep, "{\"schema\": \"gpubench.report/1\", \"benchmarks\": "
+				   "[{\"name\": \"g\", \"status\": \"passed\", \"params\": ");
 	for (size_t i = 0; i < depth; i++)
 		deep[n++] = '[';
 	for (size_t i = 0; i < depth; i++)
@@ -921,6 +927,36 @@ static void test_write_replaces_atomically(void **state)
 	assert_int_equal(gb_report_load_file(t.path, &back, err, sizeof(err)), 0);
 	assert_int_equal(back.n_benches, 2);
 	gb_run_release(&back);
+	gb_run_release(&run);
+	tmp_remove(&t);
+}
+
+/*
+ * A failed write leaves what was there untouched and no temporary file behind.
+ * Tests run as root, where permissions do not stop a write: a directory in the
+ * way of the final rename does.
+ */
+static void test_write_failure_leaves_no_trace(void **state)
+{
+	struct gb_run run;
+	struct tmp t;
+	char inner[256], err[512] = "";
+	struct stat st;
+
+	(void)state;
+	build_run(&run);
+	tmp_make(&t);
+	assert_int_equal(mkdir(t.path, 0755), 0);
+	snprintf(inner, sizeof(inner), "%s/keep", t.path);
+	write_text(inner, "x", 1);
+	assert_int_equal(gb_report_write_file(&run, t.path, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "cannot write report"));
+	assert_null(strchr(err, '\n'));
+	assert_int_equal(dir_entries(t.dir), 1); /* the directory only: no temporary file */
+	assert_int_equal(stat(inner, &st), 0);
+	assert_int_equal(st.st_size, 1);
+	unlink(inner);
+	rmdir(t.path);
 	gb_run_release(&run);
 	tmp_remove(&t);
 }
@@ -1067,6 +1103,7 @@ int main(void)
 		cmocka_unit_test(test_from_json_errors),
 		cmocka_unit_test(test_write_missing_folder),
 		cmocka_unit_test(test_write_replaces_atomically),
+		cmocka_unit_test(test_write_failure_leaves_no_trace),
 		cmocka_unit_test(test_check_writable),
 		cmocka_unit_test(test_load_example),
 		cmocka_unit_test(test_example_matches_schema),
