@@ -24,6 +24,7 @@ run: build
 	$(BUILD)/gpubench run $(RUN_ARGS)
 
 test: build
+	@scripts/install-deps.sh --test
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # on a GPU machine: every gpu-labelled test must run, none may skip

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 
 #include "cli.h"
+#include "report/formats.h"
 #include "report/result.h"
 
 struct gb_bench;
@@ -32,8 +33,16 @@ struct gb_cmd {
 	const struct gb_bench *bench; /* for benchmark commands, else NULL */
 };
 
-/* Output formats of --format. */
-enum gb_format { GB_FORMAT_TEXT = 0, GB_FORMAT_JSON };
+/* Output formats of --format: the list in report/formats.h, in the same order. */
+enum gb_format {
+	GB_FORMAT_TEXT = GB_OUT_TEXT,
+	GB_FORMAT_JSON = GB_OUT_JSON,
+	GB_FORMAT_MARKDOWN = GB_OUT_MARKDOWN,
+	GB_FORMAT_CSV = GB_OUT_CSV,
+	GB_FORMAT_JUNIT = GB_OUT_JUNIT,
+	GB_FORMAT_PROMETHEUS = GB_OUT_PROMETHEUS,
+	GB_FORMAT_HTML = GB_OUT_HTML,
+};
 extern const char *const gb_format_names[];
 
 /* Options every measuring command takes. */
@@ -95,7 +104,12 @@ int gb_cmd_parse(const char *usage, const char *summary, const struct gb_opt_set
 /* The commands. */
 int cmd_info(int argc, const char **argv);
 int cmd_run(int argc, const char **argv);
+int cmd_compare(int argc, const char **argv);
+int cmd_report(int argc, const char **argv);
+int cmd_theory(int argc, const char **argv);
 int cmd_bench(const struct gb_bench *bench, int argc, const char **argv);
+/* nccl: one process for all local GPUs, or one rank per GPU under mpirun/srun */
+int cmd_nccl(int argc, const char **argv);
 
 /* The command table, for help and dispatch. */
 const struct gb_cmd *gb_cmd_find(const char *name);

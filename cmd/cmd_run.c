@@ -14,12 +14,14 @@
 #include "cmd.h"
 #include "log.h"
 #include "report/exitcodes.h"
+#include "report/thresholds.h"
 
 enum run_profile { PROFILE_QUICK = 0, PROFILE_ACCEPTANCE, PROFILE_BURNIN };
 static const char *const profile_names[] = { "quick", "acceptance", "burnin", NULL };
 
 struct run_params {
 	int profile;
+	const char *thresholds; /* --thresholds FILE: overrides of the profile's built-ins */
 };
 
 /* Options per benchmark and profile; NULL: the benchmark's own defaults. */
@@ -104,6 +106,9 @@ static const struct gb_opt run_opts[] = {
 	{ GB_OPT_ENUM, 'p', "profile", offsetof(struct run_params, profile), "NAME",
 	  "quick (minutes), acceptance (longer, stricter) or burnin (hours)", 0, 0, profile_names,
 	  0 },
+	{ GB_OPT_STRING, 0, "thresholds", offsetof(struct run_params, thresholds), "FILE",
+	  "JSON file overriding the built-in pass/fail thresholds (docs/thresholds.md)", 0, 0,
+	  NULL, 0 },
 	{ GB_OPT_END, 0, NULL, 0, NULL, NULL, 0, 0, NULL, 0 },
 };
 
@@ -116,7 +121,9 @@ int cmd_run(int argc, const char **argv)
 	struct run_params rp = { .profile = PROFILE_QUICK };
 	struct gb_common common;
 	struct gb_opt_set sets[] = { { run_opts, &rp }, { gb_common_opts, &common } };
+	struct gb_thresholds thr;
 	struct gb_run run;
+	char err[512];
 	int rc;
 
 	gb_common_defaults(&common);
@@ -125,16 +132,26 @@ int cmd_run(int argc, const char **argv)
 		return rc;
 	if (gb_cmd_check_common(&common))
 		return GB_EXIT_USAGE;
+	/* a bad thresholds file is found before hours of measuring, not after */
+	gb_thresholds_builtin(&thr, profile_names[rp.profile]);
+	if (rp.thresholds && gb_thresholds_load_file(&thr, rp.thresholds, err, sizeof(err))) {
+		gb_error("%s", err);
+		gb_thresholds_release(&thr);
+		return GB_EXIT_USAGE;
+	}
 	gb_log_set_verbosity(common.quiet ? -1 : common.verbose ? 1 : 0);
 	gb_cmd_catch_signals();
 	gb_cmd_run_begin(&run, "run", argc, argv);
 	if (gb_cmd_gpu_setup(&run) == 0) {
 		if (gb_device_list_resolve(&common.devices, (int)run.n_devices)) {
 			gb_run_release(&run);
+			gb_thresholds_release(&thr);
 			return GB_EXIT_USAGE;
 		}
 		run_suite(&run, &common, rp.profile);
+		gb_thresholds_apply(&thr, &run);
 	}
+	gb_thresholds_release(&thr);
 	rc = gb_cmd_run_finish(&run, &common, false);
 	gb_run_release(&run);
 	return rc;

@@ -31,7 +31,7 @@
 
 extern char **environ;
 
-const char *const gb_format_names[] = { "text", "json", NULL };
+const char *const gb_format_names[] = { GB_OUT_FORMAT_NAMES, NULL };
 
 const struct gb_opt gb_common_opts[] = {
 	{ GB_OPT_DEVICES, 'd', "devices", offsetof(struct gb_common, devices), "LIST",
@@ -201,6 +201,11 @@ int gb_cmd_run_finish(struct gb_run *run, const struct gb_common *c, bool device
 	if (c->json || c->format == GB_FORMAT_JSON) {
 		if (gb_report_write_file(run, "-", err, sizeof(err)))
 			gb_error("%s", err);
+	} else if (c->format != GB_FORMAT_TEXT) {
+		/* asked for by name, so printed even with -q, like --json */
+		if (gb_report_format(run, (enum gb_out_format)c->format, stdout))
+			gb_error("cannot write the %s report to standard output",
+				 gb_format_names[c->format]);
 	} else if (!c->quiet) {
 		gb_text_print(run, stdout, &topts);
 	}
@@ -227,11 +232,18 @@ int gb_cmd_parse(const char *usage, const char *summary, const struct gb_opt_set
 	return -1;
 }
 
-/* Progress lines go to stderr so stdout stays clean for results and --json. */
+/*
+ * Progress lines go to stderr so stdout stays clean for results and --json.
+ * A line that is a JSON object (stress --progress jsonl) goes out verbatim so
+ * stderr stays valid JSON Lines for machines; the rest get the usual prefix.
+ */
 static void print_progress(void *user, const char *line)
 {
 	(void)user;
-	fprintf(stderr, "gpubench: %s\n", line);
+	if (line[0] == '{')
+		fprintf(stderr, "%s\n", line);
+	else
+		fprintf(stderr, "gpubench: %s\n", line);
 }
 
 struct gb_bench_result *gb_cmd_run_one_bench(const struct gb_bench *bench, struct gb_run *run,

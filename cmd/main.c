@@ -31,10 +31,27 @@ static const struct gb_cmd base_commands[] = {
 	{ "info", cmd_info, "devices, topology and theoretical peaks", GB_CMD_NEEDS_GPU, NULL },
 	{ "run", cmd_run, "the acceptance suite: every benchmark that applies, one verdict",
 	  GB_CMD_NEEDS_GPU, NULL },
+	{ "theory", cmd_theory, "spec-sheet peaks and predicted multi-GPU scaling (no GPU needed)",
+	  0, NULL },
+	{ "compare", cmd_compare, "compare two reports: changes, regressions, other GPU models", 0,
+	  NULL },
+	{ "report", cmd_report, "print a saved report in any format, or merge nodes into a fleet",
+	  0, NULL },
 	{ "help", cmd_help, "show help for gpubench or a command", 0, NULL },
 	{ "version", cmd_version, "show the version and what it was built with", 0, NULL },
 };
 #define N_BASE (sizeof(base_commands) / sizeof(base_commands[0]))
+
+/*
+ * Benchmarks with a front end of their own (nccl: several processes under
+ * mpirun/srun). Listed in the benchmark order, dispatched to fn instead of
+ * cmd_bench; `gpubench run` still runs them through the gb_bench interface.
+ */
+static gb_cmd_fn *bench_front_end(const char *name)
+{
+	return !strcmp(name, "nccl") ? cmd_nccl : NULL;
+}
+
 #define MAX_CMDS 64
 
 static struct gb_cmd commands[MAX_CMDS];
@@ -53,6 +70,9 @@ static void build_table(void)
 		struct gb_cmd c = { benches[i]->name, NULL, benches[i]->summary, GB_CMD_NEEDS_GPU,
 				    benches[i] };
 
+		c.fn = bench_front_end(c.name);
+		if (c.fn)
+			c.bench = NULL;
 		commands[n_commands++] = c;
 	}
 }

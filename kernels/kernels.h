@@ -13,4 +13,13 @@
 
 #include <cuda_runtime_api.h>
 
+#include "gemm.h"
+#include "own_gemm.h"
+
+#include "copy.h"
+
+#include "stress.h"
+
+#include "nccl.h"
+
 #endif

@@ -7,8 +7,14 @@
 #   from the CUDA toolkit when it has one, else from the nvidia-nvml-dev PyPI
 #   package, unpacked into .deps/nvml/include (ignored by git).
 #
+# With --test it also installs what only the tests need: the jsonschema Python
+# package (reports are validated against docs/report.schema.json) and Chromium
+# (the HTML report is rendered headless and its screenshot checked).
+#
 # Idempotent; safe to run on every `make`. Uses sudo when not root.
 set -euo pipefail
+for_tests=0
+[ "${1:-}" = "--test" ] && for_tests=1
 root=$(cd "$(dirname "$0")/.." && pwd)
 say() { printf 'install-deps: %s\n' "$*" >&2; }
 
@@ -26,6 +32,10 @@ command -v mpirun >/dev/null 2>&1 || need_pkgs+=(openmpi-bin)
 command -v ninja >/dev/null 2>&1 || need_pkgs+=(ninja-build)
 command -v cmake >/dev/null 2>&1 || need_pkgs+=(cmake)
 command -v python3 >/dev/null 2>&1 || need_pkgs+=(python3)
+if [ "$for_tests" -eq 1 ]; then
+	command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 ||
+		need_pkgs+=(chromium)
+fi
 
 if [ ${#need_pkgs[@]} -gt 0 ]; then
 	say "installing ${need_pkgs[*]}"
@@ -59,7 +69,7 @@ PY
 fi
 
 # jsonschema validates produced reports against docs/report.schema.json in the tests.
-if ! python3 -c 'import jsonschema' >/dev/null 2>&1; then
+if [ "$for_tests" -eq 1 ] && ! python3 -c 'import jsonschema' >/dev/null 2>&1; then
 	say "installing the jsonschema Python package"
 	python3 -m pip install -q --user jsonschema 2>/dev/null ||
 		python3 -m pip install -q --break-system-packages --user jsonschema

@@ -1,0 +1,1260 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bandwidth.c - `gpubench bandwidth`: host<->device copies (one way and both
+ * at once), device-local copies and STREAM, each over a size sweep, by the
+ * copy engine and by SM kernels, from pinned, pageable and managed memory.
+ *
+ * Method (nvbandwidth's): every copy of a sample is queued behind a spin
+ * kernel that waits on a host-mapped flag, warm-up copies included, so host
+ * enqueue time is not measured and concurrent copies start together; CUDA
+ * events bracket `loops` copies; at least 3 samples, the median is the
+ * value; the destination is poisoned before and verified on the device
+ * after every sample. Pageable copies cannot sit behind a blocked stream
+ * (the runtime stages them through the host thread, which would wait on the
+ * blocker) and managed prefetches must be undone between copies, so those
+ * are timed with plain events. The sweep is fitted to t = alpha + n/beta.
+ * The PCIe link is read through NVML while pinned copies run: idle links
+ * drop to Gen1, so only a reading under load says how the link trained.
+ *
+ * Conventions are in bench/copy_math.h and docs/bandwidth.md.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <cuda_runtime_api.h>
+
+#include "bench.h"
+#include "copy_math.h"
+#include "gpu.h"
+#include "kernels/kernels.h"
+#include "nvml.h"
+#include "report/theory.h"
+#include "telemetry.h"
+
+/* ---- options ---- */
+
+enum { OPT_H2D = 0, OPT_D2H, OPT_BIDIR, OPT_D2D, OPT_STREAM };
+static const char *const test_choices[] = { "h2d", "d2h", "bidir", "d2d", "stream", NULL };
+/* indices match enum gb_copy_memory */
+static const char *const memory_choices[] = { "pinned", "pageable", "managed", NULL };
+/* indices match enum gb_copy_method */
+static const char *const method_choices[] = { "ce", "sm", NULL };
+
+struct bw_params {
+	uint32_t tests;    /* bitmask over test_choices */
+	uint32_t memory;   /* bitmask over memory_choices */
+	uint32_t methods;  /* bitmask over method_choices */
+	uint64_t min_size;
+	uint64_t max_size;
+	int64_t factor;
+	int64_t samples;
+	int64_t loops;
+	bool no_verify;
+};
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+static const struct gb_opt bw_opts[] = {
+	{ GB_OPT_ENUM_LIST, 't', "tests", offsetof(struct bw_params, tests), "LIST",
+	  "tests to run (default all)", 0, 0, test_choices, 0 },
+	{ GB_OPT_ENUM_LIST, 0, "memory", offsetof(struct bw_params, memory), "LIST",
+	  "host memory for h2d/d2h/bidir (default pinned)", 0, 0, memory_choices, 0 },
+	{ GB_OPT_ENUM_LIST, 0, "method", offsetof(struct bw_params, methods), "LIST",
+	  "copy engine (ce), SM kernel (sm) or both (default both)", 0, 0, method_choices, 0 },
+	{ GB_OPT_SIZE, 0, "min-size", offsetof(struct bw_params, min_size), "SIZE",
+	  "smallest copy of the sweep (default 4K)", 16, 64 * GIB, NULL, 0 },
+	{ GB_OPT_SIZE, 0, "max-size", offsetof(struct bw_params, max_size), "SIZE",
+	  "largest copy of the sweep, the headline size (default 512M, as nvbandwidth)", 16,
+	  64 * GIB, NULL, 0 },
+	{ GB_OPT_COUNT, 0, "factor", offsetof(struct bw_params, factor), "N",
+	  "size step of the sweep (default 2)", 2, 1024, NULL, 0 },
+	{ GB_OPT_COUNT, 'n', "samples", offsetof(struct bw_params, samples), "N",
+	  "samples per size; the median is reported (default 5)", 3, 1000, NULL, 0 },
+	/* every copy of a sample queues behind the blocker: too many could fill the
+	 * stream's command queue and stall the host before it releases them */
+	{ GB_OPT_COUNT, 0, "loops", offsetof(struct bw_params, loops), "N",
+	  "copies timed together in one sample (default 16)", 1, 1000, NULL, 0 },
+	{ GB_OPT_BOOL, 0, "no-verify", offsetof(struct bw_params, no_verify), NULL,
+	  "do not check the copied data after each sample", 0, 0, NULL, 0 },
+	{ GB_OPT_END, 0, NULL, 0, NULL, NULL, 0, 0, NULL, 0 },
+};
+
+static void bw_defaults(void *params)
+{
+	struct bw_params *p = params;
+
+	memset(p, 0, sizeof(*p));
+	p->tests = (1u << OPT_H2D) | (1u << OPT_D2H) | (1u << OPT_BIDIR) | (1u << OPT_D2D) |
+		   (1u << OPT_STREAM);
+	p->memory = 1u << GB_MEM_PINNED;
+	p->methods = (1u << GB_CM_CE) | (1u << GB_CM_SM);
+	p->min_size = 4 * 1024;
+	p->max_size = 512ull * 1024 * 1024;
+	p->factor = 2;
+	p->samples = 5;
+	p->loops = 16;
+}
+
+static int bw_validate(const void *params, char *err, size_t errlen)
+{
+	const struct bw_params *p = params;
+
+	return gb_copy_check_sweep(p->min_size, p->max_size, (uint64_t)p->factor, err, errlen);
+}
+
+/* ---- state ---- */
+
+/* Patterns: sources, the second source of a two-way test, and the poison. */
+#define SEED_SRC 0xBAADF00DULL
+#define SEED_SRC2 0x5EED5EEDULL
+#define SEED_POISON 0xCAFEBABEULL
+#define STREAM_Q 3.0
+/* copies queued behind the blocker before the start event (nvbandwidth uses 4) */
+#define WARMUP_COPIES 4
+/* untimed runs at the largest size before a sweep: clocks and link speed settle */
+#define WARMUP_SECONDS 0.2
+#define WARMUP_MAX_RUNS 50
+/* a blocked stream gives up after this long, so it never hangs */
+#define SPIN_TIMEOUT_S 10.0
+/* NVML telemetry while the copies run: clocks, power, throttling */
+#define TELEMETRY_INTERVAL_S 0.1
+
+/* The host-mapped flag the spin kernel waits on. */
+struct blocker {
+	int release;
+	int timed_out;
+};
+
+struct dev_state {
+	int dev;
+	int sm_count;
+	long long spin_cycles;
+	bool managed_ok;          /* the GPU can prefetch managed memory */
+	const struct gb_device_info *info;
+	struct gb_copy_theory theory;
+	cudaStream_t s[2];
+	cudaEvent_t start[2], stop[2];
+	struct blocker *blk;      /* pinned, mapped */
+	struct blocker *blk_dev;  /* the device's view of blk */
+	unsigned long long *bad;  /* device mismatch counter */
+	void *d[3];               /* device buffers of max_size; d[2] doubles as scratch */
+	void *h[2];               /* host buffers of the memory kind under test */
+	void *h_view[2];          /* what a kernel can dereference for h[], NULL if nothing */
+	enum gb_copy_memory hmem;
+	bool numa_bound;
+	bool read_link;           /* read the PCIe link during the next blocked run */
+	int link_gen, link_width; /* best seen under load; -1 when never read */
+	long long mismatches;     /* over every verified sample; -1 when nothing verified */
+	char first_bad[200];      /* which test first showed wrong data */
+	cJSON *not_run;           /* [{test, method, memory, reason}] */
+};
+
+struct bw {
+	const struct bw_params *p;
+	struct gb_ctx *ctx;
+	struct gb_bench_result *res;
+	uint64_t sizes[GB_COPY_SWEEP_MAX];
+	size_t n_sizes;
+	size_t max_bytes;
+	bool verify;
+	double *cur[3];           /* this size's samples: total, then each direction of bidir CE */
+	double *last[3];          /* the largest size's samples, for the headline metric */
+	size_t n_last;
+	struct gb_sampler *sampler; /* NULL without NVML */
+	cJSON *dev_extra;         /* extra.devices */
+};
+
+/* One end of a copy: a pointer for the copy engine, one for kernels, and its pattern. */
+struct slot {
+	void *dst, *dst_view;
+	const void *src;
+	void *src_view;
+	uint64_t seed;            /* what dst must hold after the copy */
+};
+
+struct op {
+	enum gb_copy_test test;
+	enum gb_copy_method method;
+	enum gb_copy_memory mem;
+	size_t bytes;
+	int nstreams;             /* 2 for bidirectional copy-engine copies */
+	int nslots;               /* copies per operation: 2 for bidirectional */
+	struct slot slot[2];
+};
+
+/* A sweep's results. */
+struct curve {
+	double size[GB_COPY_SWEEP_MAX];
+	double gbps[GB_COPY_SWEEP_MAX]; /* median per size */
+	size_t n;
+	double last_size;
+};
+
+/* ---- NUMA: bind host allocations to the GPU's node without libnuma ---- */
+
+#define GB_MPOL_DEFAULT 0
+#define GB_MPOL_BIND 2
+
+static bool numa_bind(int node)
+{
+#ifdef SYS_set_mempolicy
+	unsigned long mask[16] = { 0 };
+	const unsigned long bits = sizeof(mask) * 8;
+
+	if (node < 0 || (unsigned long)node >= bits)
+		return false;
+	mask[node / 64] |= 1ul << (node % 64);
+	return syscall(SYS_set_mempolicy, GB_MPOL_BIND, mask, bits) == 0;
+#else
+	(void)node;
+	return false;
+#endif
+}
+
+static void numa_unbind(void)
+{
+#ifdef SYS_set_mempolicy
+	syscall(SYS_set_mempolicy, GB_MPOL_DEFAULT, NULL, 0);
+#endif
+}
+
+/* ---- small helpers ---- */
+
+static const struct gb_device_info *find_info(const struct gb_run *run, int dev)
+{
+	for (size_t i = 0; i < run->n_devices; i++)
+		if (run->devices[i].index == dev)
+			return &run->devices[i];
+	return NULL;
+}
+
+static bool test_selected(const struct bw *b, int opt)
+{
+	return b->p->tests & (1u << opt);
+}
+
+static bool method_selected(const struct bw *b, enum gb_copy_method m)
+{
+	return b->p->methods & (1u << m);
+}
+
+static struct cudaMemLocation location(const struct dev_state *st, bool device)
+{
+	struct cudaMemLocation loc;
+
+	memset(&loc, 0, sizeof(loc));
+	loc.type = device ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
+	loc.id = device ? st->dev : 0;
+	return loc;
+}
+
+static enum gb_stream_op stream_op(enum gb_copy_test t)
+{
+	switch (t) {
+	case GB_CT_STREAM_SCALE:
+		return GB_STREAM_SCALE;
+	case GB_CT_STREAM_ADD:
+		return GB_STREAM_ADD;
+	case GB_CT_STREAM_TRIAD:
+		return GB_STREAM_TRIAD;
+	default:
+		return GB_STREAM_COPY;
+	}
+}
+
+static bool is_host_test(enum gb_copy_test t)
+{
+	return t == GB_CT_H2D || t == GB_CT_D2H || t == GB_CT_BIDIR;
+}
+
+/* "h2d_ce_pinned", "d2d_sm", "stream_triad" */
+static void metric_base(char *buf, size_t len, const struct op *op)
+{
+	if (gb_copy_test_is_stream(op->test))
+		snprintf(buf, len, "%s", gb_copy_test_name(op->test));
+	else if (op->mem == GB_MEM_DEVICE)
+		snprintf(buf, len, "%s_%s", gb_copy_test_name(op->test),
+			 gb_copy_method_name(op->method));
+	else
+		snprintf(buf, len, "%s_%s_%s", gb_copy_test_name(op->test),
+			 gb_copy_method_name(op->method), gb_copy_memory_name(op->mem));
+}
+
+static void add_not_run(struct dev_state *st, enum gb_copy_test t, enum gb_copy_method m,
+			enum gb_copy_memory mem, const char *reason)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "test", gb_copy_test_name(t));
+	cJSON_AddStringToObject(o, "method", gb_copy_method_name(m));
+	cJSON_AddStringToObject(o, "memory", gb_copy_memory_name(mem));
+	cJSON_AddStringToObject(o, "reason", reason);
+	cJSON_AddItemToArray(st->not_run, o);
+}
+
+/* ---- per-device resources ---- */
+
+static void dev_state_init(struct dev_state *st, int dev)
+{
+	memset(st, 0, sizeof(*st));
+	st->dev = dev;
+	st->link_gen = st->link_width = -1;
+	st->mismatches = -1;
+	st->hmem = GB_MEM_DEVICE;
+	st->not_run = cJSON_CreateArray();
+}
+
+static int dev_open(struct bw *b, struct dev_state *st)
+{
+	struct gb_bench_result *res = b->res;
+	int rc = 0, khz = 0, managed = 0;
+
+	GB_CUDA_GOTO(res, cudaSetDevice(st->dev), out);
+	GB_CUDA_GOTO(res, cudaDeviceGetAttribute(&st->sm_count, cudaDevAttrMultiProcessorCount, st->dev),
+		     out);
+	GB_CUDA_GOTO(res, cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, st->dev), out);
+	GB_CUDA_GOTO(res, cudaDeviceGetAttribute(&managed, cudaDevAttrConcurrentManagedAccess, st->dev),
+		     out);
+	st->managed_ok = managed != 0;
+	/* clock64 counts SM cycles; at a lower clock the timeout only gets longer */
+	st->spin_cycles = (long long)(SPIN_TIMEOUT_S * (khz > 0 ? khz : 2000000) * 1e3);
+	for (int i = 0; i < 2; i++) {
+		GB_CUDA_GOTO(res, cudaStreamCreateWithFlags(&st->s[i], cudaStreamNonBlocking), out);
+		GB_CUDA_GOTO(res, cudaEventCreate(&st->start[i]), out);
+		GB_CUDA_GOTO(res, cudaEventCreate(&st->stop[i]), out);
+	}
+	GB_CUDA_GOTO(res, cudaHostAlloc((void **)&st->blk, sizeof(*st->blk),
+					cudaHostAllocMapped | cudaHostAllocPortable), out);
+	GB_CUDA_GOTO(res, cudaHostGetDevicePointer((void **)&st->blk_dev, st->blk, 0), out);
+	GB_CUDA_GOTO(res, cudaMalloc((void **)&st->bad, sizeof(*st->bad)), out);
+	for (int i = 0; i < 3; i++)
+		GB_CUDA_GOTO(res, cudaMalloc(&st->d[i], b->max_bytes), out);
+out:
+	return rc;
+}
+
+static void free_host(struct dev_state *st)
+{
+	for (int i = 0; i < 2; i++) {
+		if (!st->h[i])
+			continue;
+		if (st->hmem == GB_MEM_PINNED)
+			cudaFreeHost(st->h[i]);
+		else if (st->hmem == GB_MEM_MANAGED)
+			cudaFree(st->h[i]);
+		else
+			free(st->h[i]);
+		st->h[i] = st->h_view[i] = NULL;
+	}
+	st->hmem = GB_MEM_DEVICE;
+}
+
+static void dev_close(struct dev_state *st)
+{
+	if (st->blk)
+		/* let any spin kernel still queued finish before its flag is freed */
+		__atomic_store_n(&st->blk->release, 1, __ATOMIC_SEQ_CST);
+	cudaSetDevice(st->dev);
+	cudaDeviceSynchronize();
+	free_host(st);
+	for (int i = 0; i < 3; i++)
+		if (st->d[i])
+			cudaFree(st->d[i]);
+	if (st->bad)
+		cudaFree(st->bad);
+	if (st->blk)
+		cudaFreeHost(st->blk);
+	for (int i = 0; i < 2; i++) {
+		if (st->stop[i])
+			cudaEventDestroy(st->stop[i]);
+		if (st->start[i])
+			cudaEventDestroy(st->start[i]);
+		if (st->s[i])
+			cudaStreamDestroy(st->s[i]);
+	}
+	cJSON_Delete(st->not_run);
+	st->not_run = NULL;
+}
+
+static cudaError_t alloc_one_host(void **p, void **view, size_t bytes, enum gb_copy_memory mem)
+{
+	cudaError_t e;
+
+	*view = NULL;
+	switch (mem) {
+	case GB_MEM_PINNED:
+		e = cudaHostAlloc(p, bytes, cudaHostAllocPortable | cudaHostAllocMapped);
+		if (e == cudaSuccess)
+			e = cudaHostGetDevicePointer(view, *p, 0);
+		return e;
+	case GB_MEM_MANAGED:
+		e = cudaMallocManaged(p, bytes, cudaMemAttachGlobal);
+		if (e == cudaSuccess)
+			*view = *p;
+		return e;
+	default:
+		*p = aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
+		if (!*p)
+			return cudaErrorMemoryAllocation;
+		/* touch every page now, under the NUMA policy, not inside a timed copy */
+		memset(*p, 0, bytes);
+		return cudaSuccess;
+	}
+}
+
+static cudaError_t alloc_pair(struct dev_state *st, size_t bytes, enum gb_copy_memory mem)
+{
+	cudaError_t e = cudaSuccess;
+
+	st->hmem = mem;
+	for (int i = 0; i < 2 && e == cudaSuccess; i++)
+		e = alloc_one_host(&st->h[i], &st->h_view[i], bytes, mem);
+	return e;
+}
+
+/*
+ * Two host buffers of the kind under test. Pinned and pageable pages are
+ * placed on the GPU's NUMA node (bound with set_mempolicy while they are
+ * allocated and first touched); if that fails the allocation is retried
+ * unbound and the report says numa_bound: false.
+ */
+static int alloc_host(struct bw *b, struct dev_state *st, enum gb_copy_memory mem)
+{
+	struct gb_bench_result *res = b->res;
+	int rc = 0;
+	int node = st->info ? st->info->numa_node : -1;
+	bool bound = mem != GB_MEM_MANAGED && numa_bind(node);
+	cudaError_t e = alloc_pair(st, b->max_bytes, mem);
+
+	if (bound)
+		numa_unbind();
+	if (e != cudaSuccess && bound) {
+		/* the node may be short of memory: any node beats not running */
+		cudaGetLastError();
+		free_host(st);
+		bound = false;
+		e = alloc_pair(st, b->max_bytes, mem);
+	}
+	GB_CUDA_GOTO(res, e, out);
+	if (mem == GB_MEM_PINNED)
+		st->numa_bound = bound;
+out:
+	return rc;
+}
+
+/* ---- fill and verify any buffer, through the scratch buffer when no kernel can reach it ---- */
+
+static int fill_buf(struct bw *b, struct dev_state *st, void *ptr, void *view, size_t bytes,
+		    uint64_t seed)
+{
+	struct gb_bench_result *res = b->res;
+	int rc = 0;
+
+	if (view) {
+		GB_CUDA_GOTO(res, gb_launch_pattern_fill(view, bytes, seed, st->sm_count, st->s[0]),
+			     out);
+	} else {
+		GB_CUDA_GOTO(res, gb_launch_pattern_fill(st->d[2], bytes, seed, st->sm_count, st->s[0]),
+			     out);
+		GB_CUDA_GOTO(res, cudaMemcpyAsync(ptr, st->d[2], bytes, cudaMemcpyDefault, st->s[0]),
+			     out);
+	}
+	GB_CUDA_GOTO(res, cudaStreamSynchronize(st->s[0]), out);
+out:
+	return rc;
+}
+
+static int read_counter(struct bw *b, struct dev_state *st, long long *bad)
+{
+	struct gb_bench_result *res = b->res;
+	unsigned long long v = 0;
+	int rc = 0;
+
+	GB_CUDA_GOTO(res, cudaMemcpyAsync(&v, st->bad, sizeof(v), cudaMemcpyDeviceToHost, st->s[0]),
+		     out);
+	GB_CUDA_GOTO(res, cudaStreamSynchronize(st->s[0]), out);
+	*bad = (long long)v;
+out:
+	return rc;
+}
+
+static int verify_buf(struct bw *b, struct dev_state *st, const void *ptr, const void *view,
+		      size_t bytes, uint64_t seed, long long *bad)
+{
+	struct gb_bench_result *res = b->res;
+	int rc = 0;
+
+	GB_CUDA_GOTO(res, cudaMemsetAsync(st->bad, 0, sizeof(*st->bad), st->s[0]), out);
+	if (!view) {
+		GB_CUDA_GOTO(res, cudaMemcpyAsync(st->d[2], ptr, bytes, cudaMemcpyDefault, st->s[0]),
+			     out);
+		view = st->d[2];
+	}
+	GB_CUDA_GOTO(res, gb_launch_pattern_verify(view, bytes, seed, st->bad, st->sm_count,
+						   st->s[0]),
+		     out);
+	rc = read_counter(b, st, bad);
+out:
+	return rc;
+}
+
+/* ---- operations ---- */
+
+static void set_slot(struct slot *s, void *dst, void *dst_view, const void *src, void *src_view,
+		     uint64_t seed)
+{
+	s->dst = dst;
+	s->dst_view = dst_view;
+	s->src = src;
+	s->src_view = src_view;
+	s->seed = seed;
+}
+
+static void make_op(struct op *op, struct dev_state *st, enum gb_copy_test t,
+		    enum gb_copy_method m, enum gb_copy_memory mem, size_t bytes)
+{
+	memset(op, 0, sizeof(*op));
+	op->test = t;
+	op->method = m;
+	op->mem = mem;
+	op->bytes = bytes;
+	op->nstreams = op->nslots = 1;
+	switch (t) {
+	case GB_CT_H2D:
+		set_slot(&op->slot[0], st->d[0], st->d[0], st->h[0], st->h_view[0], SEED_SRC);
+		break;
+	case GB_CT_D2H:
+		set_slot(&op->slot[0], st->h[0], st->h_view[0], st->d[0], st->d[0], SEED_SRC);
+		break;
+	case GB_CT_BIDIR:
+		set_slot(&op->slot[0], st->d[0], st->d[0], st->h[0], st->h_view[0], SEED_SRC);
+		set_slot(&op->slot[1], st->h[1], st->h_view[1], st->d[1], st->d[1], SEED_SRC2);
+		op->nslots = 2;
+		/* the SM form is one split-warp kernel; the copy engine needs a stream per direction */
+		op->nstreams = m == GB_CM_CE ? 2 : 1;
+		break;
+	case GB_CT_D2D:
+		set_slot(&op->slot[0], st->d[1], st->d[1], st->d[0], st->d[0], SEED_SRC);
+		break;
+	default: /* STREAM: dst d[2], x d[0], y d[1] */
+		set_slot(&op->slot[0], st->d[2], st->d[2], st->d[0], st->d[0], SEED_SRC);
+		set_slot(&op->slot[1], NULL, NULL, st->d[1], st->d[1], SEED_SRC2);
+		break;
+	}
+}
+
+static bool managed_ce(const struct op *op)
+{
+	return op->mem == GB_MEM_MANAGED && op->method == GB_CM_CE;
+}
+
+/* The managed buffer of a managed test: the source of h2d, the destination of d2h. */
+static const void *managed_buf(const struct op *op)
+{
+	return op->test == GB_CT_H2D ? op->slot[0].src : op->slot[0].dst;
+}
+
+/* Enqueue one operation on stream i (the copy of slot i). */
+static cudaError_t issue(struct dev_state *st, const struct op *op, int i)
+{
+	const struct slot *s = &op->slot[i];
+
+	if (gb_copy_test_is_stream(op->test))
+		return gb_launch_stream(stream_op(op->test), s->dst_view, s->src_view,
+					op->slot[1].src_view, STREAM_Q, op->bytes / sizeof(double),
+					st->sm_count, st->s[0]);
+	if (managed_ce(op))
+		/* "copying" managed memory is migrating it: prefetch it across the link */
+		return cudaMemPrefetchAsync(managed_buf(op), op->bytes,
+					    location(st, op->test == GB_CT_H2D), 0, st->s[0]);
+	if (op->method == GB_CM_CE)
+		return cudaMemcpyAsync(s->dst, s->src, op->bytes, cudaMemcpyDefault, st->s[i]);
+	if (op->nslots == 2)
+		return gb_launch_sm_copy_bidir(op->slot[0].dst_view, op->slot[0].src_view,
+					       op->slot[1].dst_view, op->slot[1].src_view, op->bytes,
+					       st->sm_count, st->s[0]);
+	return gb_launch_sm_copy(s->dst_view, s->src_view, op->bytes, st->sm_count, st->s[0]);
+}
+
+/* Put a managed buffer back on the side the next timed migration starts from. */
+static cudaError_t managed_reset(struct dev_state *st, const struct op *op)
+{
+	bool to_device = op->method == GB_CM_CE && op->test == GB_CT_D2H;
+
+	return cudaMemPrefetchAsync(managed_buf(op), op->bytes, location(st, to_device), 0,
+				    st->s[0]);
+}
+
+/* ---- timing ---- */
+
+/* The link as NVML reports it now, while copies run; keeps the best reading. */
+static void read_link_under_load(struct dev_state *st)
+{
+	struct gb_device_info tmp;
+
+	if (!gb_nvml_loaded() || !st->info || !st->info->pci_bus_id)
+		return;
+	gb_device_info_init(&tmp);
+	tmp.pci_bus_id = gb_strdup(st->info->pci_bus_id);
+	gb_nvml_fill_device(&tmp, NULL, 0);
+	/* the best reading: a link may still be ramping up in the first one */
+	if (tmp.pcie_gen > st->link_gen)
+		st->link_gen = tmp.pcie_gen;
+	if (tmp.pcie_width > st->link_width)
+		st->link_width = tmp.pcie_width;
+	free(tmp.pci_bus_id);
+	free(tmp.name);
+	free(tmp.uuid);
+	free(tmp.brand);
+	free(tmp.spec_key);
+}
+
+static int elapsed(struct bw *b, struct dev_state *st, int i, double *sec)
+{
+	struct gb_bench_result *res = b->res;
+	float ms = 0;
+	int rc = 0;
+
+	GB_CUDA_GOTO(res, cudaEventSynchronize(st->stop[i]), out);
+	GB_CUDA_GOTO(res, cudaEventElapsedTime(&ms, st->start[i], st->stop[i]), out);
+	*sec = ms / 1e3;
+out:
+	return rc;
+}
+
+/*
+ * loops copies per stream behind the blocker (pinned and device memory):
+ * warm-up copies and the start events are queued before the release, so all
+ * streams start together and enqueue cost is outside the events. Without
+ * the blocker (pageable), the same sequence runs as it is queued.
+ */
+static int timed_streams(struct bw *b, struct dev_state *st, const struct op *op, bool blocker,
+			 double sec[2])
+{
+	struct gb_bench_result *res = b->res;
+	int rc = 0, n = op->nstreams;
+	long loops = (long)b->p->loops;
+
+	if (blocker) {
+		__atomic_store_n(&st->blk->release, 0, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&st->blk->timed_out, 0, __ATOMIC_SEQ_CST);
+		for (int i = 0; i < n; i++)
+			GB_CUDA_GOTO(res, gb_launch_spin_wait(&st->blk_dev->release,
+							      &st->blk_dev->timed_out,
+							      st->spin_cycles, st->s[i]),
+				     out);
+	}
+	for (int i = 0; i < n; i++)
+		for (int w = 0; w < WARMUP_COPIES; w++)
+			GB_CUDA_GOTO(res, issue(st, op, i), out);
+	GB_CUDA_GOTO(res, cudaEventRecord(st->start[0], st->s[0]), out);
+	for (int i = 1; i < n; i++) {
+		GB_CUDA_GOTO(res, cudaStreamWaitEvent(st->s[i], st->start[0], 0), out);
+		GB_CUDA_GOTO(res, cudaEventRecord(st->start[i], st->s[i]), out);
+	}
+	for (int i = 0; i < n; i++) {
+		for (long l = 0; l < loops; l++)
+			GB_CUDA_GOTO(res, issue(st, op, i), out);
+		GB_CUDA_GOTO(res, cudaEventRecord(st->stop[i], st->s[i]), out);
+	}
+	if (blocker) {
+		__atomic_store_n(&st->blk->release, 1, __ATOMIC_SEQ_CST);
+		if (st->read_link)
+			read_link_under_load(st);
+	}
+	for (int i = 0; i < n && rc == 0; i++)
+		rc = elapsed(b, st, i, &sec[i]);
+	if (rc == 0 && blocker && __atomic_load_n(&st->blk->timed_out, __ATOMIC_SEQ_CST)) {
+		gb_bench_set_status(res, GB_STATUS_ERROR,
+				    "the stream blocker timed out after %.0f s: copies could not be "
+				    "queued in time, the timing is not valid",
+				    SPIN_TIMEOUT_S);
+		rc = -1;
+	}
+out:
+	if (blocker)
+		__atomic_store_n(&st->blk->release, 1, __ATOMIC_SEQ_CST);
+	return rc;
+}
+
+/*
+ * Managed memory: each migration is timed on its own, after an untimed
+ * prefetch puts the pages back where it starts, and the times are summed.
+ */
+static int timed_managed(struct bw *b, struct dev_state *st, const struct op *op, double *sec)
+{
+	struct gb_bench_result *res = b->res;
+	int rc = 0;
+	double total = 0, one = 0;
+
+	for (long l = 0; l < (long)b->p->loops; l++) {
+		GB_CUDA_GOTO(res, managed_reset(st, op), out);
+		GB_CUDA_GOTO(res, cudaEventRecord(st->start[0], st->s[0]), out);
+		GB_CUDA_GOTO(res, issue(st, op, 0), out);
+		GB_CUDA_GOTO(res, cudaEventRecord(st->stop[0], st->s[0]), out);
+		rc = elapsed(b, st, 0, &one);
+		if (rc)
+			goto out;
+		total += one;
+	}
+	*sec = total;
+out:
+	return rc;
+}
+
+static int timed_run(struct bw *b, struct dev_state *st, const struct op *op, double sec[2])
+{
+	if (op->mem == GB_MEM_MANAGED)
+		return timed_managed(b, st, op, &sec[0]);
+	return timed_streams(b, st, op, op->mem != GB_MEM_PAGEABLE, sec);
+}
+
+/* ---- one test ---- */
+
+/* Sources get their pattern once per test, at the largest size (patterns are by position). */
+static int setup_sources(struct bw *b, struct dev_state *st, const struct op *op)
+{
+	struct gb_bench_result *res = b->res;
+	int rc = 0;
+
+	if (gb_copy_test_is_stream(op->test)) {
+		size_t n = b->max_bytes / sizeof(double);
+
+		GB_CUDA_GOTO(res, gb_launch_pattern_fill_double(op->slot[0].src_view, n, SEED_SRC,
+								st->sm_count, st->s[0]),
+			     out);
+		GB_CUDA_GOTO(res, gb_launch_pattern_fill_double(op->slot[1].src_view, n, SEED_SRC2,
+								st->sm_count, st->s[0]),
+			     out);
+		GB_CUDA_GOTO(res, cudaStreamSynchronize(st->s[0]), out);
+		return 0;
+	}
+	if (managed_ce(op))
+		return fill_buf(b, st, (void *)managed_buf(op), (void *)managed_buf(op), b->max_bytes,
+				SEED_SRC);
+	for (int i = 0; i < op->nslots && rc == 0; i++)
+		rc = fill_buf(b, st, (void *)op->slot[i].src, op->slot[i].src_view, b->max_bytes,
+			      op->slot[i].seed);
+out:
+	return rc;
+}
+
+/* Overwrite what the copy will write, so a copy that writes nothing cannot pass. */
+static int poison(struct bw *b, struct dev_state *st, const struct op *op)
+{
+	int rc = 0;
+
+	if (managed_ce(op))
+		return 0; /* migrated, not copied: the pages themselves are checked */
+	for (int i = 0; i < op->nslots && rc == 0; i++)
+		if (op->slot[i].dst)
+			rc = fill_buf(b, st, op->slot[i].dst, op->slot[i].dst_view, op->bytes,
+				      SEED_POISON);
+	return rc;
+}
+
+static int verify_op(struct bw *b, struct dev_state *st, const struct op *op, long long *bad)
+{
+	struct gb_bench_result *res = b->res;
+	long long one = 0;
+	int rc = 0;
+
+	*bad = 0;
+	if (gb_copy_test_is_stream(op->test)) {
+		GB_CUDA_GOTO(res, cudaMemsetAsync(st->bad, 0, sizeof(*st->bad), st->s[0]), out);
+		GB_CUDA_GOTO(res, gb_launch_stream_verify(stream_op(op->test), op->slot[0].dst_view,
+							  SEED_SRC, SEED_SRC2, STREAM_Q,
+							  op->bytes / sizeof(double), st->bad,
+							  st->sm_count, st->s[0]),
+			     out);
+		return read_counter(b, st, bad);
+	}
+	if (managed_ce(op))
+		return verify_buf(b, st, managed_buf(op), managed_buf(op), op->bytes, SEED_SRC, bad);
+	for (int i = 0; i < op->nslots && rc == 0; i++) {
+		rc = verify_buf(b, st, op->slot[i].dst, op->slot[i].dst_view, op->bytes,
+				op->slot[i].seed, &one);
+		*bad += one;
+	}
+out:
+	return rc;
+}
+
+static void note_mismatches(struct dev_state *st, const struct op *op, long long bad)
+{
+	char base[64], size[32];
+
+	if (st->mismatches < 0)
+		st->mismatches = 0;
+	if (bad <= 0)
+		return;
+	if (st->mismatches == 0) {
+		metric_base(base, sizeof(base), op);
+		gb_format_bytes(size, sizeof(size), (double)op->bytes);
+		snprintf(st->first_bad, sizeof(st->first_bad),
+			 "%s at %s: %lld of %zu 16-byte words wrong", base, size, bad,
+			 op->bytes / GB_COPY_GRAIN);
+	}
+	st->mismatches += bad;
+}
+
+/* GB/s of one sample into b->cur[*][k]. */
+static void sample_gbps(struct bw *b, const struct op *op, const double sec[2], size_t k)
+{
+	long loops = (long)b->p->loops;
+	double counted = gb_copy_counted_bytes(op->test, (double)op->bytes);
+
+	if (op->nstreams == 2) {
+		/* both directions start together: the pair ends with the slower one */
+		b->cur[0][k] = gb_copy_gbps(counted, loops, fmax(sec[0], sec[1]));
+		b->cur[1][k] = gb_copy_gbps((double)op->bytes, loops, sec[0]);
+		b->cur[2][k] = gb_copy_gbps((double)op->bytes, loops, sec[1]);
+	} else {
+		b->cur[0][k] = gb_copy_gbps(counted, loops, sec[0]);
+	}
+}
+
+static int run_size(struct bw *b, struct dev_state *st, const struct op *op, bool largest,
+		    struct curve *c)
+{
+	size_t n = 0;
+	int rc = 0;
+
+	for (int64_t s = 0; s < b->p->samples && !gb_should_stop(b->ctx); s++) {
+		double sec[2] = { NAN, NAN };
+		long long bad = 0;
+
+		if (b->verify && (rc = poison(b, st, op)))
+			return rc;
+		st->read_link = largest && is_host_test(op->test) && op->mem == GB_MEM_PINNED;
+		rc = timed_run(b, st, op, sec);
+		st->read_link = false;
+		if (rc)
+			return rc;
+		if (b->verify) {
+			if ((rc = verify_op(b, st, op, &bad)))
+				return rc;
+			note_mismatches(st, op, bad);
+		}
+		sample_gbps(b, op, sec, n++);
+	}
+	if (n == 0)
+		return 0;
+	c->size[c->n] = (double)op->bytes;
+	c->gbps[c->n] = gb_percentile(b->cur[0], n, 50);
+	c->n++;
+	c->last_size = (double)op->bytes;
+	for (int i = 0; i < 3; i++)
+		memcpy(b->last[i], b->cur[i], n * sizeof(double));
+	b->n_last = n;
+	return 0;
+}
+
+/* Untimed runs at the largest size until clocks and the link have come up. */
+static int warm_up(struct bw *b, struct dev_state *st, const struct op *op)
+{
+	double t0 = gb_now_s(), sec[2];
+	int rc = 0;
+
+	for (int i = 0; i < WARMUP_MAX_RUNS && rc == 0 && !gb_should_stop(b->ctx); i++) {
+		rc = timed_run(b, st, op, sec);
+		if (gb_now_s() - t0 >= WARMUP_SECONDS)
+			break;
+	}
+	return rc;
+}
+
+static void add_fit(struct bw *b, struct dev_state *st, const char *base, const struct op *op,
+		    const struct curve *c, double peak_gbps)
+{
+	struct gb_alpha_beta fit;
+	char name[96];
+
+	if (c->n < 2 || gb_copy_fit(op->test, c->size, c->gbps, c->n, &fit))
+		return;
+	snprintf(name, sizeof(name), "%s_alpha_us", base);
+	gb_bench_add_value(b->res, name, "us", GB_BETTER_LOWER, st->dev, fit.alpha_s * 1e6, NAN);
+	snprintf(name, sizeof(name), "%s_beta_gbps", base);
+	gb_bench_add_value(b->res, name, "GB/s", GB_BETTER_HIGHER, st->dev, fit.beta_bps / 1e9,
+			   peak_gbps);
+	snprintf(name, sizeof(name), "%s_n_half_bytes", base);
+	gb_bench_add_value(b->res, name, "B", GB_BETTER_LOWER, st->dev, fit.n_half_bytes, NAN);
+	snprintf(name, sizeof(name), "%s_fit_r2", base);
+	gb_bench_add_value(b->res, name, "1", GB_BETTER_NONE, st->dev, fit.r2, NAN);
+}
+
+static const char *convention_of(const struct op *op)
+{
+	if (op->test == GB_CT_D2D)
+		return "payload counted once (DRAM traffic is twice this)";
+	if (op->test == GB_CT_BIDIR)
+		return "both directions summed, each byte counted once per direction";
+	if (gb_copy_test_is_stream(op->test))
+		return "bytes read plus bytes written";
+	return "each byte counted once per direction";
+}
+
+static void add_scaled_metric(struct bw *b, struct dev_state *st, const char *name,
+			      const double *samples, double scale, double peak, const char *desc)
+{
+	double v[1000];
+	size_t n = b->n_last < 1000 ? b->n_last : 1000;
+	struct gb_metric *m;
+
+	for (size_t i = 0; i < n; i++)
+		v[i] = samples[i] * scale;
+	m = gb_bench_add_metric(b->res, name, "GB/s", GB_BETTER_HIGHER, st->dev, v, n, peak);
+	m->description = gb_strdup(desc);
+}
+
+static void report_curve(struct bw *b, struct dev_state *st, const struct op *op,
+			 const struct curve *c)
+{
+	double peak = gb_copy_ceiling_bps(op->test, &st->theory) / 1e9;
+	char base[64], name[96], size[32], desc[256];
+	struct gb_series *series;
+
+	if (c->n == 0)
+		return;
+	metric_base(base, sizeof(base), op);
+	gb_format_bytes(size, sizeof(size), c->last_size);
+	snprintf(name, sizeof(name), "%s_gbps", base);
+	snprintf(desc, sizeof(desc), "%s at %s; decimal GB/s, %s", base, size, convention_of(op));
+	add_scaled_metric(b, st, name, b->last[0], 1.0, peak, desc);
+	if (op->test == GB_CT_D2D) {
+		snprintf(name, sizeof(name), "%s_dram_gbps", base);
+		snprintf(desc, sizeof(desc), "%s at %s as DRAM traffic: bytes read plus written",
+			 base, size);
+		add_scaled_metric(b, st, name, b->last[0], 2.0, st->theory.mem_bw_bps / 1e9, desc);
+	}
+	if (op->test == GB_CT_BIDIR && op->nstreams == 2) {
+		for (int i = 0; i < 2; i++) {
+			snprintf(name, sizeof(name), "%s_%s_gbps", base, i ? "d2h" : "h2d");
+			snprintf(desc, sizeof(desc), "the %s half of %s at %s", i ? "d2h" : "h2d",
+				 base, size);
+			add_scaled_metric(b, st, name, b->last[1 + i], 1.0,
+					  st->theory.pcie_bps / 1e9, desc);
+		}
+	}
+	series = gb_bench_add_series(b->res, base, "B", "GB/s", st->dev);
+	for (size_t i = 0; i < c->n; i++)
+		gb_series_push(series, c->size[i], c->gbps[i]);
+	add_fit(b, st, base, op, c, peak);
+}
+
+static int run_test(struct bw *b, struct dev_state *st, enum gb_copy_test t,
+		    enum gb_copy_method m, enum gb_copy_memory mem)
+{
+	const char *why = gb_copy_unsupported(t, m, mem);
+	struct curve c;
+	struct op op;
+	char base[64];
+	int rc;
+
+	if (!why && mem == GB_MEM_MANAGED && !st->managed_ok)
+		why = "this GPU cannot prefetch managed memory (no concurrent managed access)";
+	if (why) {
+		add_not_run(st, t, m, mem, why);
+		return 0;
+	}
+	memset(&c, 0, sizeof(c));
+	make_op(&op, st, t, m, mem, b->max_bytes);
+	metric_base(base, sizeof(base), &op);
+	gb_progress(b->ctx, "bandwidth: GPU %d: %s over %zu sizes", st->dev, base, b->n_sizes);
+	if ((rc = setup_sources(b, st, &op)) || (rc = warm_up(b, st, &op)))
+		return rc;
+	for (size_t i = 0; i < b->n_sizes && !gb_should_stop(b->ctx); i++) {
+		op.bytes = b->sizes[i];
+		if ((rc = run_size(b, st, &op, i + 1 == b->n_sizes, &c)))
+			return rc;
+	}
+	report_curve(b, st, &op, &c);
+	return 0;
+}
+
+static int run_host_tests(struct bw *b, struct dev_state *st, enum gb_copy_memory mem)
+{
+	static const struct {
+		int opt;
+		enum gb_copy_test test;
+	} tests[] = { { OPT_H2D, GB_CT_H2D }, { OPT_D2H, GB_CT_D2H }, { OPT_BIDIR, GB_CT_BIDIR } };
+	int rc;
+
+	if ((rc = alloc_host(b, st, mem)))
+		return rc;
+	for (size_t t = 0; t < 3 && rc == 0; t++) {
+		if (!test_selected(b, tests[t].opt))
+			continue;
+		for (int m = 0; m < GB_CM_COUNT && rc == 0 && !gb_should_stop(b->ctx); m++)
+			if (method_selected(b, (enum gb_copy_method)m))
+				rc = run_test(b, st, tests[t].test, (enum gb_copy_method)m, mem);
+	}
+	free_host(st);
+	return rc;
+}
+
+static int run_device_tests(struct bw *b, struct dev_state *st)
+{
+	int rc = 0;
+
+	for (int m = 0; m < GB_CM_COUNT && rc == 0 && test_selected(b, OPT_D2D); m++)
+		if (method_selected(b, (enum gb_copy_method)m) && !gb_should_stop(b->ctx))
+			rc = run_test(b, st, GB_CT_D2D, (enum gb_copy_method)m, GB_MEM_DEVICE);
+	/* STREAM is SM kernels by nature: --method does not apply to it */
+	for (int t = GB_CT_STREAM_COPY; t <= GB_CT_STREAM_TRIAD && rc == 0; t++)
+		if (test_selected(b, OPT_STREAM) && !gb_should_stop(b->ctx))
+			rc = run_test(b, st, (enum gb_copy_test)t, GB_CM_SM, GB_MEM_DEVICE);
+	return rc;
+}
+
+/* ---- checks and extra ---- */
+
+static void check_data(struct bw *b, const struct dev_state *st)
+{
+	if (!b->verify) {
+		gb_bench_add_check(b->res, "data_verified", GB_STATUS_SKIPPED, GB_SEV_INFO, st->dev,
+				   NAN, NAN, "verification disabled by --no-verify");
+	} else if (st->mismatches < 0) {
+		gb_bench_add_check(b->res, "data_verified", GB_STATUS_SKIPPED, GB_SEV_INFO, st->dev,
+				   NAN, NAN, "no copy ran, so nothing was verified");
+	} else if (st->mismatches > 0) {
+		gb_bench_add_check(b->res, "data_verified", GB_STATUS_FAILED, GB_SEV_ERROR, st->dev,
+				   (double)st->mismatches, 0,
+				   "copied data is wrong: %lld 16-byte words in all; first %s",
+				   st->mismatches, st->first_bad);
+	} else {
+		gb_bench_add_check(b->res, "data_verified", GB_STATUS_PASSED, GB_SEV_INFO, st->dev, 0,
+				   0, "every copy of every sample matched its source pattern");
+	}
+}
+
+static void check_link(struct bw *b, const struct dev_state *st)
+{
+	const struct gb_device_info *d = st->info;
+	char msg[256];
+	int r;
+
+	if (st->link_gen < 0) {
+		gb_bench_add_check(b->res, "pcie_link_under_load", GB_STATUS_SKIPPED, GB_SEV_INFO,
+				   st->dev, NAN, NAN, "%s",
+				   gb_nvml_loaded()
+					   ? "no pinned host copy ran, so the link was not read under load"
+					   : "NVML not loaded: the link could not be read under load");
+		return;
+	}
+	r = gb_pcie_downtrain(st->link_gen, st->link_width, d ? d->pcie_max_gen : -1,
+			      d ? d->pcie_max_width : -1, msg, sizeof(msg));
+	if (r < 0)
+		gb_bench_add_check(b->res, "pcie_link_under_load", GB_STATUS_SKIPPED, GB_SEV_INFO,
+				   st->dev, NAN, NAN, "%s", msg);
+	else
+		gb_bench_add_check(b->res, "pcie_link_under_load",
+				   r ? GB_STATUS_FAILED : GB_STATUS_PASSED,
+				   r ? GB_SEV_ERROR : GB_SEV_INFO, st->dev,
+				   gb_pcie_bandwidth_bps(st->link_gen, st->link_width) / 1e9,
+				   gb_pcie_bandwidth_bps(d->pcie_max_gen, d->pcie_max_width) / 1e9,
+				   "%s", msg);
+}
+
+static cJSON *num_or_null(double v)
+{
+	return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
+}
+
+/* What the GPU looked like while this device's tests ran ("are the clocks locked?"). */
+static void add_telemetry(struct bw *b, size_t k, cJSON *o)
+{
+	struct gb_telemetry_summary sum;
+	cJSON *t;
+
+	if (!b->sampler)
+		return;
+	gb_sampler_summary(b->sampler, k, &sum);
+	if (!sum.valid)
+		return;
+	t = cJSON_AddObjectToObject(o, "telemetry");
+	cJSON_AddNumberToObject(t, "samples", (double)sum.n);
+	cJSON_AddItemToObject(t, "sm_mhz_mean", num_or_null(sum.sm_mhz_mean));
+	cJSON_AddItemToObject(t, "sm_mhz_min", num_or_null(sum.sm_mhz_min));
+	cJSON_AddItemToObject(t, "mem_mhz_mean", num_or_null(sum.mem_mhz_mean));
+	cJSON_AddItemToObject(t, "power_w_max", num_or_null(sum.power_w_max));
+	cJSON_AddItemToObject(t, "temp_c_max", num_or_null(sum.temp_c_max));
+	cJSON_AddItemToObject(t, "throttled_frac", num_or_null(sum.throttled_frac));
+}
+
+static void add_device_extra(struct bw *b, struct dev_state *st, size_t k)
+{
+	cJSON *o = cJSON_CreateObject(), *link, *th;
+	const struct gb_device_info *d = st->info;
+
+	cJSON_AddNumberToObject(o, "device", st->dev);
+	cJSON_AddItemToObject(o, "numa_node", num_or_null(d && d->numa_node >= 0 ? d->numa_node
+									  : NAN));
+	cJSON_AddBoolToObject(o, "numa_bound", st->numa_bound);
+	link = cJSON_AddObjectToObject(o, "pcie_under_load");
+	cJSON_AddItemToObject(link, "gen", num_or_null(st->link_gen > 0 ? st->link_gen : NAN));
+	cJSON_AddItemToObject(link, "width", num_or_null(st->link_width > 0 ? st->link_width : NAN));
+	cJSON_AddItemToObject(link, "max_gen",
+			      num_or_null(d && d->pcie_max_gen > 0 ? d->pcie_max_gen : NAN));
+	cJSON_AddItemToObject(link, "max_width",
+			      num_or_null(d && d->pcie_max_width > 0 ? d->pcie_max_width : NAN));
+	th = cJSON_AddObjectToObject(o, "theory_gbps");
+	cJSON_AddItemToObject(th, "pcie_per_direction", num_or_null(st->theory.pcie_bps / 1e9));
+	cJSON_AddItemToObject(th, "memory", num_or_null(st->theory.mem_bw_bps / 1e9));
+	cJSON_AddItemToObject(o, "mismatched_words",
+			      num_or_null(st->mismatches >= 0 ? (double)st->mismatches : NAN));
+	cJSON_AddItemToObject(o, "not_run", st->not_run);
+	st->not_run = NULL;
+	add_telemetry(b, k, o);
+	cJSON_AddItemToArray(b->dev_extra, o);
+}
+
+static void set_theory(struct dev_state *st)
+{
+	const struct gb_device_info *d = st->info;
+
+	st->theory.pcie_bps = d ? d->peaks.pcie_bps : NAN;
+	st->theory.mem_bw_bps = d ? d->peaks.mem_bw_bps : NAN;
+	/* clocks and bus width first; the spec sheet when NVML could not read them */
+	if (d && !isfinite(st->theory.mem_bw_bps))
+		st->theory.mem_bw_bps = d->peaks.mem_bw_bps_spec;
+	st->theory.peer_bps = NAN;
+}
+
+static int run_device(struct bw *b, size_t k)
+{
+	int dev = b->ctx->devices[k];
+	struct dev_state st;
+	bool host_tests = test_selected(b, OPT_H2D) || test_selected(b, OPT_D2H) ||
+			  test_selected(b, OPT_BIDIR);
+	int rc;
+
+	dev_state_init(&st, dev);
+	if (b->sampler)
+		gb_sampler_mark(b->sampler);
+	st.info = find_info(b->ctx->run, dev);
+	set_theory(&st);
+	rc = dev_open(b, &st);
+	for (int mem = 0; mem < GB_MEM_DEVICE && rc == 0 && host_tests; mem++)
+		if ((b->p->memory & (1u << mem)) && !gb_should_stop(b->ctx))
+			rc = run_host_tests(b, &st, (enum gb_copy_memory)mem);
+	if (rc == 0)
+		rc = run_device_tests(b, &st);
+	if (rc == 0) {
+		check_data(b, &st);
+		check_link(b, &st);
+	}
+	add_device_extra(b, &st, k);
+	dev_close(&st);
+	return rc;
+}
+
+static void join_choices(char *buf, size_t len, uint32_t mask, const char *const *choices)
+{
+	size_t pos = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; choices[i] && pos < len; i++)
+		if (mask & (1u << i))
+			pos += (size_t)snprintf(buf + pos, len - pos, "%s%s", pos ? "," : "",
+						choices[i]);
+}
+
+static void record_params(struct bw *b)
+{
+	const struct bw_params *p = b->p;
+	struct gb_bench_result *res = b->res;
+	char list[128];
+	cJSON *extra = gb_bench_extra(res), *units, *sizes;
+
+	join_choices(list, sizeof(list), p->tests, test_choices);
+	gb_bench_param_str(res, "tests", list);
+	join_choices(list, sizeof(list), p->memory, memory_choices);
+	gb_bench_param_str(res, "memory", list);
+	join_choices(list, sizeof(list), p->methods, method_choices);
+	gb_bench_param_str(res, "method", list);
+	gb_bench_param_num(res, "min_size", (double)p->min_size);
+	gb_bench_param_num(res, "max_size", (double)p->max_size);
+	gb_bench_param_num(res, "factor", (double)p->factor);
+	gb_bench_param_num(res, "samples", (double)p->samples);
+	gb_bench_param_num(res, "loops", (double)p->loops);
+	gb_bench_param_num(res, "warmup_copies", WARMUP_COPIES);
+	gb_bench_param_bool(res, "verify", b->verify);
+	gb_bench_param_str(res, "statistic", "median");
+	units = cJSON_AddObjectToObject(extra, "units");
+	cJSON_AddStringToObject(units, "gbps",
+				"GB/s = 1e9 bytes/s; each byte counted once per direction; bidir "
+				"sums both directions; d2d counts the payload once (the _dram_ "
+				"metrics count bytes read plus written); STREAM counts bytes read "
+				"plus written (copy, scale 2 arrays; add, triad 3)");
+	cJSON_AddStringToObject(units, "alpha_us", "latency of one copy from the fit t = alpha + n/beta");
+	cJSON_AddStringToObject(units, "sizes", "bytes per buffer");
+	sizes = cJSON_AddArrayToObject(extra, "sizes");
+	for (size_t i = 0; i < b->n_sizes; i++)
+		cJSON_AddItemToArray(sizes, cJSON_CreateNumber((double)b->sizes[i]));
+	b->dev_extra = cJSON_AddArrayToObject(extra, "devices");
+}
+
+static void record_numa(struct bw *b)
+{
+	cJSON *d;
+	bool all = b->dev_extra && cJSON_GetArraySize(b->dev_extra) > 0;
+
+	cJSON_ArrayForEach(d, b->dev_extra)
+		all = all && cJSON_IsTrue(cJSON_GetObjectItem(d, "numa_bound"));
+	gb_bench_param_bool(b->res, "numa_bound", all);
+}
+
+static int bw_run(struct gb_ctx *ctx, const void *params, struct gb_bench_result *res)
+{
+	struct bw b;
+	int rc = 0;
+
+	memset(&b, 0, sizeof(b));
+	b.p = params;
+	b.ctx = ctx;
+	b.res = res;
+	b.verify = !b.p->no_verify;
+	b.n_sizes = gb_copy_sweep(b.p->min_size, b.p->max_size, (uint64_t)b.p->factor, b.sizes,
+				  GB_COPY_SWEEP_MAX);
+	if (b.n_sizes == 0) {
+		gb_bench_set_status(res, GB_STATUS_ERROR, "empty size sweep");
+		return -1;
+	}
+	b.max_bytes = (size_t)b.sizes[b.n_sizes - 1];
+	for (int i = 0; i < 3; i++) {
+		b.cur[i] = gb_xrealloc(NULL, sizeof(double) * (size_t)b.p->samples);
+		b.last[i] = gb_xrealloc(NULL, sizeof(double) * (size_t)b.p->samples);
+		memset(b.cur[i], 0, sizeof(double) * (size_t)b.p->samples);
+	}
+	record_params(&b);
+	b.sampler = gb_sampler_start(ctx, ctx->devices, ctx->n_devices, TELEMETRY_INTERVAL_S, NULL);
+	for (size_t k = 0; k < ctx->n_devices && rc == 0 && !gb_should_stop(ctx); k++)
+		rc = run_device(&b, k);
+	gb_sampler_stop(b.sampler);
+	record_numa(&b);
+	for (int i = 0; i < 3; i++) {
+		free(b.cur[i]);
+		free(b.last[i]);
+	}
+	return rc;
+}
+
+const struct gb_bench gb_bench_bandwidth = {
+	.name = "bandwidth",
+	.summary = "host<->device, device-local and STREAM bandwidth over a size sweep",
+	.usage = "gpubench bandwidth [options]",
+	.opts = bw_opts,
+	.params_size = sizeof(struct bw_params),
+	.set_defaults = bw_defaults,
+	.validate = bw_validate,
+	.supported = NULL,
+	.run = bw_run,
+	.flags = GB_BENCH_NEEDS_GPU,
+};

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gemm_math.h - the CPU-only arithmetic of the gemm benchmark (in
+ * gpubench_core, unit tested without a GPU): FLOP counting, the precisions
+ * and their storage types, which compute capability supports which
+ * precision, shape rules, the verification error bound, the --search shape
+ * grid, the sampled output coordinates and the rotating-buffer count.
+ *
+ * Layout convention used everywhere (cuBLASLt "TN"): D = A^T B with
+ *   A stored k x m column-major (lda = k), so op(A) = A^T is m x k,
+ *   B stored k x n column-major (ldb = k),
+ *   D stored m x n column-major (ldd = m).
+ * Both operands of one dot product are then contiguous in memory, and FP8
+ * and INT8, which need TN on Ada and Hopper, use the same layout as the rest.
+ */
+#ifndef GPUBENCH_BENCH_GEMM_MATH_H
+#define GPUBENCH_BENCH_GEMM_MATH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report/theory.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- element types ---- */
+
+/* Storage types of GEMM operands; shared with kernels/gemm.h (fill, verify). */
+enum gb_dtype {
+	GB_DT_F64 = 0,
+	GB_DT_F32,
+	GB_DT_F16,
+	GB_DT_BF16,
+	GB_DT_E4M3,  /* FP8 E4M3 (__nv_fp8_e4m3) */
+	GB_DT_I8,
+	GB_DT_I32,
+	GB_DT_COUNT
+};
+
+/* bytes per element (8, 4, 2, 2, 1, 1, 4); 0 for an unknown type */
+size_t gb_dtype_size(enum gb_dtype t);
+/* "f64", "f32", "f16", "bf16", "e4m3", "i8", "i32" */
+const char *gb_dtype_name(enum gb_dtype t);
+/* unit roundoff 2^-p of the format (p = significand bits incl. the hidden one); 0 for integers */
+double gb_dtype_unit_roundoff(enum gb_dtype t);
+
+/* int8 inputs are integers in [-GB_GEMM_INT8_MAX, GB_GEMM_INT8_MAX] */
+#define GB_GEMM_INT8_MAX 64
+
+/* ---- precisions ---- */
+
+/* The precisions gemm measures, in --precision order. */
+#define GB_GEMM_N_PRECS 8
+extern const enum gb_precision gb_gemm_precs[GB_GEMM_N_PRECS];
+/* --precision choices (names from gb_precision_name), NULL-terminated */
+extern const char *const gb_gemm_prec_choices[GB_GEMM_N_PRECS + 1];
+/* index of p in gb_gemm_precs, -1 if gemm does not measure p (e.g. fp64_tc) */
+int gb_gemm_prec_index(enum gb_precision p);
+
+/* A and B storage type of a precision (tf32 stores FP32, fp16acc16 FP16) */
+enum gb_dtype gb_gemm_input_type(enum gb_precision p);
+/* D (and C) storage type: FP8 writes BF16, INT8 writes INT32, the rest their input type */
+enum gb_dtype gb_gemm_output_type(enum gb_precision p);
+
+/*
+ * Minimum compute capability of a precision on cuBLASLt's tensor-core or
+ * CUDA-core paths: fp64/fp32 any; fp16/fp16acc16 7.0; int8 7.5; tf32/bf16
+ * 8.0; fp8 8.9. Packed as major * 10 + minor.
+ */
+int gb_gemm_min_cc(enum gb_precision p);
+bool gb_gemm_prec_supported(enum gb_precision p, int cc_major, int cc_minor);
+/*
+ * NULL when device `device` (compute capability cc_major.cc_minor) supports
+ * p; else a one-line reason in buf, e.g. "fp8 needs compute capability 8.9
+ * or newer (device 0 is 8.0)".
+ */
+const char *gb_gemm_unsupported_reason(enum gb_precision p, int cc_major, int cc_minor,
+				       int device, char *buf, size_t len);
+
+/*
+ * The peak table entry a precision is judged against: fp64 GEMM runs on the
+ * FP64 tensor cores (DMMA) where the architecture has them (sm_80, sm_90,
+ * sm_100), so its peak is GB_PREC_FP64_TC there and GB_PREC_FP64 elsewhere.
+ */
+enum gb_precision gb_gemm_peak_precision(enum gb_precision p, int cc_major, int cc_minor);
+
+/* "TFLOP/s", or "TOP/s" for int8 (integer operations are not floating point) */
+const char *gb_gemm_rate_unit(enum gb_precision p);
+
+/* ---- arithmetic ---- */
+
+/* 2 m n k: one multiply and one add per inner-product term (no epilogue) */
+double gb_gemm_flops(uint64_t m, uint64_t n, uint64_t k);
+
+/* ---- shapes ---- */
+
+struct gb_gemm_shape {
+	uint64_t m, n, k;
+};
+
+/* largest accepted m, n or k: int8 sums stay below 2^30 (64 * 64 * 2^18) */
+#define GB_GEMM_MAX_DIM 262144
+/* most shapes one run may measure (the Cartesian product of --m, --n, --k) */
+#define GB_GEMM_MAX_SHAPES 1024
+
+/* every dimension of p must be a multiple of this (16 for fp8 and int8, else 1) */
+unsigned gb_gemm_dim_multiple(enum gb_precision p);
+/*
+ * 0 when p can run at m x n x k; else -1 and a one-line reason in err, e.g.
+ * "fp8 needs m, n and k to be multiples of 16 (got 1000x1000x1000)".
+ */
+int gb_gemm_check_shape(enum gb_precision p, uint64_t m, uint64_t n, uint64_t k, char *err,
+			size_t len);
+
+/*
+ * The Cartesian product of the m, n and k lists into out (at most max; m
+ * varies slowest). Returns the number of shapes of the full product, which
+ * is larger than max when it did not fit.
+ */
+size_t gb_gemm_shape_product(const uint64_t *m, size_t nm, const uint64_t *n, size_t nn,
+			     const uint64_t *k, size_t nk, struct gb_gemm_shape *out, size_t max);
+
+/*
+ * The default --search grid (MAMF-style): m and n in {2048, 4096, 6144,
+ * 8192, 12288, 16384}, k in {2048, 4096, 8192, 16384}: 144 shapes, all
+ * multiples of 256 so every precision can run them. Same return as above.
+ */
+size_t gb_gemm_search_grid(struct gb_gemm_shape *out, size_t max);
+
+/* ---- memory ---- */
+
+/*
+ * Copies of A and B to rotate through so that the inputs do not stay in L2:
+ * the smallest count whose footprint (copies x bytes_ab) is at least twice
+ * l2_bytes, and never fewer than 2. An unknown L2 (NaN or <= 0) is taken as
+ * 128 MiB, larger than any GPU's so far.
+ */
+uint64_t gb_gemm_rotating_copies(double bytes_ab, double l2_bytes);
+
+/* bytes rounded up to the 256-byte alignment cuBLASLt prefers for every operand */
+uint64_t gb_gemm_align_up(uint64_t bytes);
+
+/* ---- timing ---- */
+
+/*
+ * GEMMs per timed sample: `iters` when > 0, else enough to make `samples`
+ * samples last `duration_s` together at t_gemm_s per GEMM (at least 1, at
+ * most 1e6).
+ */
+uint64_t gb_gemm_batch_iters(int64_t iters, double duration_s, unsigned samples, double t_gemm_s);
+
+/*
+ * Warm-up settles when the last GB_GEMM_SETTLE_WINDOWS window times agree
+ * within tol (max / min - 1 <= tol, e.g. 0.02).
+ */
+#define GB_GEMM_SETTLE_WINDOWS 3
+bool gb_gemm_settled(const double *window_s, size_t n, double tol);
+
+/* ---- verification ---- */
+
+/* all m x n outputs are checked up to this many; above, a 64 x 64 grid */
+#define GB_GEMM_VERIFY_ALL_MAX (1u << 20)
+#define GB_GEMM_VERIFY_GRID 64
+
+/*
+ * Output coordinates to verify: every element when m * n <= 1M, else 64
+ * evenly spaced rows x 64 evenly spaced columns, which include the first and
+ * last row and column, so the four corners too. Writes (row, col) pairs to
+ * rc[2i], rc[2i+1] when rc is not NULL (room for max pairs) and returns the
+ * number of samples.
+ */
+size_t gb_gemm_sample_coords(uint64_t m, uint64_t n, uint32_t *rc, size_t max);
+
+/*
+ * The error measure for one output element:
+ *   |got - ref| / (|ref| + sum_abs / sqrt(k))
+ * with ref the exact dot product of the stored inputs and sum_abs = sum of
+ * |a_i b_i|. sum_abs / sqrt(k) is the typical size of |ref| and of the
+ * partial sums for random-sign data, so the measure stays meaningful where a
+ * dot product cancels to nearly zero. NaN when got or ref is NaN.
+ */
+double gb_gemm_rel_error(double got, double ref, double sum_abs, uint64_t k);
+
+/*
+ * Largest gb_gemm_rel_error a correct result of precision p with inner
+ * dimension k may show:
+ *   bound = 2 u_out + 3 u_in + 5 (u_acc + u_ref) sqrt(k)
+ * u_out: rounding of the result to the output format; u_in: rounding of the
+ * inputs inside the unit (tf32 only); u_acc: accumulation; u_ref = 2^-53 for
+ * the FP64 reference. int8 is exact: 0. See gemm_math.c and docs/gemm.md for
+ * why each constant.
+ */
+double gb_gemm_error_bound(enum gb_precision p, uint64_t k);
+
+/* The unit roundoffs behind gb_gemm_error_bound (documentation and tests). */
+struct gb_gemm_error_model {
+	double u_in, u_acc, u_out;
+};
+void gb_gemm_error_model(enum gb_precision p, struct gb_gemm_error_model *em);
+
+/*
+ * Test hook (--inject-fault): flip the second-highest bit of one element in
+ * place, the top exponent bit of a floating-point format (bit 30 of an
+ * int32), which changes the value by a large factor.
+ */
+void gb_gemm_flip_high_bit(void *elem, enum gb_dtype t);
+
+/* Decode one stored element to double (host side; for messages and tests). */
+double gb_dtype_to_double(const void *elem, enum gb_dtype t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,463 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mpi_world.c - ranks, and exchanges with a deadline (see mpi_world.h).
+ */
+#include "mpi_world.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#if GPUBENCH_HAVE_MPI
+#include <mpi.h>
+#endif
+
+static void set_host(struct gb_mpi_world *w)
+{
+	if (gethostname(w->host, sizeof(w->host)) != 0)
+		snprintf(w->host, sizeof(w->host), "unknown");
+	w->host[sizeof(w->host) - 1] = '\0';
+}
+
+static void one_rank(struct gb_mpi_world *w, double timeout_s)
+{
+	memset(w, 0, sizeof(*w));
+	w->size = w->local_size = 1;
+	w->timeout_s = timeout_s;
+	set_host(w);
+}
+
+void gb_mpi_parts_free(struct gb_mpi_parts *parts)
+{
+	for (int r = 0; parts->data && r < parts->n; r++)
+		free(parts->data[r]);
+	free(parts->data);
+	free(parts->len);
+	free(parts->arrived);
+	memset(parts, 0, sizeof(*parts));
+}
+
+static void parts_alloc(struct gb_mpi_parts *parts, int n, const void *mine, size_t len)
+{
+	parts->n = n;
+	parts->data = calloc((size_t)n, sizeof(char *));
+	parts->len = calloc((size_t)n, sizeof(size_t));
+	parts->arrived = calloc((size_t)n, sizeof(bool));
+	if (!parts->data || !parts->len || !parts->arrived)
+		abort(); /* a few hundred bytes: nothing sensible to do without them */
+	parts->data[0] = malloc(len + 1);
+	if (!parts->data[0])
+		abort();
+	memcpy(parts->data[0], mine, len);
+	parts->data[0][len] = '\0';
+	parts->len[0] = len;
+	parts->arrived[0] = true;
+}
+
+#if GPUBENCH_HAVE_MPI
+
+bool gb_mpi_built(void)
+{
+	return true;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Polling, not blocking, is the point: sleep briefly between tests (0.2 ms). */
+static void nap(void)
+{
+	struct timespec ts = { 0, 200000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static void mpi_error(int code, const char *call, char *err, size_t errlen)
+{
+	char text[MPI_MAX_ERROR_STRING];
+	int len = 0;
+
+	if (MPI_Error_string(code, text, &len) != MPI_SUCCESS)
+		snprintf(text, sizeof(text), "error %d", code);
+	snprintf(err, errlen, "'%s' failed: %s", call, text);
+}
+
+/* Poll one request until it completes (0), the deadline passes (1) or MPI fails (-1). */
+static int wait_req(MPI_Request *req, double deadline, const char *call, char *err,
+		    size_t errlen)
+{
+	for (;;) {
+		int flag = 0, rc = MPI_Test(req, &flag, MPI_STATUS_IGNORE);
+
+		if (rc != MPI_SUCCESS) {
+			mpi_error(rc, call, err, errlen);
+			return -1;
+		}
+		if (flag)
+			return 0;
+		if (now_s() > deadline)
+			return 1;
+		nap();
+	}
+}
+
+/*
+ * Local rank and size from every rank's host name. Not MPI_Comm_split_type:
+ * that is a blocking collective, and a rank that never arrives would hang
+ * everyone inside it; an all-gather can be polled against the deadline.
+ */
+static int local_ranks(struct gb_mpi_world *w, char *err, size_t errlen)
+{
+	size_t hl = sizeof(w->host);
+	char *all = calloc((size_t)w->size, hl);
+	MPI_Request req;
+	int rc;
+
+	if (!all)
+		abort();
+	rc = MPI_Iallgather(w->host, (int)hl, MPI_CHAR, all, (int)hl, MPI_CHAR, MPI_COMM_WORLD,
+			    &req);
+	if (rc != MPI_SUCCESS)
+		mpi_error(rc, "MPI_Iallgather", err, errlen);
+	else
+		rc = wait_req(&req, now_s() + w->timeout_s, "MPI_Iallgather", err, errlen);
+	if (rc > 0)
+		snprintf(err, errlen,
+			 "rank %d on host %s: not every one of the %d ranks joined within %g s (a "
+			 "rank stopped or hangs)",
+			 w->rank, w->host, w->size, w->timeout_s);
+	for (int r = 0; r < w->size && rc == 0; r++) {
+		if (strncmp(all + (size_t)r * hl, w->host, hl))
+			continue;
+		w->local_rank += r < w->rank;
+		w->local_size++;
+	}
+	free(all);
+	return rc ? -1 : 0;
+}
+
+int gb_mpi_world_init(struct gb_mpi_world *w, int launcher_size, double timeout_s, char *err,
+		      size_t errlen)
+{
+	int inited = 0, provided = 0, rc;
+
+	one_rank(w, timeout_s);
+	if (launcher_size <= 1)
+		return 0;
+	MPI_Initialized(&inited);
+	if (!inited) {
+		rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+		if (rc != MPI_SUCCESS) {
+			mpi_error(rc, "MPI_Init_thread", err, errlen);
+			return -1;
+		}
+	}
+	w->active = true;
+	/* errors come back as codes, so a failure becomes a message, not an abort */
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	MPI_Comm_rank(MPI_COMM_WORLD, &w->rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &w->size);
+	if (w->size <= 1)
+		return 0;
+	w->local_size = 0;
+	return local_ranks(w, err, errlen);
+}
+
+void gb_mpi_world_finalize(struct gb_mpi_world *w)
+{
+	int finalized = 0;
+
+	if (!w->active)
+		return;
+	MPI_Finalized(&finalized);
+	if (!finalized)
+		MPI_Finalize();
+	w->active = false;
+}
+
+void gb_mpi_abort(const struct gb_mpi_world *w, int code)
+{
+	if (w->active)
+		MPI_Abort(MPI_COMM_WORLD, code);
+}
+
+int gb_mpi_bcast(const struct gb_mpi_world *w, void *buf, size_t len, const char *what,
+		 char *err, size_t errlen)
+{
+	MPI_Request req;
+	int rc;
+
+	if (!w->active || w->size < 2)
+		return 0;
+	if (len > INT_MAX) {
+		snprintf(err, errlen, "cannot broadcast %s: %zu bytes is too large", what, len);
+		return -1;
+	}
+	rc = MPI_Ibcast(buf, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD, &req);
+	if (rc != MPI_SUCCESS) {
+		mpi_error(rc, "MPI_Ibcast", err, errlen);
+		return -1;
+	}
+	/* rank 0 may itself have waited a whole timeout for another rank first */
+	rc = wait_req(&req, now_s() + 2 * w->timeout_s, "MPI_Ibcast", err, errlen);
+	if (rc > 0)
+		snprintf(err, errlen, "rank %d on host %s: %s did not arrive from rank 0 within %g s",
+			 w->rank, w->host, what, 2 * w->timeout_s);
+	return rc ? -1 : 0;
+}
+
+int gb_mpi_barrier(const struct gb_mpi_world *w, const char *what, char *err, size_t errlen)
+{
+	MPI_Request req;
+	int rc;
+
+	if (!w->active || w->size < 2)
+		return 0;
+	rc = MPI_Ibarrier(MPI_COMM_WORLD, &req);
+	if (rc != MPI_SUCCESS) {
+		mpi_error(rc, "MPI_Ibarrier", err, errlen);
+		return -1;
+	}
+	rc = wait_req(&req, now_s() + w->timeout_s, "MPI_Ibarrier", err, errlen);
+	if (rc > 0)
+		snprintf(err, errlen,
+			 "rank %d on host %s: not every rank reached %s within %g s (a rank "
+			 "stopped or hangs)",
+			 w->rank, w->host, what, w->timeout_s);
+	return rc ? -1 : 0;
+}
+
+#define TAG_BASE 1000
+
+/* A rank other than 0: hand the length, then the bytes, to rank 0. */
+static int gather_send(const struct gb_mpi_world *w, int tag, const void *mine, size_t len,
+		       char *err, size_t errlen)
+{
+	uint64_t n = len;
+	MPI_Request req[2];
+	double deadline = now_s() + w->timeout_s;
+	int rc;
+
+	if (len > INT_MAX) {
+		snprintf(err, errlen, "rank %d: report of %zu bytes is too large to send", w->rank,
+			 len);
+		return -1;
+	}
+	rc = MPI_Isend(&n, 1, MPI_UINT64_T, 0, TAG_BASE + 2 * tag, MPI_COMM_WORLD, &req[0]);
+	if (rc == MPI_SUCCESS)
+		rc = MPI_Isend(mine, (int)len, MPI_BYTE, 0, TAG_BASE + 2 * tag + 1, MPI_COMM_WORLD,
+			       &req[1]);
+	if (rc != MPI_SUCCESS) {
+		mpi_error(rc, "MPI_Isend", err, errlen);
+		return -1;
+	}
+	for (int i = 0; i < 2; i++) {
+		rc = wait_req(&req[i], deadline, "MPI_Isend", err, errlen);
+		if (rc > 0)
+			snprintf(err, errlen,
+				 "rank %d on host %s: rank 0 did not take this rank's results within "
+				 "%g s",
+				 w->rank, w->host, w->timeout_s);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+/* Rank 0's bookkeeping of one gather. */
+struct gather {
+	MPI_Request *lreq, *dreq;
+	uint64_t *lens;
+	int *phase; /* 0 waiting for the length, 1 for the bytes, 2 done */
+};
+
+/* Advance rank r's receive; returns 1 when something moved, 0 if not, -1 on error. */
+static int gather_step(struct gather *g, struct gb_mpi_parts *parts, int r, int tag, char *err,
+		       size_t errlen)
+{
+	int flag = 0, rc;
+
+	if (g->phase[r] == 0) {
+		rc = MPI_Test(&g->lreq[r], &flag, MPI_STATUS_IGNORE);
+		if (rc != MPI_SUCCESS || !flag)
+			goto tested;
+		if (g->lens[r] > INT_MAX) {
+			snprintf(err, errlen, "rank %d announced %llu bytes: too large", r,
+				 (unsigned long long)g->lens[r]);
+			return -1;
+		}
+		parts->data[r] = calloc(g->lens[r] + 1, 1);
+		if (!parts->data[r])
+			abort();
+		rc = MPI_Irecv(parts->data[r], (int)g->lens[r], MPI_BYTE, r, TAG_BASE + 2 * tag + 1,
+			       MPI_COMM_WORLD, &g->dreq[r]);
+		g->phase[r] = 1;
+		goto tested;
+	}
+	rc = MPI_Test(&g->dreq[r], &flag, MPI_STATUS_IGNORE);
+	if (rc == MPI_SUCCESS && flag) {
+		parts->len[r] = g->lens[r];
+		parts->arrived[r] = true;
+		g->phase[r] = 2;
+	}
+tested:
+	if (rc != MPI_SUCCESS) {
+		mpi_error(rc, "MPI_Test", err, errlen);
+		return -1;
+	}
+	return flag;
+}
+
+/*
+ * Give up on the ranks that did not answer: cancel their receives. A buffer
+ * a cancelled receive may still be writing into is left allocated on
+ * purpose (the caller aborts the job right after a timeout).
+ */
+static void gather_cancel(struct gather *g, struct gb_mpi_parts *parts, int n)
+{
+	for (int r = 1; r < n; r++) {
+		MPI_Request *req = g->phase[r] == 0 ? &g->lreq[r] : g->phase[r] == 1 ? &g->dreq[r] : NULL;
+
+		if (!req || *req == MPI_REQUEST_NULL)
+			continue;
+		MPI_Cancel(req);
+		MPI_Request_free(req);
+		parts->data[r] = NULL;
+	}
+}
+
+static int gather_root(const struct gb_mpi_world *w, int tag, struct gb_mpi_parts *parts,
+		       char *err, size_t errlen)
+{
+	struct gather g;
+	size_t n = (size_t)w->size;
+	double deadline = now_s() + w->timeout_s;
+	int pending = w->size - 1, rc = 0;
+
+	g.lreq = calloc(n, sizeof(MPI_Request));
+	g.dreq = calloc(n, sizeof(MPI_Request));
+	g.lens = calloc(n, sizeof(uint64_t));
+	g.phase = calloc(n, sizeof(int));
+	if (!g.lreq || !g.dreq || !g.lens || !g.phase)
+		abort();
+	for (int r = 1; r < w->size; r++)
+		if (MPI_Irecv(&g.lens[r], 1, MPI_UINT64_T, r, TAG_BASE + 2 * tag, MPI_COMM_WORLD,
+			      &g.lreq[r]) != MPI_SUCCESS)
+			g.phase[r] = 2; /* cannot even listen: counts as not answering */
+	while (pending > 0) {
+		bool moved = false;
+
+		pending = 0;
+		for (int r = 1; r < w->size && rc >= 0; r++) {
+			if (g.phase[r] < 2) {
+				rc = gather_step(&g, parts, r, tag, err, errlen);
+				moved = moved || rc > 0;
+			}
+			pending += g.phase[r] < 2;
+		}
+		if (rc < 0)
+			break;
+		rc = 0;
+		if (pending > 0 && now_s() > deadline) {
+			gather_cancel(&g, parts, w->size);
+			rc = 1;
+			break;
+		}
+		if (!moved)
+			nap();
+	}
+	for (int r = 1; r < w->size && rc == 0; r++)
+		if (!parts->arrived[r])
+			rc = 1;
+	free(g.lreq);
+	free(g.dreq);
+	free(g.lens);
+	free(g.phase);
+	return rc;
+}
+
+int gb_mpi_gather(const struct gb_mpi_world *w, int tag, const void *mine, size_t len,
+		  struct gb_mpi_parts *parts, char *err, size_t errlen)
+{
+	memset(parts, 0, sizeof(*parts));
+	if (!w->active || w->size < 2) {
+		parts_alloc(parts, 1, mine, len);
+		return 0;
+	}
+	if (w->rank != 0)
+		return gather_send(w, tag, mine, len, err, errlen);
+	parts_alloc(parts, w->size, mine, len);
+	return gather_root(w, tag, parts, err, errlen);
+}
+
+#else /* built without MPI: always one rank */
+
+bool gb_mpi_built(void)
+{
+	return false;
+}
+
+int gb_mpi_world_init(struct gb_mpi_world *w, int launcher_size, double timeout_s, char *err,
+		      size_t errlen)
+{
+	(void)launcher_size;
+	(void)err;
+	(void)errlen;
+	one_rank(w, timeout_s);
+	return 0;
+}
+
+void gb_mpi_world_finalize(struct gb_mpi_world *w)
+{
+	(void)w;
+}
+
+void gb_mpi_abort(const struct gb_mpi_world *w, int code)
+{
+	(void)w;
+	(void)code;
+}
+
+int gb_mpi_bcast(const struct gb_mpi_world *w, void *buf, size_t len, const char *what,
+		 char *err, size_t errlen)
+{
+	(void)w;
+	(void)buf;
+	(void)len;
+	(void)what;
+	(void)err;
+	(void)errlen;
+	return 0;
+}
+
+int gb_mpi_barrier(const struct gb_mpi_world *w, const char *what, char *err, size_t errlen)
+{
+	(void)w;
+	(void)what;
+	(void)err;
+	(void)errlen;
+	return 0;
+}
+
+int gb_mpi_gather(const struct gb_mpi_world *w, int tag, const void *mine, size_t len,
+		  struct gb_mpi_parts *parts, char *err, size_t errlen)
+{
+	(void)w;
+	(void)tag;
+	(void)err;
+	(void)errlen;
+	memset(parts, 0, sizeof(*parts));
+	parts_alloc(parts, 1, mine, len);
+	return 0;
+}
+
+#endif

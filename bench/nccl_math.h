@@ -1,0 +1,491 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nccl_math.h - the CPU-only arithmetic behind `gpubench nccl`: options and
+ * their checks, the size sweep, how many elements and bytes each collective
+ * moves (nccl-tests' conventions), the predictable data of the correctness
+ * pass and the value every received element must have, the theoretical bus
+ * bandwidth of the links the ranks share, the per-collective summary with
+ * its alpha-beta fit, and the rows, metrics and checks of the report.
+ * Everything here is testable without a GPU; bench/nccl.c only measures.
+ *
+ * Conventions (nccl-tests' doc/PERFORMANCE.md, kept so numbers compare):
+ *   algbw = S / t, S = count x type size for allreduce, broadcast, reduce
+ *           and count x type size x nranks for allgather, reducescatter,
+ *           alltoall, where count is the per-rank element count;
+ *   busbw = algbw x 2(n-1)/n (allreduce), (n-1)/n (allgather,
+ *           reducescatter, alltoall), 1 (broadcast, reduce).
+ * GB/s are decimal (1e9 bytes/s). With one rank nothing crosses a link, so
+ * the (n-1)/n factors make bus bandwidth 0 by definition.
+ *
+ * The data pattern and the expected values are defined here, once, as
+ * inline functions that nvcc also compiles for the device
+ * (kernels/nccl_check.cu includes this header), so the verify kernel and the
+ * unit tests cannot disagree about what "correct" means.
+ */
+#ifndef GPUBENCH_BENCH_NCCL_MATH_H
+#define GPUBENCH_BENCH_NCCL_MATH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef __CUDACC__
+#include "../cmd/cli.h"
+#endif
+
+#ifdef __CUDACC__
+#define GB_NCCL_HD __host__ __device__
+#else
+#define GB_NCCL_HD
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- what can be measured ---- */
+
+enum gb_nccl_coll {
+	GB_NCCL_ALLREDUCE = 0,
+	GB_NCCL_ALLGATHER,
+	GB_NCCL_REDUCESCATTER,
+	GB_NCCL_BROADCAST,
+	GB_NCCL_REDUCE,
+	GB_NCCL_ALLTOALL,
+	GB_NCCL_COLL_COUNT
+};
+
+/* NCCL's own type names (nccl-tests -d); fp8 is left out: its sums are not exact */
+enum gb_nccl_dtype {
+	GB_NCCL_INT8 = 0,
+	GB_NCCL_UINT8,
+	GB_NCCL_INT32,
+	GB_NCCL_UINT32,
+	GB_NCCL_INT64,
+	GB_NCCL_UINT64,
+	GB_NCCL_HALF,
+	GB_NCCL_FLOAT,
+	GB_NCCL_DOUBLE,
+	GB_NCCL_BFLOAT16,
+	GB_NCCL_DTYPE_COUNT
+};
+
+enum gb_nccl_redop {
+	GB_NCCL_SUM = 0,
+	GB_NCCL_PROD,
+	GB_NCCL_MAX,
+	GB_NCCL_MIN,
+	GB_NCCL_AVG,
+	GB_NCCL_REDOP_COUNT
+};
+
+/* NULL-terminated, indexed by the enums above (also the option choices) */
+extern const char *const gb_nccl_coll_names[];
+extern const char *const gb_nccl_dtype_names[];
+extern const char *const gb_nccl_redop_names[];
+
+size_t gb_nccl_dtype_size(enum gb_nccl_dtype t);
+/* true for allreduce, reducescatter, reduce: they take a reduction operator */
+bool gb_nccl_coll_reduces(enum gb_nccl_coll c);
+/* true for broadcast and reduce: they take a root */
+bool gb_nccl_coll_rooted(enum gb_nccl_coll c);
+/* false for alltoall: NCCL does not define an in-place all-to-all */
+bool gb_nccl_coll_has_inplace(enum gb_nccl_coll c);
+
+/* ---- options ---- */
+
+struct gb_nccl_params {
+	uint32_t colls;      /* bitmask over gb_nccl_coll_names */
+	uint32_t dtypes;     /* bitmask over gb_nccl_dtype_names */
+	uint32_t redops;     /* bitmask over gb_nccl_redop_names */
+	uint64_t min_bytes;
+	uint64_t max_bytes;
+	int64_t factor;
+	int64_t iters;       /* timed operations per size */
+	int64_t warmup;      /* untimed operations per size before them */
+	int64_t root;
+	bool inplace;        /* only in-place (both, or neither: both placements) */
+	bool outofplace;     /* only out-of-place */
+	bool graph;          /* capture the timed operations in a CUDA graph and replay it */
+	double timeout_s;    /* longest wait for a collective or another rank */
+};
+
+#ifndef __CUDACC__
+/* The option table (struct gb_nccl_params offsets), shared by the command and the tests. */
+extern const struct gb_opt gb_nccl_opts[];
+#endif
+/* Defaults: allreduce, float, sum, 8 B to 1 GiB x2, 20 iterations after 5, root 0, 120 s. */
+void gb_nccl_set_defaults(void *params);
+/* Cross-field checks: 0, or -1 with one line in err ("--min-bytes (1G) is above --max-bytes (8M)"). */
+int gb_nccl_validate(const void *params, char *err, size_t errlen);
+/* Out-of-place and in-place as the options select them (neither given: both). */
+bool gb_nccl_want_outofplace(const struct gb_nccl_params *p);
+bool gb_nccl_want_inplace(const struct gb_nccl_params *p);
+
+/* ---- sizes and shapes ---- */
+
+/* Most points in one sweep (factor >= 2 over 64-bit sizes never needs more). */
+#define GB_NCCL_SWEEP_MAX 64
+
+/*
+ * nccl-tests' sweep: min, min*factor, min*factor^2, ... while <= max.
+ * Returns the number of sizes written (at most cap); 0 on bad input
+ * (min 0, factor < 2, min above max).
+ */
+size_t gb_nccl_sweep(uint64_t min_bytes, uint64_t max_bytes, uint64_t factor, uint64_t *out,
+		     size_t cap);
+
+/*
+ * Element counts per rank of one collective at a sweep size, as nccl-tests'
+ * *GetCollByteCount: the sharded collectives split `bytes` over the ranks in
+ * chunks rounded down to 16 bytes, so every rank's chunk stays aligned.
+ */
+struct gb_nccl_shape {
+	uint64_t send_count;          /* elements in each rank's send buffer */
+	uint64_t recv_count;          /* elements in each rank's receive buffer */
+	uint64_t param_count;         /* the count passed to NCCL, nccl-tests' "count" column */
+	uint64_t inplace_send_offset; /* in-place: send = recv + rank x this (allgather) */
+	uint64_t inplace_recv_offset; /* in-place: recv = send + rank x this (reducescatter) */
+};
+
+/* 0, or -1 when the size gives no element per rank (or bad input). */
+int gb_nccl_shape_of(enum gb_nccl_coll c, uint64_t bytes, enum gb_nccl_dtype t, int nranks,
+		     struct gb_nccl_shape *s);
+
+/* Bytes S of algbw = S / t for one operation of this shape. */
+double gb_nccl_algbw_bytes(enum gb_nccl_coll c, const struct gb_nccl_shape *s,
+			   enum gb_nccl_dtype t, int nranks);
+
+/* ---- the correctness pass: predictable data and the expected result ---- */
+
+/*
+ * Input element i of rank r: pseudo-random small integers, 1..4 (1..2 for
+ * prod), a pure function of (seed, rank, i). Small integers make every sum,
+ * product, max and min exact in every type for the rank counts that matter
+ * (sums up to 4n are exact in bfloat16 up to 64 ranks, in half up to 512),
+ * so the check can demand bit-exact results; only avg divides and gets a
+ * tolerance (gb_nccl_tolerance). Never zeros: those hide unwritten outputs.
+ */
+static inline GB_NCCL_HD uint64_t gb_nccl_hash(uint64_t seed, uint64_t rank, uint64_t i)
+{
+	uint64_t z = seed * 0xD1B54A32D192ED03ULL + rank * 0x9E3779B97F4A7C15ULL +
+		     (i + 1) * 0xBF58476D1CE4E5B9ULL;
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	return z ^ (z >> 31);
+}
+
+static inline GB_NCCL_HD int gb_nccl_input(int redop, uint64_t seed, int rank, uint64_t i)
+{
+	uint64_t h = gb_nccl_hash(seed, (uint64_t)rank, i);
+
+	return redop == GB_NCCL_PROD ? 1 + (int)(h & 1) : 1 + (int)(h & 3);
+}
+
+/* Everything a rank needs to know to predict its receive buffer. */
+struct gb_nccl_expect {
+	int coll;            /* enum gb_nccl_coll */
+	int redop;           /* enum gb_nccl_redop; ignored by collectives that do not reduce */
+	int dtype;           /* enum gb_nccl_dtype */
+	int nranks;
+	int rank;            /* the rank whose receive buffer is checked */
+	int root;
+	uint64_t param_count;
+	uint64_t seed;
+};
+
+static inline GB_NCCL_HD int gb_nccl_dtype_bits(int dtype)
+{
+	switch (dtype) {
+	case GB_NCCL_INT8:
+	case GB_NCCL_UINT8:
+		return 8;
+	case GB_NCCL_HALF:
+	case GB_NCCL_BFLOAT16:
+		return 16;
+	case GB_NCCL_INT32:
+	case GB_NCCL_UINT32:
+	case GB_NCCL_FLOAT:
+		return 32;
+	default:
+		return 64;
+	}
+}
+
+static inline GB_NCCL_HD bool gb_nccl_dtype_float(int dtype)
+{
+	return dtype == GB_NCCL_HALF || dtype == GB_NCCL_FLOAT || dtype == GB_NCCL_DOUBLE ||
+	       dtype == GB_NCCL_BFLOAT16;
+}
+
+static inline GB_NCCL_HD bool gb_nccl_dtype_signed(int dtype)
+{
+	return dtype == GB_NCCL_INT8 || dtype == GB_NCCL_INT32 || dtype == GB_NCCL_INT64;
+}
+
+/* The integer bits of v as a dtype of that width holds them (two's complement wrap). */
+static inline GB_NCCL_HD uint64_t gb_nccl_wrap(int dtype, uint64_t v)
+{
+	int bits = gb_nccl_dtype_bits(dtype);
+
+	return bits >= 64 ? v : v & ((1ULL << bits) - 1);
+}
+
+/* Integer avg: NCCL sums in the type, then divides (signed types as signed). */
+static inline GB_NCCL_HD uint64_t gb_nccl_int_avg(int dtype, uint64_t wrapped_sum, int nranks)
+{
+	int bits = gb_nccl_dtype_bits(dtype);
+
+	if (gb_nccl_dtype_signed(dtype)) {
+		int64_t s = (int64_t)wrapped_sum;
+
+		if (bits < 64 && (wrapped_sum >> (bits - 1)) & 1)
+			s = (int64_t)(wrapped_sum | ~((1ULL << bits) - 1)); /* sign-extend */
+		return gb_nccl_wrap(dtype, (uint64_t)(s / nranks));
+	}
+	return wrapped_sum / (uint64_t)nranks;
+}
+
+/*
+ * Expected value of element i of e->rank's receive buffer (recv_count
+ * elements; for reduce only the root's is defined). *f is the value for
+ * floating-point types (exact before rounding to the type, except avg), *u
+ * the bits for integer types, already wrapped to the type's width.
+ */
+static inline GB_NCCL_HD void gb_nccl_expected(const struct gb_nccl_expect *e, uint64_t i,
+					       double *f, uint64_t *u)
+{
+	uint64_t pc = e->param_count ? e->param_count : 1, idx = i;
+	int from = -1; /* a single source rank, or -1 for a reduction over all */
+	double af;
+	uint64_t au;
+
+	switch (e->coll) {
+	case GB_NCCL_BROADCAST:
+		from = e->root;
+		break;
+	case GB_NCCL_REDUCESCATTER:
+		idx = (uint64_t)e->rank * pc + i;
+		break;
+	case GB_NCCL_ALLGATHER:
+		from = (int)(i / pc);
+		idx = i % pc;
+		break;
+	case GB_NCCL_ALLTOALL:
+		from = (int)(i / pc);
+		idx = (uint64_t)e->rank * pc + i % pc;
+		break;
+	default: /* allreduce, reduce */
+		break;
+	}
+	if (from >= 0) {
+		int v = gb_nccl_input(GB_NCCL_SUM, e->seed, from, idx);
+
+		*f = (double)v;
+		*u = gb_nccl_wrap(e->dtype, (uint64_t)v);
+		return;
+	}
+	af = gb_nccl_input(e->redop, e->seed, 0, idx);
+	au = (uint64_t)af;
+	for (int s = 1; s < e->nranks; s++) {
+		int v = gb_nccl_input(e->redop, e->seed, s, idx);
+
+		switch (e->redop) {
+		case GB_NCCL_PROD:
+			af *= v;
+			au *= (uint64_t)v;
+			break;
+		case GB_NCCL_MAX:
+			af = af > v ? af : v;
+			au = au > (uint64_t)v ? au : (uint64_t)v;
+			break;
+		case GB_NCCL_MIN:
+			af = af < v ? af : v;
+			au = au < (uint64_t)v ? au : (uint64_t)v;
+			break;
+		default: /* sum, avg */
+			af += v;
+			au += (uint64_t)v;
+			break;
+		}
+	}
+	au = gb_nccl_wrap(e->dtype, au);
+	if (e->redop == GB_NCCL_AVG) {
+		af /= e->nranks;
+		au = gb_nccl_int_avg(e->dtype, au, e->nranks);
+	}
+	*f = af;
+	*u = au;
+}
+
+/* Significand bits (with the implicit one) of a floating-point type; 0 for integers. */
+static inline GB_NCCL_HD int gb_nccl_dtype_precision(int dtype)
+{
+	switch (dtype) {
+	case GB_NCCL_HALF:
+		return 11;
+	case GB_NCCL_BFLOAT16:
+		return 8;
+	case GB_NCCL_FLOAT:
+		return 24;
+	case GB_NCCL_DOUBLE:
+		return 53;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Relative tolerance of a received floating-point element: 0 (bit-exact)
+ * whenever the arithmetic is exact in the type, which is every case but avg
+ * (a division, and NCCL pre-multiplies by 1/n in floating point) and sums
+ * too large for the type's significand (more than 64 ranks in bfloat16).
+ * Then 2 n ulp, the worst case of n roundings. Integers are always exact.
+ */
+static inline GB_NCCL_HD double gb_nccl_tolerance(int dtype, int coll, int redop, int nranks)
+{
+	int p = gb_nccl_dtype_precision(dtype);
+	double eps, exact_limit;
+
+	if (!p || coll == GB_NCCL_BROADCAST || coll == GB_NCCL_ALLGATHER ||
+	    coll == GB_NCCL_ALLTOALL || redop == GB_NCCL_MAX || redop == GB_NCCL_MIN ||
+	    redop == GB_NCCL_PROD)
+		return 0.0;
+	eps = 1.0 / (double)(1ULL << (p - 1));
+	exact_limit = (double)(1ULL << p);
+	if (redop == GB_NCCL_SUM && 4.0 * nranks <= exact_limit)
+		return 0.0;
+	return 2.0 * nranks * eps;
+}
+
+/* Whether a received floating-point value passes: NaN never does. */
+static inline GB_NCCL_HD bool gb_nccl_value_ok(double got, double expected, double rel_tol)
+{
+	double d;
+
+	if (got == expected)
+		return true;
+	d = got - expected;
+	if (d < 0)
+		d = -d;
+	return rel_tol > 0 && d <= rel_tol * (expected < 0 ? -expected : expected);
+}
+
+/* ---- theory: the links the ranks share ---- */
+
+/* What one rank's GPU offers for collectives. */
+struct gb_nccl_rank_link {
+	const char *host;    /* hostname, NULL if unknown */
+	int nvlink_up;       /* NVLink links up, <= 0 none or unknown */
+	int nvlink_gen;      /* NVLink generation, <= 0 unknown */
+	double pcie_bps;     /* host link per direction (current, else maximum), NAN unknown */
+};
+
+/*
+ * Theoretical bus bandwidth of the links the ranks share, bytes/s per
+ * direction (the figure busbw compares with): when every pair of ranks is
+ * joined by NVLink, the slowest GPU's links up x per-link rate of its
+ * generation (NCCL spreads rings over all links, through NVSwitch or a
+ * direct mesh); otherwise the slowest GPU's PCIe link. NAN, with the reason
+ * in basis, for one rank (nothing crosses a link), ranks on several hosts
+ * (the network bounds it and its rate is unknown here) or unknown links.
+ * basis gets one line saying how the figure was reached.
+ */
+double gb_nccl_link_theory(const struct gb_nccl_rank_link *r, size_t n, bool all_pairs_nvlink,
+			   char *basis, size_t len);
+
+struct gb_device_info;
+struct gb_run;
+
+/* A rank's link figures from its device record (NVLink generation from the compute capability when NVML did not say). */
+void gb_nccl_rank_link_of(const struct gb_device_info *d, const char *host,
+			  struct gb_nccl_rank_link *out);
+
+/* true when every ordered pair of devs[0..n) is an "nvlink" link in run's topology. */
+bool gb_nccl_pairs_nvlink(const struct gb_run *run, const int *devs, size_t n);
+
+/* ---- rows, summary, report ---- */
+
+/* One line of nccl-tests' table: one collective at one size and placement. */
+struct gb_nccl_row {
+	int coll;            /* enum gb_nccl_coll */
+	int dtype;           /* enum gb_nccl_dtype */
+	int redop;           /* enum gb_nccl_redop, -1 for collectives that do not reduce */
+	int root;            /* -1 for collectives without a root */
+	bool inplace;
+	uint64_t size;       /* bytes: the larger of one rank's send and receive buffers */
+	uint64_t count;      /* elements: the count passed to NCCL */
+	double algbytes;     /* S of algbw */
+	double time_us;      /* per operation */
+	double algbw_gbps;
+	double busbw_gbps;
+	int64_t nwrong;      /* wrong elements over all ranks, -1 when not checked */
+};
+
+/* Fill size, count and algbytes of a row from its shape. */
+void gb_nccl_row_shape(struct gb_nccl_row *r, const struct gb_nccl_shape *s, int nranks);
+/* algbw and busbw from time_us (NAN when the time is not positive). */
+void gb_nccl_row_bw(struct gb_nccl_row *r, int nranks);
+
+/* Rows as JSON objects with nccl-tests' column names, and back. */
+struct cJSON *gb_nccl_row_to_json(const struct gb_nccl_row *r);
+int gb_nccl_row_from_json(const struct cJSON *o, struct gb_nccl_row *r);
+
+/*
+ * Combine every rank's rows of one run (rows[k][0..n[k]), the same sweep on
+ * every rank) into out[0..n[0]): the time is the mean over ranks (nccl-tests'
+ * default -a 1), wrong elements are summed, bandwidths recomputed for
+ * nranks. Returns 0, or -1 when the ranks' rows do not line up.
+ */
+int gb_nccl_rows_combine(const struct gb_nccl_row *const *rows, const size_t *n, size_t parts,
+			 int nranks, struct gb_nccl_row *out);
+
+/* The headline numbers of one collective and placement over its sweep. */
+struct gb_nccl_summary {
+	size_t n;
+	double busbw_peak_gbps;
+	double algbw_peak_gbps;
+	double busbw_largest_gbps;
+	double latency_smallest_us;
+	uint64_t smallest_bytes, largest_bytes;
+	bool fit_ok;
+	double alpha_us;        /* latency of the fit t = alpha + S / beta */
+	double beta_gbps;       /* asymptotic algbw */
+	double beta_bus_gbps;   /* the same as bus bandwidth: beta x the busbw factor */
+	double r2;
+	int64_t nwrong;         /* total, -1 when nothing was checked */
+	int64_t first_wrong;    /* index of the first row with wrong elements, -1 if none */
+};
+
+/* Summarize rows (one collective, type, operator and placement); 0, or -1 if n == 0. */
+int gb_nccl_summarize(const struct gb_nccl_row *rows, size_t n, int nranks,
+		      struct gb_nccl_summary *s);
+
+/*
+ * The name of a row's group: "allreduce", with "_half" when the rows hold
+ * several types, "_max" when several operators, "_inplace" for in-place.
+ */
+void gb_nccl_group_name(const struct gb_nccl_row *r, bool multi_dtype, bool multi_redop,
+			char *buf, size_t len);
+
+struct gb_bench_result;
+
+/*
+ * Everything the report says about a sweep, from its rows: per group
+ * (collective, type, operator, placement) the metrics (peak busbw and busbw
+ * at the largest size against the theoretical link bandwidth, peak algbw,
+ * latency at the smallest size, alpha and beta), the series (bytes against
+ * busbw, algbw and time), a correctness check (FAILED naming the first size
+ * with wrong elements), and extra.rows with every row. theory_bps may be
+ * NAN; basis may be NULL. With one rank, extra.note says that bus bandwidth
+ * is 0 by definition and that algbw is the figure to read.
+ */
+void gb_nccl_fill_result(struct gb_bench_result *res, const struct gb_nccl_row *rows, size_t n,
+			 int nranks, double theory_bps, const char *basis);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

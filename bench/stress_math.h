@@ -1,0 +1,558 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stress_math.h - the CPU-only core of `gpubench stress` (in gpubench_core,
+ * unit tested without a GPU): the precisions and their GEMM types, the data
+ * generator shared with the kernels, the ABFT (Huang-Abraham) checksum
+ * reference and its rounding-error bound, the exact-phase integer ranges,
+ * memory sizing, load-profile schedules, the cross-GPU vote, the hardware
+ * XID set, forensics formatting, the thresholds and the per-GPU verdict
+ * rules as pure functions over a struct of observations.
+ *
+ * Layout (the same "TN" convention as bench/gemm_math.h): C = A^T B with
+ *   A stored k x m column-major (lda = k): A(i, p) is element p + i k,
+ *   B stored k x n column-major (ldb = k): B(p, j) is element p + j k,
+ *   C stored m x n column-major (ldc = m): C(i, j) is element i + j m.
+ * So "row i of the product" is column i of A's storage, and both operands of
+ * one dot product are contiguous.
+ *
+ * The generator and the memtest patterns are header-inline and compile for
+ * the device too (kernels/stress.cu includes this header under nvcc), so the
+ * CPU reference and the GPU fill agree bit for bit.
+ */
+#ifndef GPUBENCH_BENCH_STRESS_MATH_H
+#define GPUBENCH_BENCH_STRESS_MATH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bench/gemm_math.h"
+#include "bench/nvml.h"
+#include "report/result.h"
+
+#ifdef __CUDACC__
+#define GB_STRESS_HD static inline __host__ __device__
+#else
+#define GB_STRESS_HD static inline
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ======================================================================= */
+/* data generator (host and device)                                        */
+
+/* splitmix64's finaliser: a bijection of 64-bit words with good avalanche */
+GB_STRESS_HD uint64_t gb_stress_mix64(uint64_t x)
+{
+	x += 0x9E3779B97F4A7C15ULL;
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+	return x ^ (x >> 31);
+}
+
+/* The key of one matrix (0 = A, 1 = B) of one seed; element values hash (key, index). */
+GB_STRESS_HD uint64_t gb_stress_key(uint64_t seed, unsigned matrix)
+{
+	return gb_stress_mix64(seed ^ ((uint64_t)(matrix + 1) << 56));
+}
+
+/*
+ * Element idx of a matrix. Random data (r == 0): +-m 2^-sig_bits with m
+ * uniform in [0, 2^sig_bits), zero-mean and uniform in (-1, 1), and exactly
+ * representable in a type with sig_bits significand bits, so the value the
+ * GPU multiplies is the value the CPU reference sums (no input rounding, not
+ * even TF32's). Exact data (r > 0): an integer uniform in [-r, r].
+ */
+GB_STRESS_HD double gb_stress_value(uint64_t key, uint64_t idx, int sig_bits, int64_t r)
+{
+	uint64_t h = gb_stress_mix64(key ^ idx);
+	double mag;
+
+	if (r > 0)
+		return (double)(int64_t)((h >> 11) % (uint64_t)(2 * r + 1)) - (double)r;
+	mag = (double)(h >> (64 - sig_bits)) / (double)(1ULL << sig_bits);
+	return (h & 1) ? -mag : mag;
+}
+
+/* Memtest patterns over 32-bit words. */
+enum gb_memtest_kind {
+	GB_MT_WALK1 = 0, /* one bit set, walking with the pass and the address */
+	GB_MT_WALK0,     /* one bit clear */
+	GB_MT_SOLID,     /* the 32-bit pattern `param` everywhere (moving inversions) */
+	GB_MT_RANDOM     /* a counter-based hash of (seed, address) */
+};
+
+GB_STRESS_HD uint32_t gb_memtest_word(int kind, uint32_t param, uint64_t seed, uint64_t i)
+{
+	/* the walking bit moves with the address too, so neighbours differ */
+	unsigned rot = (unsigned)((param + i) & 31u);
+
+	switch (kind) {
+	case GB_MT_WALK1:
+		return 1u << rot;
+	case GB_MT_WALK0:
+		return ~(1u << rot);
+	case GB_MT_SOLID:
+		return param;
+	default:
+		return (uint32_t)(gb_stress_mix64(seed ^ (i * 0xD6E8FEB86659FD93ULL)) >> 16);
+	}
+}
+
+/* One word of the order-independent result digest (XOR of these over all words). */
+GB_STRESS_HD uint64_t gb_stress_digest_word(uint32_t bits, uint64_t i)
+{
+	return gb_stress_mix64(((uint64_t)bits << 32) ^ (i * 0xA24BAED4963EE407ULL) ^ i);
+}
+
+/* ======================================================================= */
+/* precisions                                                              */
+
+/* --precision, in option order */
+enum gb_stress_prec {
+	GB_SP_BF16 = 0,
+	GB_SP_FP16,
+	GB_SP_TF32,
+	GB_SP_FP32,
+	GB_SP_FP64,
+	GB_SP_FP8,
+	GB_SP_MIXED, /* FP64 and FP16 GEMMs in turn (DCGM targeted power's mix) */
+	GB_SP_COUNT
+};
+/* "bf16", "fp16", "tf32", "fp32", "fp64", "fp8", "mixed", NULL */
+extern const char *const gb_stress_prec_names[];
+
+/* What one concrete GEMM flavour (never "mixed") runs with. */
+struct gb_stress_gemm_type {
+	enum gb_stress_prec prec;
+	enum gb_dtype in;      /* A and B */
+	enum gb_dtype out;     /* C: F32, or F64 for fp64 (so exact sums stay exact) */
+	int sig_bits;          /* significand bits of the generated random inputs */
+	double u_acc;          /* unit roundoff assumed for the accumulation (see .c) */
+	int64_t int_max;       /* largest integer n with every |i| <= n exact in the input type */
+	int acc_exact_bits;    /* integers below 2^this are exact in the accumulator */
+	enum gb_precision peak_prec; /* theory.h precision for peaks */
+};
+/* 0, or -1 for MIXED or an unknown value */
+int gb_stress_gemm_type(enum gb_stress_prec p, struct gb_stress_gemm_type *t);
+
+/* The concrete precisions behind p (mixed: fp64 then fp16). Returns the count (1 or 2). */
+size_t gb_stress_expand_prec(enum gb_stress_prec p, enum gb_stress_prec out[2]);
+
+/* NULL when compute capability cc_major.cc_minor runs p; else a reason in buf */
+const char *gb_stress_unsupported(enum gb_stress_prec p, int cc_major, int cc_minor, char *buf,
+				  size_t len);
+
+/* ======================================================================= */
+/* phases: which inputs a batch multiplies                                 */
+
+enum gb_stress_mode { GB_STRESS_RANDOM = 0, GB_STRESS_EXACT };
+
+struct gb_stress_phase {
+	enum gb_stress_prec prec;  /* concrete */
+	enum gb_stress_mode mode;
+	int64_t r;                 /* exact: integers in [-r, r]; random: 0 */
+};
+
+/*
+ * Largest r such that integer inputs in [-r, r] of an m x n x k GEMM give
+ * an exact product in any summation order, and exact checksums in double:
+ *   r <= int_max of the input type (FP16 and TF32 2048, BF16 256, FP8 16),
+ *   k r^2 < 2^acc_exact_bits (FP32 accumulation: 2^24; FP64: 2^53),
+ *   max(m, n) k r^2 < 2^53 (the row and column sums in double),
+ *   and for FP8 k r^2 <= 2^14, exact even if the tensor core keeps only
+ *   about 14 bits while accumulating (DeepSeek-V3 report on H800).
+ * 0 when no r >= 1 fits.
+ */
+int64_t gb_stress_exact_range(enum gb_stress_prec p, uint64_t m, uint64_t n, uint64_t k);
+
+/*
+ * The phases of a run: the random phase of each concrete precision, then
+ * (when exact) the exact phase of each. Returns the count (at most 4).
+ */
+size_t gb_stress_phases(enum gb_stress_prec p, bool exact, uint64_t m, uint64_t n, uint64_t k,
+			struct gb_stress_phase *out, size_t max);
+
+/*
+ * The phase index of batch b when phases[0, n_random) are random and
+ * phases[n_random, n_random + n_exact) exact: random phases take three
+ * batches in four (precisions in turn), exact phases the fourth; without
+ * exact phases the random ones in turn.
+ */
+size_t gb_stress_batch_phase(size_t n_random, size_t n_exact, uint64_t batch);
+
+/* ======================================================================= */
+/* ABFT (Huang-Abraham checksums) reference and bound                      */
+
+/* safety factor of the probabilistic bound; see stress_math.c */
+#define GB_STRESS_ABFT_TAU 64.0
+
+/* How a checksum difference is bounded (see stress_math.c for each). */
+enum gb_abft_kind {
+	GB_ABFT_EXACT = 0,     /* integer data: sums are exact, the bound is 0 */
+	GB_ABFT_PROBABILISTIC, /* random zero-mean data: tau u sqrt(k) x scale (the default) */
+	GB_ABFT_RIGOROUS       /* any data: gamma_k |e^T| |A| |B| (never a false alarm, loose) */
+};
+
+/*
+ * Expected row and column sums of C = A^T B and the largest difference a
+ * correct result may show, for every column j (n) and row i (m).
+ */
+struct gb_abft_ref {
+	uint64_t m, n, k;
+	double *col_exp, *col_bound;  /* n each */
+	double *row_exp, *row_bound;  /* m each */
+};
+
+/* Supplies column `col` (k values) of matrix 0 (A's storage) or 1 (B's). */
+typedef void gb_stress_column_fn(void *user, unsigned matrix, uint64_t col, double *out,
+				 uint64_t k);
+
+/*
+ * Build the reference from any inputs in O((m + n) k) without forming C,
+ * with bounds of the given kind for an accumulation of unit roundoff u_acc
+ * (tau: the probabilistic safety factor; <= 0 means GB_STRESS_ABFT_TAU).
+ * Returns 0, -1 on allocation failure.
+ */
+int gb_stress_abft_build(gb_stress_column_fn *column, void *user, uint64_t m, uint64_t n,
+			 uint64_t k, enum gb_abft_kind kind, double u_acc, double tau,
+			 struct gb_abft_ref *out);
+
+/*
+ * The bound of one checksum over len elements (m for a column sum, n for a
+ * row sum) of dot products of length k: scale is the checksum's
+ * sqrt(sum_p (sum_i A(i,p)^2) B(p,j)^2) (the expected 2-norm of the summed
+ * elements for zero-mean data), abs_sum its sum_p (sum_i |A(i,p)|) |B(p,j)|.
+ */
+double gb_stress_abft_bound(enum gb_abft_kind kind, double u_acc, double tau, uint64_t k,
+			    uint64_t len, double scale, double abs_sum);
+
+/* The reference of a phase's generated inputs (seed as the fill kernels use it). */
+int gb_stress_abft_reference(const struct gb_stress_phase *ph, uint64_t seed, uint64_t m,
+			     uint64_t n, uint64_t k, double tau, struct gb_abft_ref *out);
+void gb_stress_abft_release(struct gb_abft_ref *r);
+
+/* The bound kind of a phase: EXACT for exact phases, else PROBABILISTIC */
+enum gb_abft_kind gb_stress_abft_kind(const struct gb_stress_phase *ph);
+
+/*
+ * Element (row, col) of a phase's product computed on the CPU from the
+ * generator in O(k): exact for exact phases (integers below 2^53), the
+ * double-precision value of the exact product otherwise. For forensics.
+ */
+double gb_stress_element(const struct gb_stress_phase *ph, uint64_t seed, uint64_t k, uint64_t row,
+			 uint64_t col);
+
+/* Column sums (n) and row sums (m) of a CPU result C (m x n column-major). */
+void gb_stress_abft_sums(const double *c, uint64_t m, uint64_t n, double *col, double *row);
+
+/*
+ * Compare observed sums with the reference. Returns the number of columns
+ * plus rows whose |observed - expected| exceeds the bound (NaN counts);
+ * the first failing column and row go to *first_col / *first_row (-1 none).
+ */
+uint64_t gb_stress_abft_check(const struct gb_abft_ref *r, const double *col, const double *row,
+			      int64_t *first_col, int64_t *first_row);
+
+/* ======================================================================= */
+/* sizing                                                                  */
+
+struct gb_stress_sizing {
+	uint64_t n;              /* m = n = k of every GEMM */
+	uint64_t slots;          /* result slots in all (the first n_phases are references) */
+	uint64_t bytes_inputs;   /* A and B of every phase */
+	uint64_t bytes_slot;
+	uint64_t bytes_total;    /* inputs + slots + fixed */
+};
+
+/* Largest default matrix dimension (gpu-burn's 8192; see the bound's margin) */
+#define GB_STRESS_N_MAX 8192
+#define GB_STRESS_N_MIN 256
+
+/*
+ * Fill `fraction` of free_bytes: inputs for every phase, a reference slot
+ * per phase and as many working slots as fit (at least one). n_req = 0
+ * picks the largest power of two <= GB_STRESS_N_MAX that fits with at least
+ * 2 working slots; fixed_bytes is what the worker needs besides (workspace,
+ * checksums). Returns 0, or -1 with a reason ("needs 1.1 GiB, 90% of free
+ * memory is 512 MiB").
+ */
+int gb_stress_size(double free_bytes, double fraction, uint64_t n_req,
+		   const struct gb_stress_phase *ph, size_t n_phases, uint64_t fixed_bytes,
+		   struct gb_stress_sizing *out, char *err, size_t len);
+
+/* GEMMs per batch so that one batch lasts about target_s (1 .. max). */
+uint64_t gb_stress_batch_gemms(double t_gemm_s, double target_s, uint64_t max);
+
+/* ======================================================================= */
+/* load profiles                                                           */
+
+enum gb_stress_profile { GB_PROFILE_SUSTAINED = 0, GB_PROFILE_PULSE, GB_PROFILE_RAMP };
+extern const char *const gb_stress_profile_names[]; /* "sustained", "pulse", "ramp", NULL */
+
+/* ramp: the load climbs in this many equal steps over the run (25, 50, 75, 100%) */
+#define GB_STRESS_RAMP_STEPS 4
+
+struct gb_stress_schedule {
+	enum gb_stress_profile profile;
+	double duration_s;
+	double period_s;  /* pulse */
+	double duty;      /* pulse: share of the period under load */
+};
+
+/* The load level (0 idle .. 1 full) at t seconds into the run. */
+double gb_stress_load_level(const struct gb_stress_schedule *s, double t);
+
+/*
+ * How long to idle after a batch that ran busy_s and ended at t: 0 at full
+ * load; busy (1 - L) / L at a partial level L (duty-cycle modulation); to
+ * the next "on" edge when idle (pulse off-phase).
+ */
+double gb_stress_idle_after(const struct gb_stress_schedule *s, double t, double busy_s);
+
+/* ======================================================================= */
+/* cross-GPU vote                                                          */
+
+enum gb_cross { GB_CROSS_NONE = 0, GB_CROSS_AGREE, GB_CROSS_OUTLIER, GB_CROSS_UNDECIDED };
+
+/*
+ * Digests of the same computation on n GPUs (valid[i] false: no digest).
+ * Every valid GPU gets AGREE when all agree; with a strict majority the
+ * others are OUTLIER; without one (two GPUs that differ, or a split) every
+ * valid GPU is UNDECIDED. Fewer than two valid digests: NONE for all.
+ */
+void gb_stress_cross_vote(const uint64_t *digest, const bool *valid, size_t n,
+			  enum gb_cross *out);
+
+/* Order-independent digest of n 32-bit words (the kernel's, for tests). */
+uint64_t gb_stress_digest(const uint32_t *words, size_t n);
+
+/* ======================================================================= */
+/* XIDs                                                                    */
+
+/*
+ * The XIDs that indicate hardware trouble (Imbue cluster-health's list):
+ * 48, 56-58, 62-64, 68-77, 79-86, 88-89, 92, 94-105, 110-120, 122-125.
+ * Others (13, 31, 43: application faults, ...) are reported as warnings.
+ */
+bool gb_stress_xid_is_hardware(unsigned long long xid);
+
+/* ======================================================================= */
+/* forensics                                                               */
+
+/* Bit positions set in x into pos (up to max), lowest first; returns the count. */
+size_t gb_stress_flipped_bits(uint64_t x, int *pos, size_t max);
+
+/* "sign", "exponent" or "mantissa" of bit `bit` of a type (f32, f64; u32 for memtest words) */
+const char *gb_stress_bit_field(enum gb_dtype t, int bit);
+
+struct gb_stress_forensic {
+	int device;
+	double t_s;            /* seconds since the run started */
+	const char *layer;     /* "abft", "exact", "repeat", "memtest", "nan" (static) */
+	uint64_t batch;
+	int64_t slot, row, col; /* -1 when unknown */
+	int64_t offset;        /* memtest: byte offset in the tested region; -1 otherwise */
+	enum gb_dtype type;    /* of expected/got: F32, F64, or I32 for memtest words */
+	bool have_bits;
+	uint64_t expected_bits, got_bits;
+	double expected, got;  /* values (NAN when unknown) */
+	double sum_observed, sum_expected, sum_bound; /* an ABFT checksum, NAN if none */
+	bool injected;         /* the --inject-fault flip, not a hardware error */
+	bool have_tel;
+	struct gb_telemetry_sample tel;  /* telemetry nearest the moment */
+};
+
+/* A forensic record with every field unknown. */
+void gb_stress_forensic_init(struct gb_stress_forensic *f);
+
+/*
+ * One line: "gpu 0 at 12.5 s, repeat, batch 7 slot 3 (row 10, col 20):
+ * expected 0x41f00000 (30) got 0x49f00000 (1966080), flipped bit 27
+ * (exponent); 71 C, 650 W, 1755 MHz, sw_power_cap".
+ */
+void gb_stress_forensic_format(const struct gb_stress_forensic *f, char *buf, size_t len);
+
+/* The same as a JSON object for the report's extra.forensics[] (caller owns it). */
+struct cJSON *gb_stress_forensic_json(const struct gb_stress_forensic *f);
+
+/* ======================================================================= */
+/* thresholds                                                              */
+
+struct gb_stress_thresholds {
+	double temp_limit_c;          /* fail above (85) */
+	double throttle_share_max;    /* fail when hw-slowdown/thermal/power-brake share exceeds (0.01) */
+	uint64_t throttle_min_samples; /* ... and at least this many samples showed it (2) */
+	uint64_t throttle_mask;       /* the reasons that count (DCGM's four) */
+	double power_cap_share_warn;  /* warn when sw power cap share exceeds (0.01) */
+	double tflops_drop_max;       /* fail when throughput falls more than this below settled (0.10) */
+	double peer_slow_max;         /* fail when this much slower than the best of the model (0.10) */
+	int64_t ecc_dbe_max;          /* fail above (0) */
+	int64_t ecc_sbe_warn;         /* warn above (0) */
+	int64_t pcie_replay_warn;     /* warn above (80, DCGM max_pcie_replays) */
+	int64_t nvlink_crc_warn;      /* warn above (100, DCGM nvlink_crc_error_threshold) */
+	int64_t nvlink_recovery_warn; /* warn above (0, DCGM max_nvlink_recovery_errors) */
+	double abft_tau;              /* the ABFT bound's safety factor (GB_STRESS_ABFT_TAU) */
+};
+
+void gb_stress_thresholds_default(struct gb_stress_thresholds *th);
+
+/*
+ * Override defaults from a JSON object: {"temp_limit_c": 83, ...} with the
+ * field names above ("throttle_mask" also accepts a list of reason names:
+ * ["hw_slowdown", "sw_thermal"]). An unknown key or a wrong type is an error.
+ * Returns 0, or -1 with a reason in err.
+ */
+int gb_stress_thresholds_parse(const char *json, struct gb_stress_thresholds *th, char *err,
+			       size_t len);
+
+/* ======================================================================= */
+/* observations and verdict                                                */
+
+#define GB_STRESS_MAX_XIDS 64
+#define GB_STRESS_REASON_BITS 16
+
+/* Everything the verdict rules look at for one GPU. */
+struct gb_stress_obs {
+	int device;
+	/* could it run */
+	bool ran;                  /* load ran and at least one result was verified */
+	char error[256];           /* could not run / hung: the reason (ERROR); "" when none */
+	char cuda_failure[256];    /* sticky CUDA error during the run (FAILED); "" when none */
+	/* verification */
+	bool memtest;
+	bool abft_on, exact_on, repeat_on, cross_on;
+	uint64_t gemms, batches;
+	uint64_t abft_mismatches, exact_mismatches, repeat_mismatches, nan_count;
+	uint64_t mem_errors, mem_bytes_tested;
+	enum gb_cross cross;
+	char cross_detail[160];
+	/* telemetry */
+	bool nvml;
+	size_t n_samples, n_temp, n_power, n_sm, n_mem, n_util, n_reasons;
+	double temp_max, power_sum, power_max, sm_sum;
+	uint64_t reason_samples[GB_STRESS_REASON_BITS]; /* samples with bit b set */
+	uint64_t throttled_samples; /* samples with any bit of the throttle mask */
+	uint64_t throttle_mask;     /* the mask throttled_samples was counted with */
+	/* health before and after */
+	bool have_health;
+	struct gb_nvml_health before, after;
+	/* XID events */
+	int xid_watch;             /* 1 watched, 0 not supported (or no NVML) */
+	unsigned long long xids[GB_STRESS_MAX_XIDS];
+	size_t n_xids;
+	/* throughput per interval, t seconds since this GPU's load started */
+	double *tp_t, *tp_v;
+	size_t n_tp, cap_tp;
+	double load_s;             /* how long the load ran */
+	const char *tp_unit;       /* "TFLOP/s" or "GB/s" (static) */
+	/* fields NVML could not read, comma separated */
+	char missing[256];
+};
+
+void gb_stress_obs_init(struct gb_stress_obs *o, int device);
+void gb_stress_obs_release(struct gb_stress_obs *o);
+/* Fold one telemetry sample in (unknown fields are skipped). */
+void gb_stress_obs_add_sample(struct gb_stress_obs *o, const struct gb_telemetry_sample *s);
+/* One interval's throughput (NaN or negative: ignored). */
+void gb_stress_obs_add_throughput(struct gb_stress_obs *o, double t, double v);
+void gb_stress_obs_add_xid(struct gb_stress_obs *o, unsigned long long xid);
+/* Append a field name to missing (once). */
+void gb_stress_obs_missing(struct gb_stress_obs *o, const char *field);
+
+/*
+ * Settled throughput: the median of the intervals in the second quarter of
+ * the load (t in [L/4, L/2)), after clocks and temperature have had a
+ * quarter of the run to settle. NaN with fewer than 3 samples there.
+ */
+double gb_stress_settled(const struct gb_stress_obs *o);
+
+/*
+ * The largest fall below settled: the second half of the load in four
+ * windows (eighths), each window's median against settled; returns
+ * 1 - worst/settled (>= 0 means slower) and the window start in *at (may be
+ * NULL). NaN when settled is NaN or no window has 2 samples.
+ */
+double gb_stress_drop(const struct gb_stress_obs *o, double *at);
+
+struct gb_stress_check {
+	const char *name;          /* static */
+	enum gb_status status;     /* PASSED, WARNING, FAILED, SKIPPED or ERROR */
+	enum gb_severity severity;
+	double observed, threshold;
+	char message[256];
+};
+
+#define GB_STRESS_MAX_CHECKS 24
+
+/*
+ * Judge one GPU. peer_best is the settled throughput of the best GPU of
+ * the same model and precision in this run (NaN when this GPU has no peer).
+ * Writes one check per rule (see docs/stress.md) and returns the count.
+ * A GPU that could not run gets an ERROR check, never a pass; rules whose
+ * data are missing are SKIPPED with the reason.
+ */
+size_t gb_stress_judge(const struct gb_stress_obs *o, const struct gb_stress_thresholds *th,
+		       double peer_best, struct gb_stress_check *out, size_t max);
+
+/* Add the checks to a benchmark result for device `device` (FAILED and ERROR set its status). */
+void gb_stress_add_checks(struct gb_bench_result *b, int device, const struct gb_stress_check *c,
+			  size_t n);
+
+/*
+ * Add one GPU's metrics (throughput with a sample per interval, settled and
+ * lowest, temperature, power, clock, throttle shares, mismatch and NaN
+ * counts, health deltas, XIDs) and its throughput-over-time series.
+ */
+void gb_stress_add_metrics(struct gb_bench_result *b, const struct gb_stress_obs *o);
+
+/* ======================================================================= */
+/* telemetry and health through NVML (stress_health_math.c)                */
+
+/*
+ * The observing half of a stress run, CPU-only so it is tested against the
+ * fake libnvidia-ml: health counters before and after, XID events, and a
+ * telemetry sample per device per interval folded into each obs.
+ */
+struct gb_stress_monitor {
+	size_t n;
+	char **pci;                   /* PCI bus id per device (NULL unknown) */
+	struct gb_stress_obs *obs;    /* n, the caller's */
+	struct gb_telemetry_sample *last; /* the latest sample of each device */
+	bool *have_last;
+	bool nvml;
+	int xid_watch;                /* registered devices, -1 not supported */
+	bool *field_seen;             /* n x GB_STRESS_TEL_FIELDS: read at least once */
+	size_t rounds;                /* gb_stress_monitor_sample calls */
+};
+#define GB_STRESS_TEL_FIELDS 7
+
+/*
+ * Read health "before" and open XID events for the devices (pci[i] for
+ * obs[i]). Without NVML every obs says so (missing "nvml"). Returns 0, -1
+ * on allocation failure.
+ */
+int gb_stress_monitor_begin(struct gb_stress_monitor *m, const char *const *pci,
+			    struct gb_stress_obs *obs, size_t n, uint64_t throttle_mask);
+
+/*
+ * Sample every device at t_s (seconds since the run started); samples[i]
+ * gets device i's sample (device index and tflops from the caller's obs and
+ * tflops[i], which may be NULL). Returns how many devices answered.
+ */
+size_t gb_stress_monitor_sample(struct gb_stress_monitor *m, double t_s, const double *tflops,
+				struct gb_telemetry_sample *samples);
+
+/* Take queued XID events into the obs of their device; returns how many. */
+size_t gb_stress_monitor_poll_xids(struct gb_stress_monitor *m, unsigned timeout_ms);
+
+/* Health "after", close events, fill each obs->missing. Frees m's own memory. */
+void gb_stress_monitor_end(struct gb_stress_monitor *m);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,795 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stress_verdict_math.c - the per-GPU verdict of `gpubench stress` as pure
+ * functions: thresholds (defaults and a JSON override), the observations
+ * gathered during a run, and one check per rule. See stress_math.h and
+ * docs/stress.md for the rules and where each default comes from.
+ */
+#include "bench/stress_math.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* the clock events DCGM fails on (DcgmRecorder.cpp); sw power cap is normal under load */
+#define GB_STRESS_THROTTLE_DEFAULT \
+	(GB_CLK_HW_SLOWDOWN | GB_CLK_SW_THERMAL | GB_CLK_HW_THERMAL | GB_CLK_HW_POWER_BRAKE)
+
+/* ======================================================================= */
+/* thresholds                                                              */
+
+void gb_stress_thresholds_default(struct gb_stress_thresholds *th)
+{
+	memset(th, 0, sizeof(*th));
+	th->temp_limit_c = 85.0;
+	/*
+	 * 1% of samples, and at least two: gpud calls a GPU unhealthy at 0.6
+	 * HW-slowdown events per minute, 1% of one-second samples; DCGM fails
+	 * on any event, which one momentary sample (NVML reasons are an
+	 * instant, not an interval) would turn into a false alarm.
+	 */
+	th->throttle_share_max = 0.01;
+	th->throttle_min_samples = 2;
+	th->throttle_mask = GB_STRESS_THROTTLE_DEFAULT;
+	th->power_cap_share_warn = 0.01;
+	th->tflops_drop_max = 0.10;
+	th->peer_slow_max = 0.10; /* gpu-fryer's --tflops-tolerance default */
+	th->ecc_dbe_max = 0;
+	th->ecc_sbe_warn = 0;
+	th->pcie_replay_warn = 80;
+	th->nvlink_crc_warn = 100;
+	th->nvlink_recovery_warn = 0;
+	th->abft_tau = GB_STRESS_ABFT_TAU;
+}
+
+enum th_type { TH_DOUBLE, TH_INT, TH_UINT, TH_MASK };
+
+static const struct {
+	const char *name;
+	enum th_type type;
+	size_t offset;
+	double min, max;
+} th_fields[] = {
+#define F(name, type, min, max) { #name, type, offsetof(struct gb_stress_thresholds, name), min, max }
+	F(temp_limit_c, TH_DOUBLE, 0, 200),
+	F(throttle_share_max, TH_DOUBLE, 0, 1),
+	F(throttle_min_samples, TH_UINT, 1, 1e9),
+	F(throttle_mask, TH_MASK, 0, 0),
+	F(power_cap_share_warn, TH_DOUBLE, 0, 1),
+	F(tflops_drop_max, TH_DOUBLE, 0, 1),
+	F(peer_slow_max, TH_DOUBLE, 0, 1),
+	F(ecc_dbe_max, TH_INT, 0, 1e15),
+	F(ecc_sbe_warn, TH_INT, 0, 1e15),
+	F(pcie_replay_warn, TH_INT, 0, 1e15),
+	F(nvlink_crc_warn, TH_INT, 0, 1e15),
+	F(nvlink_recovery_warn, TH_INT, 0, 1e15),
+	F(abft_tau, TH_DOUBLE, 1, 1e9),
+#undef F
+};
+
+static const struct {
+	const char *name;
+	uint64_t bit;
+} reason_bits[] = {
+	{ "gpu_idle", GB_CLK_GPU_IDLE },
+	{ "applications_clocks", GB_CLK_APP_SETTING },
+	{ "sw_power_cap", GB_CLK_SW_POWER_CAP },
+	{ "hw_slowdown", GB_CLK_HW_SLOWDOWN },
+	{ "sync_boost", GB_CLK_SYNC_BOOST },
+	{ "sw_thermal", GB_CLK_SW_THERMAL },
+	{ "hw_thermal", GB_CLK_HW_THERMAL },
+	{ "hw_power_brake", GB_CLK_HW_POWER_BRAKE },
+	{ "display_clocks", GB_CLK_DISPLAY_SETTING },
+	{ "board_limit", GB_CLK_BOARD_LIMIT },
+	{ "reliability", GB_CLK_RELIABILITY },
+};
+
+static int parse_mask(const cJSON *v, uint64_t *mask, char *err, size_t len)
+{
+	const cJSON *e;
+
+	if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 0x1p53) {
+		*mask = (uint64_t)v->valuedouble;
+		return 0;
+	}
+	if (!cJSON_IsArray(v)) {
+		snprintf(err, len, "'throttle_mask' must be a number or a list of reason names");
+		return -1;
+	}
+	*mask = 0;
+	cJSON_ArrayForEach(e, v)
+	{
+		size_t i;
+
+		for (i = 0; i < ARRAY_LEN(reason_bits); i++)
+			if (cJSON_IsString(e) && !strcmp(e->valuestring, reason_bits[i].name))
+				break;
+		if (i == ARRAY_LEN(reason_bits)) {
+			snprintf(err, len, "unknown clock-event reason '%s' in 'throttle_mask'",
+				 cJSON_IsString(e) ? e->valuestring : "(not a string)");
+			return -1;
+		}
+		*mask |= reason_bits[i].bit;
+	}
+	return 0;
+}
+
+static int set_field(struct gb_stress_thresholds *th, size_t f, const cJSON *v, char *err,
+		     size_t len)
+{
+	char *base = (char *)th + th_fields[f].offset;
+	double d;
+
+	if (th_fields[f].type == TH_MASK)
+		return parse_mask(v, (uint64_t *)(void *)base, err, len);
+	if (!cJSON_IsNumber(v)) {
+		snprintf(err, len, "'%s' must be a number", th_fields[f].name);
+		return -1;
+	}
+	d = v->valuedouble;
+	if (!(d >= th_fields[f].min && d <= th_fields[f].max) ||
+	    (th_fields[f].type != TH_DOUBLE && d != floor(d))) {
+		snprintf(err, len, "'%s' must be %s between %g and %g (got %g)", th_fields[f].name,
+			 th_fields[f].type == TH_DOUBLE ? "a number" : "a whole number",
+			 th_fields[f].min, th_fields[f].max, d);
+		return -1;
+	}
+	if (th_fields[f].type == TH_DOUBLE)
+		*(double *)(void *)base = d;
+	else if (th_fields[f].type == TH_INT)
+		*(int64_t *)(void *)base = (int64_t)d;
+	else
+		*(uint64_t *)(void *)base = (uint64_t)d;
+	return 0;
+}
+
+int gb_stress_thresholds_parse(const char *json, struct gb_stress_thresholds *th, char *err,
+			       size_t len)
+{
+	cJSON *root = json ? cJSON_Parse(json) : NULL;
+	const cJSON *item;
+	int rc = -1;
+
+	if (!cJSON_IsObject(root)) {
+		snprintf(err, len, "thresholds must be one JSON object like {\"temp_limit_c\": 83}");
+		goto out;
+	}
+	cJSON_ArrayForEach(item, root)
+	{
+		size_t f;
+
+		for (f = 0; f < ARRAY_LEN(th_fields); f++)
+			if (!strcmp(item->string, th_fields[f].name))
+				break;
+		if (f == ARRAY_LEN(th_fields)) {
+			snprintf(err, len, "unknown threshold '%s'", item->string);
+			goto out;
+		}
+		if (set_field(th, f, item, err, len))
+			goto out;
+	}
+	rc = 0;
+out:
+	cJSON_Delete(root);
+	return rc;
+}
+
+/* ======================================================================= */
+/* observations                                                            */
+
+void gb_stress_obs_init(struct gb_stress_obs *o, int device)
+{
+	memset(o, 0, sizeof(*o));
+	o->device = device;
+	o->temp_max = o->power_max = NAN;
+	o->throttle_mask = GB_STRESS_THROTTLE_DEFAULT;
+	o->cross = GB_CROSS_NONE;
+	o->tp_unit = "TFLOP/s";
+	o->before.ecc_dbe_volatile = o->after.ecc_dbe_volatile = -1;
+}
+
+void gb_stress_obs_release(struct gb_stress_obs *o)
+{
+	free(o->tp_t);
+	free(o->tp_v);
+	o->tp_t = o->tp_v = NULL;
+	o->n_tp = o->cap_tp = 0;
+}
+
+void gb_stress_obs_add_sample(struct gb_stress_obs *o, const struct gb_telemetry_sample *s)
+{
+	o->n_samples++;
+	if (isfinite(s->temp_c)) {
+		o->temp_max = o->n_temp++ ? fmax(o->temp_max, s->temp_c) : s->temp_c;
+	}
+	if (isfinite(s->power_w)) {
+		o->power_sum += s->power_w;
+		o->power_max = o->n_power++ ? fmax(o->power_max, s->power_w) : s->power_w;
+	}
+	if (isfinite(s->sm_mhz)) {
+		o->n_sm++;
+		o->sm_sum += s->sm_mhz;
+	}
+	o->n_mem += isfinite(s->mem_mhz);
+	o->n_util += isfinite(s->util_pct);
+	if (!s->have_reasons)
+		return;
+	o->n_reasons++;
+	for (int b = 0; b < GB_STRESS_REASON_BITS; b++)
+		o->reason_samples[b] += (s->clock_event_reasons >> b) & 1;
+	/* any throttling bit counts once per sample: bitmask, never equality (gpu-fryer's bug) */
+	o->throttled_samples += (s->clock_event_reasons & o->throttle_mask) != 0;
+}
+
+void gb_stress_obs_add_throughput(struct gb_stress_obs *o, double t, double v)
+{
+	if (!isfinite(v) || v < 0 || !isfinite(t))
+		return;
+	if (o->n_tp == o->cap_tp) {
+		size_t cap = o->cap_tp ? o->cap_tp * 2 : 64;
+		double *nt = realloc(o->tp_t, cap * sizeof(double));
+		double *nv;
+
+		if (!nt)
+			return;
+		o->tp_t = nt;
+		nv = realloc(o->tp_v, cap * sizeof(double));
+		if (!nv)
+			return;
+		o->tp_v = nv;
+		o->cap_tp = cap;
+	}
+	o->tp_t[o->n_tp] = t;
+	o->tp_v[o->n_tp] = v;
+	o->n_tp++;
+	if (t > o->load_s)
+		o->load_s = t;
+}
+
+void gb_stress_obs_add_xid(struct gb_stress_obs *o, unsigned long long xid)
+{
+	if (o->n_xids < GB_STRESS_MAX_XIDS)
+		o->xids[o->n_xids++] = xid;
+}
+
+void gb_stress_obs_missing(struct gb_stress_obs *o, const char *field)
+{
+	size_t n = strlen(field), used = strlen(o->missing);
+
+	for (const char *p = o->missing; *p;) {
+		size_t l = strcspn(p, ",");
+
+		if (l == n && !strncmp(p, field, n))
+			return;
+		p += l + (p[l] == ',');
+	}
+	snprintf(o->missing + used, sizeof(o->missing) - used, "%s%s", used ? "," : "", field);
+}
+
+/* median of the throughput samples with t in [lo, hi); NaN with fewer than min_n */
+static double window_median(const struct gb_stress_obs *o, double lo, double hi, size_t min_n,
+			    bool last)
+{
+	double *v = malloc((o->n_tp ? o->n_tp : 1) * sizeof(double)), r;
+	size_t n = 0;
+
+	if (!v)
+		return NAN;
+	for (size_t i = 0; i < o->n_tp; i++)
+		if (o->tp_t[i] >= lo && (o->tp_t[i] < hi || (last && o->tp_t[i] <= hi)))
+			v[n++] = o->tp_v[i];
+	r = n >= min_n ? gb_percentile(v, n, 50.0) : NAN;
+	free(v);
+	return r;
+}
+
+double gb_stress_settled(const struct gb_stress_obs *o)
+{
+	double l = o->load_s;
+
+	if (!(l > 0))
+		return NAN;
+	return window_median(o, l / 4, l / 2, 3, false);
+}
+
+double gb_stress_drop(const struct gb_stress_obs *o, double *at)
+{
+	double settled = gb_stress_settled(o), worst = NAN, l = o->load_s, worst_at = NAN;
+
+	if (at)
+		*at = NAN;
+	if (!(settled > 0))
+		return NAN;
+	for (int w = 0; w < 4; w++) {
+		double lo = l / 2 + w * l / 8;
+		double med = window_median(o, lo, lo + l / 8, 2, w == 3);
+
+		if (isfinite(med) && !(med >= worst)) {
+			worst = med;
+			worst_at = lo;
+		}
+	}
+	if (!isfinite(worst))
+		return NAN;
+	if (at)
+		*at = worst_at;
+	return 1.0 - worst / settled;
+}
+
+/* ======================================================================= */
+/* verdict                                                                 */
+
+struct judge {
+	struct gb_stress_check *out;
+	size_t n, max;
+};
+
+__attribute__((format(printf, 6, 7)))
+static void add(struct judge *j, const char *name, enum gb_status st, double observed,
+		double threshold, const char *fmt, ...)
+{
+	struct gb_stress_check *c;
+	va_list ap;
+
+	if (j->n >= j->max)
+		return;
+	c = &j->out[j->n++];
+	c->name = name;
+	c->status = st;
+	c->severity = st == GB_STATUS_FAILED || st == GB_STATUS_ERROR ? GB_SEV_ERROR
+		      : st == GB_STATUS_WARNING                        ? GB_SEV_WARNING
+									: GB_SEV_INFO;
+	c->observed = observed;
+	c->threshold = threshold;
+	va_start(ap, fmt);
+	vsnprintf(c->message, sizeof(c->message), fmt, ap);
+	va_end(ap);
+}
+
+static void judge_run(struct judge *j, const struct gb_stress_obs *o)
+{
+	if (o->error[0])
+		add(j, "could_run", GB_STATUS_ERROR, NAN, NAN, "could not run: %s", o->error);
+	else if (!o->ran)
+		add(j, "could_run", GB_STATUS_ERROR, NAN, NAN,
+		    "could not run: no result was verified");
+	else if (o->memtest)
+		add(j, "could_run", GB_STATUS_PASSED, o->load_s, NAN,
+		    "tested %.3g GB of memory for %.0f s", (double)o->mem_bytes_tested / 1e9,
+		    o->load_s);
+	else
+		add(j, "could_run", GB_STATUS_PASSED, (double)o->gemms, NAN,
+		    "ran %llu GEMMs in %llu batches over %.0f s",
+		    (unsigned long long)o->gemms, (unsigned long long)o->batches, o->load_s);
+	if (o->cuda_failure[0])
+		add(j, "cuda_error", GB_STATUS_FAILED, NAN, NAN, "%s", o->cuda_failure);
+	else if (o->ran)
+		add(j, "cuda_error", GB_STATUS_PASSED, NAN, NAN, "no CUDA error");
+}
+
+/* one verification layer: off, did not run, clean or not */
+static void judge_layer(struct judge *j, const struct gb_stress_obs *o, const char *name,
+			bool on, uint64_t count, const char *off_flag, const char *what)
+{
+	if (!on)
+		add(j, name, GB_STATUS_SKIPPED, NAN, NAN, "turned off (%s)", off_flag);
+	else if (!o->ran)
+		add(j, name, GB_STATUS_SKIPPED, NAN, NAN, "no result to check");
+	else if (count)
+		add(j, name, GB_STATUS_FAILED, (double)count, 0, "%llu %s",
+		    (unsigned long long)count, what);
+	else
+		add(j, name, GB_STATUS_PASSED, 0, 0, "no mismatch");
+}
+
+static void judge_cross(struct judge *j, const struct gb_stress_obs *o)
+{
+	const char *d = o->cross_detail[0] ? o->cross_detail : "";
+
+	if (!o->cross_on) {
+		add(j, "cross_gpu", GB_STATUS_SKIPPED, NAN, NAN, "turned off (--no-cross)");
+		return;
+	}
+	switch (o->cross) {
+	case GB_CROSS_AGREE:
+		add(j, "cross_gpu", GB_STATUS_PASSED, NAN, NAN, "digests agree %s", d);
+		break;
+	case GB_CROSS_OUTLIER:
+		add(j, "cross_gpu", GB_STATUS_FAILED, NAN, NAN,
+		    "this GPU's result differs from the majority's %s", d);
+		break;
+	case GB_CROSS_UNDECIDED:
+		add(j, "cross_gpu", GB_STATUS_FAILED, NAN, NAN,
+		    "results differ between GPUs and no majority names the outlier %s", d);
+		break;
+	default:
+		add(j, "cross_gpu", GB_STATUS_SKIPPED, NAN, NAN,
+		    "no other GPU of the same model ran the same computation %s", d);
+		break;
+	}
+}
+
+static void judge_verification(struct judge *j, const struct gb_stress_obs *o)
+{
+	if (o->memtest) {
+		judge_layer(j, o, "memtest", true, o->mem_errors, "",
+			    "memory words read back wrong");
+		return;
+	}
+	judge_layer(j, o, "abft", o->abft_on, o->abft_mismatches, "--no-abft",
+		    "row or column checksums outside the rounding-error bound");
+	judge_layer(j, o, "exact", o->exact_on, o->exact_mismatches, "--no-exact",
+		    "checksums of exact integer products differ");
+	judge_layer(j, o, "repeat", o->repeat_on, o->repeat_mismatches, "--no-repeat",
+		    "elements differ from the same GEMM's earlier result");
+	judge_cross(j, o);
+	if (!o->ran)
+		add(j, "nan", GB_STATUS_SKIPPED, NAN, NAN, "no result to check");
+	else if (o->nan_count)
+		add(j, "nan", GB_STATUS_FAILED, (double)o->nan_count, 0,
+		    "%llu NaN or infinite result elements", (unsigned long long)o->nan_count);
+	else
+		add(j, "nan", GB_STATUS_PASSED, 0, 0, "no NaN or infinity");
+}
+
+static void judge_temperature(struct judge *j, const struct gb_stress_obs *o,
+			      const struct gb_stress_thresholds *th)
+{
+	if (!o->n_temp)
+		add(j, "temperature", GB_STATUS_SKIPPED, NAN, th->temp_limit_c,
+		    "temperature could not be read");
+	else if (o->temp_max > th->temp_limit_c)
+		add(j, "temperature", GB_STATUS_FAILED, o->temp_max, th->temp_limit_c,
+		    "reached %.0f C, above the %.0f C limit", o->temp_max, th->temp_limit_c);
+	else
+		add(j, "temperature", GB_STATUS_PASSED, o->temp_max, th->temp_limit_c,
+		    "at most %.0f C (limit %.0f C)", o->temp_max, th->temp_limit_c);
+}
+
+/* "hw_slowdown 3.0%, sw_thermal 1.0%" for the bits of mask that were seen */
+static void reason_shares(const struct gb_stress_obs *o, uint64_t mask, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < ARRAY_LEN(reason_bits) && used < len; i++) {
+		int b = __builtin_ctzll(reason_bits[i].bit), w;
+
+		if (!(mask & reason_bits[i].bit) || b >= GB_STRESS_REASON_BITS ||
+		    !o->reason_samples[b])
+			continue;
+		w = snprintf(buf + used, len - used, "%s%s %.1f%%", used ? ", " : "",
+			     reason_bits[i].name,
+			     100.0 * (double)o->reason_samples[b] / (double)o->n_reasons);
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+}
+
+static void judge_clocks(struct judge *j, const struct gb_stress_obs *o,
+			 const struct gb_stress_thresholds *th)
+{
+	double share, cap;
+	char list[192];
+
+	if (!o->n_reasons) {
+		add(j, "throttle", GB_STATUS_SKIPPED, NAN, th->throttle_share_max,
+		    "clock-event reasons could not be read");
+		add(j, "power_cap", GB_STATUS_SKIPPED, NAN, th->power_cap_share_warn,
+		    "clock-event reasons could not be read");
+		return;
+	}
+	share = (double)o->throttled_samples / (double)o->n_reasons;
+	reason_shares(o, o->throttle_mask, list, sizeof(list));
+	if (share > th->throttle_share_max && o->throttled_samples >= th->throttle_min_samples)
+		add(j, "throttle", GB_STATUS_FAILED, share, th->throttle_share_max,
+		    "throttled %.1f%% of the time (%s), above %.1f%%", 100 * share, list,
+		    100 * th->throttle_share_max);
+	else
+		add(j, "throttle", GB_STATUS_PASSED, share, th->throttle_share_max,
+		    "throttled %.1f%% of the time%s%s%s", 100 * share, list[0] ? " (" : "", list,
+		    list[0] ? ")" : "");
+	cap = (double)o->reason_samples[__builtin_ctzll(GB_CLK_SW_POWER_CAP)] / (double)o->n_reasons;
+	if (cap > th->power_cap_share_warn)
+		add(j, "power_cap", GB_STATUS_WARNING, cap, th->power_cap_share_warn,
+		    "held at the power limit %.1f%% of the time: clocks and throughput are "
+		    "below boost",
+		    100 * cap);
+	else
+		add(j, "power_cap", GB_STATUS_PASSED, cap, th->power_cap_share_warn,
+		    "power-capped %.1f%% of the time", 100 * cap);
+}
+
+/* after - before, or -1 when either is unknown */
+static int64_t delta(int64_t before, int64_t after)
+{
+	return before < 0 || after < 0 ? -1 : after - before;
+}
+
+static void judge_counter(struct judge *j, const char *name, int64_t d, int64_t limit,
+			  enum gb_status over, const char *what)
+{
+	if (d < 0)
+		add(j, name, GB_STATUS_SKIPPED, NAN, (double)limit, "%s could not be read", what);
+	else if (d > limit)
+		add(j, name, over, (double)d, (double)limit, "%lld new %s during the run (limit %lld)",
+		    (long long)d, what, (long long)limit);
+	else
+		add(j, name, GB_STATUS_PASSED, (double)d, (double)limit, "%lld new %s",
+		    (long long)d, what);
+}
+
+static void judge_memory_repair(struct judge *j, const struct gb_stress_obs *o)
+{
+	const struct gb_nvml_health *a = &o->after;
+	int64_t retired;
+
+	if (a->remap_pending < 0 && a->remap_failed < 0)
+		add(j, "row_remap", GB_STATUS_SKIPPED, NAN, 0,
+		    "row remapping could not be read (not supported before Ampere)");
+	else if (a->remap_failed == 1 || a->remap_pending == 1)
+		add(j, "row_remap", GB_STATUS_FAILED, 1, 0, "row remapping %s%s%s",
+		    a->remap_failed == 1 ? "failed" : "", a->remap_failed == 1 && a->remap_pending == 1 ? " and " : "",
+		    a->remap_pending == 1 ? "pending: the GPU needs a reset" : "");
+	else
+		add(j, "row_remap", GB_STATUS_PASSED, 0, 0, "no row remap pending or failed");
+	retired = delta(o->before.retired_pages_sbe, a->retired_pages_sbe);
+	if (retired >= 0 && delta(o->before.retired_pages_dbe, a->retired_pages_dbe) >= 0)
+		retired += delta(o->before.retired_pages_dbe, a->retired_pages_dbe);
+	if (a->retired_pending < 0 && retired < 0)
+		add(j, "retired_pages", GB_STATUS_SKIPPED, NAN, 0,
+		    "page retirement could not be read (replaced by row remapping since Ampere)");
+	else if (a->retired_pending == 1)
+		add(j, "retired_pages", GB_STATUS_FAILED, 1, 0,
+		    "page retirement pending: the GPU needs a reset");
+	else if (retired > 0)
+		add(j, "retired_pages", GB_STATUS_WARNING, (double)retired, 0,
+		    "%lld pages retired during the run", (long long)retired);
+	else
+		add(j, "retired_pages", GB_STATUS_PASSED, 0, 0, "no page retired or pending");
+}
+
+static void judge_links(struct judge *j, const struct gb_stress_obs *o,
+			const struct gb_stress_thresholds *th)
+{
+	int64_t crc = delta(o->before.nvlink_crc_errors, o->after.nvlink_crc_errors);
+	int64_t rec = delta(o->before.nvlink_recovery_errors, o->after.nvlink_recovery_errors);
+
+	judge_counter(j, "pcie_replays", delta(o->before.pcie_replays, o->after.pcie_replays),
+		      th->pcie_replay_warn, GB_STATUS_WARNING, "PCIe replays");
+	if (crc < 0 && rec < 0)
+		add(j, "nvlink", GB_STATUS_SKIPPED, NAN, NAN, "no NVLink error counters");
+	else if (crc > th->nvlink_crc_warn || rec > th->nvlink_recovery_warn)
+		add(j, "nvlink", GB_STATUS_WARNING, (double)(crc > 0 ? crc : 0) + (rec > 0 ? rec : 0),
+		    NAN, "%lld NVLink CRC and %lld recovery errors during the run (limits %lld, %lld)",
+		    (long long)crc, (long long)rec, (long long)th->nvlink_crc_warn,
+		    (long long)th->nvlink_recovery_warn);
+	else
+		add(j, "nvlink", GB_STATUS_PASSED, (double)(crc > 0 ? crc : 0) + (rec > 0 ? rec : 0),
+		    NAN, "no NVLink errors above the limits");
+}
+
+static void judge_xids(struct judge *j, const struct gb_stress_obs *o)
+{
+	char hw[160] = "", other[160] = "";
+	size_t n_hw = 0, n_other = 0, uh = 0, uo = 0;
+
+	if (o->xid_watch <= 0) {
+		add(j, "xid", GB_STATUS_SKIPPED, NAN, 0, "XID events could not be watched");
+		return;
+	}
+	for (size_t i = 0; i < o->n_xids; i++) {
+		bool is_hw = gb_stress_xid_is_hardware(o->xids[i]);
+		char *buf = is_hw ? hw : other;
+		size_t *u = is_hw ? &uh : &uo;
+
+		if (*u < sizeof(hw))
+			*u += (size_t)snprintf(buf + *u, sizeof(hw) - *u, "%s%llu", *u ? ", " : "",
+					       o->xids[i]);
+		n_hw += is_hw;
+		n_other += !is_hw;
+	}
+	if (n_hw)
+		add(j, "xid", GB_STATUS_FAILED, (double)n_hw, 0,
+		    "hardware XID%s %s during the run%s%s", n_hw > 1 ? "s" : "", hw,
+		    n_other ? "; also " : "", other);
+	else if (n_other)
+		add(j, "xid", GB_STATUS_WARNING, (double)n_other, 0,
+		    "XID%s %s during the run (not in the hardware set)", n_other > 1 ? "s" : "",
+		    other);
+	else
+		add(j, "xid", GB_STATUS_PASSED, 0, 0, "no XID event");
+}
+
+static void judge_throughput(struct judge *j, const struct gb_stress_obs *o,
+			     const struct gb_stress_thresholds *th, double peer_best)
+{
+	double settled = gb_stress_settled(o), at = NAN, drop = gb_stress_drop(o, &at), slow;
+
+	if (!o->ran || isnan(drop))
+		add(j, "throughput_drop", GB_STATUS_SKIPPED, NAN, th->tflops_drop_max,
+		    "too few intervals to judge (needs 3 in the second quarter of the run and 2 "
+		    "in a later eighth)");
+	else if (drop > th->tflops_drop_max)
+		add(j, "throughput_drop", GB_STATUS_FAILED, drop, th->tflops_drop_max,
+		    "fell %.1f%% below its settled %.4g %s from %.0f s, more than %.0f%%",
+		    100 * drop, settled, o->tp_unit, at, 100 * th->tflops_drop_max);
+	else
+		add(j, "throughput_drop", GB_STATUS_PASSED, drop, th->tflops_drop_max,
+		    "stayed within %.1f%% of its settled %.4g %s", 100 * (drop > 0 ? drop : 0),
+		    settled, o->tp_unit);
+	if (!(peer_best > 0) || !(settled > 0)) {
+		add(j, "peer_throughput", GB_STATUS_SKIPPED, NAN, th->peer_slow_max,
+		    "no other GPU of the same model to compare with");
+		return;
+	}
+	slow = 1.0 - settled / peer_best;
+	if (slow > th->peer_slow_max)
+		add(j, "peer_throughput", GB_STATUS_FAILED, slow, th->peer_slow_max,
+		    "%.1f%% slower than the best GPU of the same model (%.4g vs %.4g %s)",
+		    100 * slow, settled, peer_best, o->tp_unit);
+	else
+		add(j, "peer_throughput", GB_STATUS_PASSED, slow, th->peer_slow_max,
+		    "within %.1f%% of the best GPU of the same model", 100 * (slow > 0 ? slow : 0));
+}
+
+static void judge_telemetry(struct judge *j, const struct gb_stress_obs *o)
+{
+	if (!o->nvml)
+		add(j, "telemetry", GB_STATUS_WARNING, NAN, NAN,
+		    "NVML is not available: temperature, clock, ECC and XID rules were skipped");
+	else if (o->missing[0])
+		add(j, "telemetry", GB_STATUS_WARNING, NAN, NAN,
+		    "NVML could not read: %s; the rules that need them were skipped", o->missing);
+	else
+		add(j, "telemetry", GB_STATUS_PASSED, NAN, NAN, "every telemetry field was read");
+}
+
+size_t gb_stress_judge(const struct gb_stress_obs *o, const struct gb_stress_thresholds *th,
+		       double peer_best, struct gb_stress_check *out, size_t max)
+{
+	struct judge j = { out, 0, max };
+	const struct gb_nvml_health *b = &o->before, *a = &o->after;
+
+	judge_run(&j, o);
+	judge_verification(&j, o);
+	judge_temperature(&j, o, th);
+	judge_clocks(&j, o, th);
+	if (o->have_health) {
+		judge_counter(&j, "ecc_dbe", delta(b->ecc_dbe_volatile, a->ecc_dbe_volatile),
+			      th->ecc_dbe_max, GB_STATUS_FAILED, "uncorrectable (double-bit) ECC errors");
+		judge_counter(&j, "ecc_sbe", delta(b->ecc_sbe_volatile, a->ecc_sbe_volatile),
+			      th->ecc_sbe_warn, GB_STATUS_WARNING, "corrected (single-bit) ECC errors");
+		judge_memory_repair(&j, o);
+		judge_links(&j, o, th);
+	} else {
+		add(&j, "ecc_dbe", GB_STATUS_SKIPPED, NAN, (double)th->ecc_dbe_max,
+		    "health counters could not be read");
+	}
+	judge_xids(&j, o);
+	judge_throughput(&j, o, th, peer_best);
+	judge_telemetry(&j, o);
+	return j.n;
+}
+
+void gb_stress_add_checks(struct gb_bench_result *b, int device, const struct gb_stress_check *c,
+			  size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		gb_bench_add_check(b, c[i].name, c[i].status, c[i].severity, device, c[i].observed,
+				   c[i].threshold, "%s", c[i].message);
+}
+
+/* ======================================================================= */
+/* metrics                                                                 */
+
+static void add_count(struct gb_bench_result *b, const char *name, int device, double v,
+		      const char *what)
+{
+	struct gb_metric *m = gb_bench_add_value(b, name, "count", GB_BETTER_LOWER, device, v, NAN);
+
+	m->description = gb_strdup(what);
+}
+
+static void add_share(struct gb_bench_result *b, const struct gb_stress_obs *o, const char *name,
+		      uint64_t count, const char *what)
+{
+	double v = o->n_reasons ? (double)count / (double)o->n_reasons : NAN;
+	struct gb_metric *m =
+		gb_bench_add_value(b, name, "fraction", GB_BETTER_LOWER, o->device, v, NAN);
+
+	m->description = gb_strdup(what);
+}
+
+static void add_health_metrics(struct gb_bench_result *b, const struct gb_stress_obs *o)
+{
+	const struct gb_nvml_health *x = &o->before, *y = &o->after;
+	bool h = o->have_health;
+
+	add_count(b, "ecc_sbe_delta", o->device,
+		  h ? (double)delta(x->ecc_sbe_volatile, y->ecc_sbe_volatile) : NAN,
+		  "corrected ECC errors during the run (volatile count, after - before)");
+	add_count(b, "ecc_dbe_delta", o->device,
+		  h ? (double)delta(x->ecc_dbe_volatile, y->ecc_dbe_volatile) : NAN,
+		  "uncorrectable ECC errors during the run (volatile count, after - before)");
+	add_count(b, "pcie_replays_delta", o->device,
+		  h ? (double)delta(x->pcie_replays, y->pcie_replays) : NAN,
+		  "PCIe replays during the run");
+	add_count(b, "nvlink_crc_delta", o->device,
+		  h ? (double)delta(x->nvlink_crc_errors, y->nvlink_crc_errors) : NAN,
+		  "NVLink CRC errors during the run, all links");
+}
+
+/* the delta helper returns -1 for unknown: metrics want NaN there */
+static void fix_unknown(struct gb_bench_result *b, size_t from)
+{
+	for (size_t i = from; i < b->n_metrics; i++)
+		if (b->metrics[i].value < 0)
+			b->metrics[i].value = NAN;
+}
+
+static void add_throughput(struct gb_bench_result *b, const struct gb_stress_obs *o)
+{
+	const char *base = o->memtest ? "mem_gbps" : "tflops";
+	char name[64];
+	struct gb_series *s;
+	double lo = NAN;
+
+	gb_bench_add_metric(b, base, o->tp_unit, GB_BETTER_HIGHER, o->device, o->tp_v, o->n_tp,
+			    NAN);
+	snprintf(name, sizeof(name), "%s_settled", base);
+	gb_bench_add_value(b, name, o->tp_unit, GB_BETTER_HIGHER, o->device, gb_stress_settled(o),
+			   NAN)
+		->description = gb_strdup("median of the intervals in the second quarter of the run");
+	for (size_t i = 0; i < o->n_tp; i++)
+		lo = isnan(lo) || o->tp_v[i] < lo ? o->tp_v[i] : lo;
+	snprintf(name, sizeof(name), "%s_min", base);
+	gb_bench_add_value(b, name, o->tp_unit, GB_BETTER_HIGHER, o->device, lo, NAN);
+	s = gb_bench_add_series(b, base, "s", o->tp_unit, o->device);
+	for (size_t i = 0; i < o->n_tp; i++)
+		gb_series_push(s, o->tp_t[i], o->tp_v[i]);
+}
+
+void gb_stress_add_metrics(struct gb_bench_result *b, const struct gb_stress_obs *o)
+{
+	int d = o->device;
+	size_t first;
+
+	add_throughput(b, o);
+	gb_bench_add_value(b, "temp_c_max", "C", GB_BETTER_LOWER, d, o->n_temp ? o->temp_max : NAN,
+			   NAN);
+	gb_bench_add_value(b, "power_w_mean", "W", GB_BETTER_NONE, d,
+			   o->n_power ? o->power_sum / (double)o->n_power : NAN, NAN);
+	gb_bench_add_value(b, "power_w_max", "W", GB_BETTER_NONE, d,
+			   o->n_power ? o->power_max : NAN, NAN);
+	gb_bench_add_value(b, "sm_mhz_mean", "MHz", GB_BETTER_HIGHER, d,
+			   o->n_sm ? o->sm_sum / (double)o->n_sm : NAN, NAN);
+	add_share(b, o, "throttle_share", o->throttled_samples,
+		  "share of samples with a throttling clock event (hw slowdown, thermal, power brake)");
+	add_share(b, o, "power_cap_share",
+		  o->reason_samples[__builtin_ctzll(GB_CLK_SW_POWER_CAP)],
+		  "share of samples held at the power limit");
+	if (o->memtest) {
+		add_count(b, "mem_errors", d, (double)o->mem_errors, "memory words read back wrong");
+	} else {
+		add_count(b, "gemms", d, (double)o->gemms, "GEMMs run and verified");
+		add_count(b, "abft_mismatches", d, (double)o->abft_mismatches,
+			  "checksums outside the bound (random phases)");
+		add_count(b, "exact_mismatches", d, (double)o->exact_mismatches,
+			  "checksums that differ (exact phases)");
+		add_count(b, "repeat_mismatches", d, (double)o->repeat_mismatches,
+			  "elements that differ from the reference result");
+		add_count(b, "nan_count", d, (double)o->nan_count, "NaN or infinite elements");
+	}
+	first = b->n_metrics;
+	add_health_metrics(b, o);
+	fix_unknown(b, first);
+	add_count(b, "xid_count", d, o->xid_watch > 0 ? (double)o->n_xids : NAN,
+		  "XID events during the run");
+}

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_compare.c - `gpubench compare A.json B.json`: two saved reports side
+ * by side, and a CI gate that fails on a real regression but not on noise.
+ * Exit 0 no regression, 1 regression, 2 bad input (a file that is not a
+ * gpubench report, a newer schema, two reports with nothing in common).
+ * The rules are in report/compare.h and docs/compare.md.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "log.h"
+#include "report/compare.h"
+#include "report/exitcodes.h"
+#include "report/json.h"
+
+/* the formats a comparison has: a table, not a test suite or a chart page */
+static const char *const compare_formats[] = { "text", "json", "markdown", "csv", NULL };
+static const enum gb_out_format compare_format_ids[] = { GB_OUT_TEXT, GB_OUT_JSON,
+							  GB_OUT_MARKDOWN, GB_OUT_CSV };
+
+struct compare_params {
+	double tolerance;
+	const char *metric_tolerance;
+	const char *price;
+	int format;
+	const char *output;
+	bool quiet;
+};
+
+static const struct gb_opt compare_opts[] = {
+	{ GB_OPT_PERCENT, 't', "tolerance", offsetof(struct compare_params, tolerance), "PCT",
+	  "a metric worse by more than this (and than the noise) is a regression (default 5%)", 0,
+	  10, NULL, 0 },
+	{ GB_OPT_STRING, 0, "metric-tolerance", offsetof(struct compare_params, metric_tolerance),
+	  "LIST", "per-metric tolerances, first match wins: 'tflops_*=3%,h2d_*=10%'", 0, 0, NULL,
+	  0 },
+	{ GB_OPT_STRING, 0, "price", offsetof(struct compare_params, price), "A,B",
+	  "$ per GPU-hour of A and of B, for performance per dollar: 2.5,1.8", 0, 0, NULL, 0 },
+	{ GB_OPT_ENUM, 0, "format", offsetof(struct compare_params, format), "FMT",
+	  "format of stdout", 0, 0, compare_formats, 0 },
+	{ GB_OPT_STRING, 'o', "output", offsetof(struct compare_params, output), "FILE",
+	  "write the comparison as JSON (schema gpubench.compare/1) to FILE", 0, 0, NULL, 0 },
+	{ GB_OPT_BOOL, 'q', "quiet", offsetof(struct compare_params, quiet), NULL,
+	  "print nothing on stdout; the exit code says whether it regressed", 0, 0, NULL, 0 },
+	{ GB_OPT_END, 0, NULL, 0, NULL, NULL, 0, 0, NULL, 0 },
+};
+
+/* "2.5,1.8" -> $ per GPU-hour of A and B */
+static int parse_prices(const char *s, struct gb_compare_opts *o)
+{
+	const char *comma = strchr(s, ',');
+	char a[64];
+
+	if (comma && (size_t)(comma - s) < sizeof(a)) {
+		snprintf(a, sizeof(a), "%.*s", (int)(comma - s), s);
+		if (!gb_parse_double(a, &o->price_a) && !gb_parse_double(comma + 1, &o->price_b) &&
+		    o->price_a > 0 && o->price_b > 0)
+			return 0;
+	}
+	return gb_error("cannot parse '%s' as --price: expected the $ per GPU-hour of A and of "
+			"B, e.g. 2.5,1.8",
+			s);
+}
+
+static int write_json(const void *ctx, FILE *out)
+{
+	return gb_compare_print(ctx, GB_OUT_JSON, out);
+}
+
+/* Compare, print, write; the exit code. Reports are loaded and released by the caller. */
+static int compare_and_print(const struct gb_run *a, const char *pa, const struct gb_run *b,
+			     const char *pb, const struct compare_params *cp,
+			     const struct gb_compare_opts *o)
+{
+	struct gb_compare cmp;
+	char err[1024];
+	int rc;
+
+	if (gb_compare_runs(a, pa, b, pb, o, &cmp, err, sizeof(err))) {
+		gb_error("%s", err);
+		return GB_EXIT_USAGE;
+	}
+	rc = gb_compare_regressed(&cmp) ? GB_EXIT_CHECK_FAILED : GB_EXIT_OK;
+	if (cp->output && gb_fmt_write_file(cp->output, write_json, &cmp, err, sizeof(err))) {
+		gb_error("%s", err);
+		rc = GB_EXIT_CANNOT_RUN;
+	}
+	if (!cp->quiet &&
+	    gb_compare_print(&cmp, compare_format_ids[cp->format], stdout) != 0) {
+		gb_error("cannot write to standard output");
+		rc = GB_EXIT_CANNOT_RUN;
+	}
+	gb_compare_release(&cmp);
+	return rc;
+}
+
+static int load_both(const char *pa, const char *pb, struct gb_run *a, struct gb_run *b)
+{
+	char err[1024];
+
+	if (gb_report_load_file(pa, a, err, sizeof(err)))
+		return gb_error("%s", err);
+	if (gb_report_load_file(pb, b, err, sizeof(err))) {
+		gb_run_release(a);
+		return gb_error("%s", err);
+	}
+	return 0;
+}
+
+int cmd_compare(int argc, const char **argv)
+{
+	static const char usage[] =
+		"gpubench compare A.json B.json [--tolerance 5%] [--metric-tolerance LIST] "
+		"[--price A,B] [--format text|json|markdown|csv] [-o FILE]";
+	static const char summary[] =
+		"Compare report B against report A: every metric matched by benchmark, parameters "
+		"and GPU model, with both values, the ratio and the change. Exits 1 when a metric "
+		"is worse by more than the tolerance and by more than the two runs' combined "
+		"spread; improvements and metrics on one side only are listed, not failed. Reports "
+		"of different GPU models are shown side by side (% of each one's peak, per watt, "
+		"per dollar with --price) and not gated.";
+	struct compare_params cp = { .tolerance = 0.05 };
+	struct gb_opt_set sets[] = { { compare_opts, &cp } };
+	struct gb_tolerance_rule *rules = NULL;
+	struct gb_compare_opts o;
+	const char *files[2];
+	size_t n_files = 0, n_rules = 0;
+	struct gb_run a, b;
+	char err[512];
+	int rc;
+
+	rc = gb_cmd_parse(usage, summary, sets, 1, argc, argv, files, 2, &n_files);
+	if (rc >= 0)
+		return rc;
+	if (n_files != 2) {
+		gb_error("compare needs two reports: gpubench compare A.json B.json");
+		return GB_EXIT_USAGE;
+	}
+	gb_compare_opts_init(&o);
+	o.tolerance = cp.tolerance;
+	if (cp.price && parse_prices(cp.price, &o))
+		return GB_EXIT_USAGE;
+	if (cp.output && gb_report_check_writable(cp.output, err, sizeof(err))) {
+		gb_error("%s", err);
+		return GB_EXIT_USAGE;
+	}
+	if (cp.metric_tolerance &&
+	    gb_tolerance_rules_parse(cp.metric_tolerance, &rules, &n_rules, err, sizeof(err))) {
+		gb_error("--metric-tolerance: %s", err);
+		return GB_EXIT_USAGE;
+	}
+	o.rules = rules;
+	o.n_rules = n_rules;
+	if (load_both(files[0], files[1], &a, &b)) {
+		gb_tolerance_rules_free(rules, n_rules);
+		return GB_EXIT_USAGE;
+	}
+	rc = compare_and_print(&a, files[0], &b, files[1], &cp, &o);
+	gb_run_release(&a);
+	gb_run_release(&b);
+	gb_tolerance_rules_free(rules, n_rules);
+	return rc;
+}

@@ -1,0 +1,1051 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_nccl.c - `gpubench nccl`, the MPI-aware front end of the nccl
+ * benchmark.
+ *
+ * Started alone, one process drives every selected GPU (gb_bench_nccl, the
+ * same code `gpubench run` uses). Started by mpirun or srun, every process
+ * is one rank with one GPU:
+ *
+ *   1. each rank probes its GPU, picks one by its local rank and loads NCCL;
+ *   2. rank 0 gathers every rank's "hello" (host, GPU, ready or why not);
+ *   3. rank 0 decides: only when every rank is ready does it make the NCCL
+ *      id, and it broadcasts the decision (a rank that cannot run must not
+ *      leave the others waiting inside ncclCommInitRank);
+ *   4. every rank measures (or records why it did not);
+ *   5. rank 0 gathers every rank's report as JSON, merges them into one
+ *      report (one nccl entry, extra.ranks[] with every rank's host, GPU,
+ *      status and reason), prints and writes it; other ranks stay quiet;
+ *   6. rank 0 broadcasts the exit code, so every process exits alike.
+ *
+ * Every exchange has a deadline (--timeout). When a rank does not answer,
+ * rank 0 writes the report with what it has, names the rank, and aborts the
+ * job (MPI_Abort), so nothing hangs.
+ */
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "bench/bench.h"
+#include "bench/gpu.h"
+#include "bench/mpi_world.h"
+#include "bench/nccl.h"
+#include "bench/nccl_math.h"
+#include "bench/nvml.h"
+#include "cmd.h"
+#include "log.h"
+#include "report/exitcodes.h"
+#include "report/json.h"
+
+/* ---- the launcher, from the environment (only cmd/ reads it) ---- */
+
+struct launcher {
+	int size;          /* processes it started; 0 when not started by one */
+	int rank;          /* this process's rank as the launcher numbers it */
+	const char *name;
+};
+
+static int env_int(const char *name, int fallback)
+{
+	const char *v = getenv(name);
+	char *end;
+	long x;
+
+	if (!v || !*v)
+		return fallback;
+	x = strtol(v, &end, 10);
+	return *end || x < 0 || x > 1 << 24 ? fallback : (int)x;
+}
+
+/*
+ * Open MPI's mpirun, PMI launchers (MPICH, Intel MPI, srun --mpi=pmi2) and
+ * Slurm's srun. SLURM_STEP_NUM_TASKS, not SLURM_NTASKS: a batch script
+ * inherits SLURM_NTASKS for the whole allocation while it is one process.
+ */
+static void detect_launcher(struct launcher *l)
+{
+	static const struct {
+		const char *size, *rank, *name;
+	} known[] = {
+		{ "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "mpirun (Open MPI)" },
+		{ "PMI_SIZE", "PMI_RANK", "a PMI launcher" },
+		{ "SLURM_STEP_NUM_TASKS", "SLURM_PROCID", "srun" },
+	};
+
+	memset(l, 0, sizeof(*l));
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		int size = env_int(known[i].size, 0);
+
+		if (size > 0) {
+			l->size = size;
+			l->rank = env_int(known[i].rank, 0);
+			l->name = known[i].name;
+			return;
+		}
+	}
+}
+
+/* ---- keeping ranks other than 0 quiet ---- */
+
+struct muted {
+	int out, err;
+};
+
+/* Send stdout and stderr to /dev/null until unmute (messages that every rank would repeat). */
+static void mute(struct muted *m, bool on)
+{
+	int null;
+
+	m->out = m->err = -1;
+	if (!on)
+		return;
+	fflush(stdout);
+	fflush(stderr);
+	null = open("/dev/null", O_WRONLY);
+	if (null < 0)
+		return;
+	m->out = dup(STDOUT_FILENO);
+	m->err = dup(STDERR_FILENO);
+	dup2(null, STDOUT_FILENO);
+	dup2(null, STDERR_FILENO);
+	close(null);
+}
+
+static void unmute(struct muted *m)
+{
+	fflush(stdout);
+	fflush(stderr);
+	if (m->out >= 0) {
+		dup2(m->out, STDOUT_FILENO);
+		close(m->out);
+	}
+	if (m->err >= 0) {
+		dup2(m->err, STDERR_FILENO);
+		close(m->err);
+	}
+	m->out = m->err = -1;
+}
+
+/* ---- the nccl-tests table on stdout ---- */
+
+static void print_row_half(const struct gb_nccl_row *r)
+{
+	if (!r) {
+		printf("  %8s %7s %7s %6s", "N/A", "N/A", "N/A", "N/A");
+		return;
+	}
+	printf("  %8.2f %7.2f %7.2f %6lld", r->time_us, r->algbw_gbps, r->busbw_gbps,
+	       (long long)r->nwrong);
+}
+
+/* The in-place row matching an out-of-place one, if measured. */
+static const struct gb_nccl_row *partner(const struct gb_nccl_row *rows, size_t n,
+					 const struct gb_nccl_row *r, bool inplace)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].inplace == inplace && rows[i].coll == r->coll &&
+		    rows[i].dtype == r->dtype && rows[i].redop == r->redop && rows[i].size == r->size)
+			return &rows[i];
+	return NULL;
+}
+
+static void print_rows(const struct gb_nccl_row *rows, size_t n)
+{
+	double bus_sum = 0;
+	long long wrong = 0;
+	size_t nbus = 0;
+
+	printf("#%48s  %-31s  %s\n", "", "out-of-place", "in-place");
+	printf("# %10s %12s %8s %6s %5s  %8s %7s %7s %6s  %8s %7s %7s %6s\n", "size", "count",
+	       "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
+	       "busbw", "#wrong");
+	printf("# %10s %12s %8s %6s %5s  %8s %7s %7s %6s  %8s %7s %7s %6s\n", "(B)", "(elements)",
+	       "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+	for (size_t i = 0; i < n; i++) {
+		const struct gb_nccl_row *r = &rows[i], *out, *in;
+
+		/* one line per size: out-of-place, and its in-place partner beside it */
+		if (r->inplace && partner(rows, n, r, false))
+			continue;
+		if (i == 0 || r->coll != rows[i - 1].coll)
+			printf("# %s\n", gb_nccl_coll_names[r->coll]);
+		out = r->inplace ? NULL : r;
+		in = partner(rows, n, r, true);
+		printf("  %10llu %12llu %8s %6s %5d", (unsigned long long)r->size,
+		       (unsigned long long)r->count, gb_nccl_dtype_names[r->dtype],
+		       r->redop >= 0 ? gb_nccl_redop_names[r->redop] : "none", r->root);
+		print_row_half(out);
+		print_row_half(in);
+		putchar('\n');
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (isfinite(rows[i].busbw_gbps)) {
+			bus_sum += rows[i].busbw_gbps;
+			nbus++;
+		}
+		wrong += rows[i].nwrong > 0 ? rows[i].nwrong : 0;
+	}
+	printf("# wrong elements: %lld %s\n", wrong, wrong ? "FAILED" : "OK");
+	if (nbus)
+		printf("# avg bus bandwidth: %.3f GB/s\n", bus_sum / (double)nbus);
+}
+
+/* Rows of the nccl entry of a report, as extra.rows holds them; *n rows, NULL if none. */
+static struct gb_nccl_row *rows_of(const struct gb_bench_result *b, size_t *n)
+{
+	const cJSON *arr = b && b->extra ? cJSON_GetObjectItemCaseSensitive(b->extra, "rows") : NULL;
+	struct gb_nccl_row *rows;
+	size_t k = 0;
+	const cJSON *it;
+
+	*n = 0;
+	if (!cJSON_IsArray(arr) || !cJSON_GetArraySize(arr))
+		return NULL;
+	rows = calloc((size_t)cJSON_GetArraySize(arr), sizeof(*rows));
+	if (!rows)
+		return NULL;
+	cJSON_ArrayForEach(it, arr)
+		if (gb_nccl_row_from_json(it, &rows[k]) == 0)
+			k++;
+	*n = k;
+	return rows;
+}
+
+static void print_table(const struct gb_run *run, const struct gb_common *c)
+{
+	size_t n = 0;
+	struct gb_nccl_row *rows;
+
+	if (c->quiet || c->json || c->format == GB_FORMAT_JSON || !run->n_benches)
+		return;
+	rows = rows_of(&run->benches[run->n_benches - 1], &n);
+	if (n)
+		print_rows(rows, n);
+	free(rows);
+}
+
+/* ---- options ---- */
+
+struct nccl_cmd {
+	struct gb_common common;
+	void *params;
+	struct launcher launch;
+};
+
+/* Parse and check the options; -1 to go on, else the exit code (messages on rank 0 only). */
+static int parse(struct nccl_cmd *nc, int argc, const char **argv, bool quiet)
+{
+	const struct gb_bench *b = &gb_bench_nccl;
+	struct gb_opt_set sets[] = { { b->opts, nc->params }, { gb_common_opts, &nc->common } };
+	struct muted m;
+	char err[512];
+	int rc;
+
+	gb_common_defaults(&nc->common);
+	b->set_defaults(nc->params);
+	mute(&m, quiet);
+	rc = gb_cmd_parse(b->usage, b->summary, sets, 2, argc, argv, NULL, 0, NULL);
+	if (rc < 0 && b->validate(nc->params, err, sizeof(err))) {
+		gb_error("%s", err);
+		rc = GB_EXIT_USAGE;
+	}
+	unmute(&m);
+	return rc;
+}
+
+/* ---- one process: every selected local GPU ---- */
+
+static int run_one_process(struct nccl_cmd *nc, int argc, const char **argv)
+{
+	struct gb_run run;
+	char err[512];
+	int rc;
+
+	if (gb_cmd_check_common(&nc->common))
+		return GB_EXIT_USAGE;
+	gb_cmd_catch_signals();
+	gb_cmd_run_begin(&run, "nccl", argc, argv);
+	if (gb_bench_nccl.unavailable_reason) {
+		gb_error("nccl: %s", gb_bench_nccl.unavailable_reason);
+		gb_run_set_status(&run, GB_STATUS_NOT_BUILT, gb_bench_nccl.unavailable_reason);
+	} else if (gb_cmd_gpu_setup(&run) == 0) {
+		if (gb_device_list_resolve(&nc->common.devices, (int)run.n_devices)) {
+			gb_run_release(&run);
+			return GB_EXIT_USAGE;
+		}
+		if (gb_nccl_load(getenv("GPUBENCH_NCCL_LIBRARY"), err, sizeof(err))) {
+			gb_error("%s", err);
+			gb_bench_set_status(gb_run_add_bench(&run, "nccl"), GB_STATUS_ERROR, "%s", err);
+		} else {
+			gb_cmd_run_one_bench(&gb_bench_nccl, &run, &nc->common, nc->params);
+		}
+		print_table(&run, &nc->common);
+	}
+	rc = gb_cmd_run_finish(&run, &nc->common, false);
+	gb_run_release(&run);
+	return rc;
+}
+
+/* ---- several processes: one rank per GPU ---- */
+
+/* What every rank tells rank 0 before anything runs (same binary everywhere: raw bytes). */
+struct hello {
+	int32_t ready;
+	int32_t local_rank;
+	int32_t device;       /* CUDA index this rank uses, -1 none */
+	int32_t pid;
+	char host[128];
+	char pci[32];
+	char uuid[64];
+	char gpu[96];
+	char reason[512];     /* why not ready */
+};
+
+/* Rank 0's answer. */
+struct decision {
+	int32_t go;           /* every rank ready: measure */
+	int32_t exit_now;     /* >= 0: stop at once with this exit code (a usage error on rank 0) */
+	unsigned char id[GB_NCCL_ID_BYTES];
+	char why[512];        /* why not, for the ready ranks' reports */
+};
+
+struct world_run {
+	struct nccl_cmd *nc;
+	struct gb_mpi_world w;
+	struct gb_run local;  /* this rank's own report */
+	struct hello me;
+	int device;
+};
+
+static void hello_device(struct world_run *wr)
+{
+	const struct gb_device_info *d = NULL;
+
+	for (size_t i = 0; i < wr->local.n_devices; i++)
+		if (wr->local.devices[i].index == wr->device)
+			d = &wr->local.devices[i];
+	wr->me.device = wr->device;
+	if (!d)
+		return;
+	snprintf(wr->me.pci, sizeof(wr->me.pci), "%s", d->pci_bus_id ? d->pci_bus_id : "");
+	snprintf(wr->me.uuid, sizeof(wr->me.uuid), "%s", d->uuid ? d->uuid : "");
+	snprintf(wr->me.gpu, sizeof(wr->me.gpu), "%s", d->name ? d->name : "");
+}
+
+/*
+ * Pick this rank's GPU: with one visible GPU (the launcher bound one per
+ * rank, e.g. srun --gpus-per-task=1) that one; otherwise the local rank-th
+ * of --devices. 0, or -1 with the reason in me.reason.
+ */
+static int pick_device(struct world_run *wr)
+{
+	struct gb_device_list *dl = &wr->nc->common.devices;
+	struct muted m;
+	int bad;
+
+	mute(&m, true);
+	bad = gb_device_list_resolve(dl, (int)wr->local.n_devices);
+	unmute(&m);
+	if (bad || dl->n == 0) {
+		snprintf(wr->me.reason, sizeof(wr->me.reason),
+			 "--devices names a GPU this host does not have (it has %zu)",
+			 wr->local.n_devices);
+		return -1;
+	}
+	if (dl->n > 1 && wr->w.local_rank >= (int)dl->n) {
+		snprintf(wr->me.reason, sizeof(wr->me.reason),
+			 "%d ranks on this host but %zu GPUs selected: NCCL needs one GPU per rank",
+			 wr->w.local_size, dl->n);
+		return -1;
+	}
+	wr->device = dl->idx[dl->n == 1 ? 0 : wr->w.local_rank];
+	return 0;
+}
+
+/* Probe, pick a GPU, load NCCL: fill wr->me. Messages are rank 0's to print, per rank. */
+static void local_setup(struct world_run *wr)
+{
+	struct muted m;
+	char err[512];
+	int probe;
+
+	memset(&wr->me, 0, sizeof(wr->me));
+	wr->device = -1;
+	wr->me.local_rank = wr->w.local_rank;
+	wr->me.pid = (int32_t)getpid();
+	snprintf(wr->me.host, sizeof(wr->me.host), "%s", wr->w.host);
+	mute(&m, true);
+	probe = gb_cmd_gpu_setup(&wr->local);
+	unmute(&m);
+	if (probe) {
+		snprintf(wr->me.reason, sizeof(wr->me.reason), "%s",
+			 wr->local.reason ? wr->local.reason : "cannot use the GPU");
+	} else if (pick_device(wr) == 0) {
+		hello_device(wr);
+		if (gb_nccl_load(getenv("GPUBENCH_NCCL_LIBRARY"), err, sizeof(err)))
+			snprintf(wr->me.reason, sizeof(wr->me.reason), "%s", err);
+		else
+			wr->me.ready = 1;
+	}
+	wr->me.device = wr->device;
+}
+
+/* "rank 2 on host n1 (GPU 1)" */
+static void rank_label(char *buf, size_t len, int r, const struct hello *h)
+{
+	if (!h)
+		snprintf(buf, len, "rank %d (host unknown)", r);
+	else if (h->device >= 0)
+		snprintf(buf, len, "rank %d on host %s (GPU %d)", r, h->host, h->device);
+	else
+		snprintf(buf, len, "rank %d on host %s", r, h->host);
+}
+
+/* A hello that arrived whole, else NULL. */
+static const struct hello *hello_of(const struct gb_mpi_parts *p, int r)
+{
+	if (!p || r >= p->n || !p->arrived[r] || p->len[r] != sizeof(struct hello))
+		return NULL;
+	return (const struct hello *)p->data[r];
+}
+
+/* Two ranks on one host with the same GPU: NCCL would fail; say so first. */
+static bool duplicate_gpu(const struct gb_mpi_parts *hellos, char *why, size_t len)
+{
+	for (int a = 0; a < hellos->n; a++) {
+		const struct hello *ha = hello_of(hellos, a);
+
+		for (int b = a + 1; ha && ha->ready && b < hellos->n; b++) {
+			const struct hello *hb = hello_of(hellos, b);
+
+			if (hb && hb->ready && !strcmp(ha->host, hb->host) && *ha->uuid &&
+			    !strcmp(ha->uuid, hb->uuid)) {
+				snprintf(why, len,
+					 "ranks %d and %d on host %s both use GPU %s: NCCL needs one "
+					 "GPU per rank",
+					 a, b, ha->host, ha->pci);
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/* Rank 0: measure only when every rank answered and is ready. */
+static void decide(const struct gb_mpi_parts *hellos, int usage_rc, struct decision *d)
+{
+	char err[512], label[192];
+	int not_ready = 0;
+
+	memset(d, 0, sizeof(*d));
+	d->exit_now = usage_rc ? usage_rc : -1;
+	for (int r = 0; r < hellos->n; r++) {
+		const struct hello *h = hello_of(hellos, r);
+
+		if (h && h->ready)
+			continue;
+		if (!not_ready++) {
+			rank_label(label, sizeof(label), r, h);
+			snprintf(d->why, sizeof(d->why), "not run: %s could not run", label);
+		}
+	}
+	if (not_ready > 1)
+		snprintf(d->why + strlen(d->why), sizeof(d->why) - strlen(d->why),
+			 " (and %d more ranks)", not_ready - 1);
+	if (not_ready || duplicate_gpu(hellos, d->why, sizeof(d->why)))
+		return;
+	if (gb_nccl_unique_id(d->id, err, sizeof(err))) {
+		snprintf(d->why, sizeof(d->why), "not run: rank 0: %s", err);
+		return;
+	}
+	d->go = 1;
+}
+
+static void progress_line(void *user, const char *line)
+{
+	(void)user;
+	fprintf(stderr, "gpubench: %s\n", line);
+}
+
+/* This rank's part: measure with the others, or record why it did not. */
+static void measure(struct world_run *wr, const struct decision *d)
+{
+	struct gb_bench_result *res = gb_run_add_bench(&wr->local, "nccl");
+	int dev = wr->device;
+	struct gb_ctx ctx = {
+		.run = &wr->local,
+		.devices = &dev,
+		.n_devices = 1,
+		.stop = &gb_stop_flag,
+		.run_start_s = gb_now_s(),
+		.nvml = gb_nvml_loaded(),
+		.quiet = wr->nc->common.quiet,
+		.progress = wr->w.rank == 0 && !wr->nc->common.quiet ? progress_line : NULL,
+	};
+	double t0 = gb_now_s();
+
+	if (dev >= 0)
+		gb_bench_add_device(res, dev);
+	if (!wr->me.ready || !d->go)
+		gb_nccl_record_params(res, wr->nc->params, wr->w.size);
+	if (!wr->me.ready) {
+		gb_bench_set_status(res, GB_STATUS_ERROR, "%s", wr->me.reason);
+		return;
+	}
+	if (!d->go) {
+		gb_bench_set_status(res, GB_STATUS_SKIPPED, "%s", d->why);
+		return;
+	}
+	gb_nccl_run_world(&ctx, wr->nc->params, &wr->w, d->id, res);
+	res->duration_s = gb_now_s() - t0;
+	if (gb_stop_flag && res->status != GB_STATUS_FAILED)
+		res->status = GB_STATUS_INTERRUPTED;
+}
+
+/* ---- rank 0: one report from every rank's ---- */
+
+struct merge {
+	struct world_run *wr;
+	const struct gb_mpi_parts *hellos, *frags;
+	struct gb_run *runs;   /* every rank's report, parsed; runs[r].command NULL if none */
+	char **unreadable;     /* why rank r's report could not be read, NULL if it could */
+	int n;
+	char no_answer[96];
+};
+
+/* calloc that never returns NULL: these are a few bytes per rank */
+static void *zalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+/* m->n as a count for allocations (never below 1) */
+static size_t count_of(const struct merge *m)
+{
+	return m->n > 0 ? (size_t)m->n : 1;
+}
+
+static void parse_fragments(struct merge *m)
+{
+	m->runs = zalloc(count_of(m), sizeof(*m->runs));
+	m->unreadable = zalloc(count_of(m), sizeof(char *));
+	for (int r = 0; m->frags && r < m->n && r < m->frags->n; r++) {
+		cJSON *doc = m->frags->arrived[r] ? cJSON_Parse(m->frags->data[r]) : NULL;
+		char err[256];
+
+		if (m->frags->arrived[r] && !doc)
+			m->unreadable[r] = gb_strdup("its report is not JSON");
+		else if (doc && gb_report_from_json(doc, &m->runs[r], err, sizeof(err)))
+			m->unreadable[r] = gb_strdupf("its report cannot be read: %s", err);
+		cJSON_Delete(doc);
+	}
+}
+
+static struct gb_bench_result *nccl_of(const struct gb_run *run)
+{
+	for (size_t i = 0; run && i < run->n_benches; i++)
+		if (run->benches[i].name && !strcmp(run->benches[i].name, "nccl"))
+			return &run->benches[i];
+	return NULL;
+}
+
+static struct gb_device_info *device_of(struct gb_run *run, int index)
+{
+	for (size_t i = 0; run && i < run->n_devices; i++)
+		if (run->devices[i].index == index)
+			return &run->devices[i];
+	return NULL;
+}
+
+/* Status and reason of rank r as the merged report lists it. */
+static void rank_status(const struct merge *m, int r, const char **status, const char **reason)
+{
+	const struct hello *h = hello_of(m->hellos, r);
+	const struct gb_bench_result *b = nccl_of(&m->runs[r]);
+
+	if (!h || (!m->runs[r].command && m->frags)) {
+		*status = gb_status_name(GB_STATUS_ERROR);
+		*reason = m->unreadable[r] ? m->unreadable[r] : m->no_answer;
+		return;
+	}
+	if (!h->ready) {
+		*status = gb_status_name(GB_STATUS_ERROR);
+		*reason = h->reason;
+		return;
+	}
+	*status = b ? gb_status_name(b->status) : gb_status_name(GB_STATUS_SKIPPED);
+	*reason = b && b->reason ? b->reason : NULL;
+}
+
+static cJSON *host_info_json(const struct gb_host_info *h)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "os", h->os ? h->os : "");
+	cJSON_AddStringToObject(o, "kernel", h->kernel ? h->kernel : "");
+	cJSON_AddStringToObject(o, "cpu", h->cpu ? h->cpu : "");
+	if (h->driver_version)
+		cJSON_AddStringToObject(o, "driver_version", h->driver_version);
+	else
+		cJSON_AddNullToObject(o, "driver_version");
+	cJSON_AddNumberToObject(o, "cuda_driver_version", h->cuda_driver_version);
+	return o;
+}
+
+static void add_str_or_null(cJSON *o, const char *key, const char *v)
+{
+	if (v && *v)
+		cJSON_AddStringToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static cJSON *rank_json(const struct merge *m, int r, int report_device)
+{
+	const struct hello *h = hello_of(m->hellos, r);
+	cJSON *o = cJSON_CreateObject();
+	const char *status, *reason;
+
+	rank_status(m, r, &status, &reason);
+	cJSON_AddNumberToObject(o, "rank", r);
+	if (h) {
+		cJSON_AddNumberToObject(o, "local_rank", h->local_rank);
+		cJSON_AddStringToObject(o, "host", h->host);
+		cJSON_AddNumberToObject(o, "pid", h->pid);
+		if (h->device >= 0)
+			cJSON_AddNumberToObject(o, "device", h->device);
+		else
+			cJSON_AddNullToObject(o, "device");
+		add_str_or_null(o, "pci_bus_id", h->pci);
+		add_str_or_null(o, "gpu", h->gpu);
+	} else {
+		cJSON_AddNullToObject(o, "host");
+		cJSON_AddNullToObject(o, "device");
+	}
+	if (report_device >= 0)
+		cJSON_AddNumberToObject(o, "report_device", report_device);
+	else
+		cJSON_AddNullToObject(o, "report_device");
+	cJSON_AddStringToObject(o, "status", status);
+	if (reason)
+		cJSON_AddStringToObject(o, "reason", reason);
+	else
+		cJSON_AddNullToObject(o, "reason");
+	if (m->runs[r].command)
+		cJSON_AddItemToObject(o, "host_info", host_info_json(&m->runs[r].host));
+	return o;
+}
+
+/* Release what a run no longer owns by moving it into a scratch run first. */
+static void release_devices_and_benches(struct gb_run *run)
+{
+	struct gb_run scratch;
+
+	memset(&scratch, 0, sizeof(scratch));
+	scratch.devices = run->devices;
+	scratch.n_devices = run->n_devices;
+	scratch.benches = run->benches;
+	scratch.n_benches = run->n_benches;
+	run->devices = NULL;
+	run->n_devices = 0;
+	run->benches = NULL;
+	run->n_benches = run->cap_benches = 0;
+	gb_run_release(&scratch);
+}
+
+/*
+ * devices[] of the merged report: the GPU of every rank, in rank order
+ * (indices are as each rank's process saw them; extra.ranks maps them).
+ * Returns each rank's position in devices[] (-1 none) in pos[].
+ */
+static void merge_devices(struct merge *m, struct gb_run *final, int *pos)
+{
+	for (int r = 0; r < m->n; r++) {
+		const struct hello *h = hello_of(m->hellos, r);
+		struct gb_device_info *d = h ? device_of(&m->runs[r], h->device) : NULL;
+
+		pos[r] = -1;
+		if (!d)
+			continue;
+		pos[r] = (int)final->n_devices;
+		*gb_run_add_device(final) = *d;
+		gb_device_info_init(d); /* stolen: the parsed run must not free its strings */
+	}
+}
+
+/* Rank 0's topology, kept for the GPUs the ranks on its host use. */
+static void merge_links(const struct merge *m, struct gb_run *final)
+{
+	size_t keep = 0;
+
+	for (size_t i = 0; i < final->n_links; i++) {
+		struct gb_link *l = &final->links[i];
+		bool a = false, b = false;
+
+		for (int r = 0; r < m->n; r++) {
+			const struct hello *h = hello_of(m->hellos, r);
+
+			if (!h || strcmp(h->host, m->wr->w.host))
+				continue;
+			a |= h->device == l->a;
+			b |= h->device == l->b;
+		}
+		if (a && b)
+			final->links[keep++] = *l;
+		else
+			free(l->type);
+	}
+	final->n_links = keep;
+}
+
+/* The links the ranks share: theory from every rank's GPU. */
+static double merge_theory(const struct merge *m, char *basis, size_t len)
+{
+	struct gb_nccl_rank_link *rl = zalloc(count_of(m), sizeof(*rl));
+	bool nvlink = m->n > 1;
+	double bps;
+
+	for (int r = 0; r < m->n; r++) {
+		const struct hello *h = hello_of(m->hellos, r);
+		struct gb_device_info *d = h ? device_of(&m->runs[r], h->device) : NULL;
+
+		rl[r] = (struct gb_nccl_rank_link){ h ? h->host : NULL, -1, -1, NAN };
+		if (d)
+			gb_nccl_rank_link_of(d, h->host, &rl[r]);
+		for (int q = 0; q < m->n && h; q++) {
+			const struct hello *hq = hello_of(m->hellos, q);
+			int pair[2] = { h->device, hq ? hq->device : -1 };
+
+			if (q != r && hq && !strcmp(h->host, hq->host))
+				nvlink = nvlink && gb_nccl_pairs_nvlink(&m->runs[r], pair, 2);
+		}
+	}
+	bps = gb_nccl_link_theory(rl, (size_t)m->n, nvlink, basis, len);
+	free(rl);
+	return bps;
+}
+
+/* Every rank's rows, combined: time averaged over ranks, wrong elements summed. */
+static void merge_rows(struct merge *m, struct gb_bench_result *res, double theory,
+		       const char *basis)
+{
+	struct gb_nccl_row **rows = zalloc(count_of(m), sizeof(*rows)), *out = NULL;
+	size_t *n = zalloc(count_of(m), sizeof(*n)), common = SIZE_MAX;
+	for (int r = 0; r < m->n; r++) {
+		rows[r] = rows_of(nccl_of(&m->runs[r]), &n[r]);
+		common = n[r] < common ? n[r] : common;
+	}
+	/* a rank that stopped early measured a prefix of the same sweep */
+	for (int r = 0; r < m->n; r++)
+		n[r] = common;
+	if (common && common != SIZE_MAX) {
+		out = zalloc(common, sizeof(*out));
+		if (gb_nccl_rows_combine((const struct gb_nccl_row *const *)rows, n, (size_t)m->n,
+					 m->n, out))
+			common = 0;
+	} else {
+		common = 0;
+	}
+	gb_nccl_fill_result(res, out, common, m->n, theory, basis);
+	for (int r = 0; r < m->n; r++)
+		free(rows[r]);
+	free(rows);
+	free(n);
+	free(out);
+}
+
+static bool rows_in(const struct gb_bench_result *res)
+{
+	return res->extra &&
+	       cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(res->extra, "rows")) > 0;
+}
+
+/* The first rank that did not pass sets the reason of the whole; one line per such rank. */
+static void merge_status(struct merge *m, struct gb_run *final, struct gb_bench_result *res)
+{
+	char label[192], first[768] = "";
+	int bad = 0, errors = 0;
+
+	for (int r = 0; r < m->n; r++) {
+		const char *status, *reason;
+
+		rank_status(m, r, &status, &reason);
+		if (!strcmp(status, "passed") || !strcmp(status, "failed") ||
+		    !strcmp(status, "warning") || !strcmp(status, "skipped"))
+			continue;
+		rank_label(label, sizeof(label), r, hello_of(m->hellos, r));
+		gb_error("%s: %s", label, reason ? reason : status);
+		errors += !strcmp(status, "error");
+		if (!bad++)
+			snprintf(first, sizeof(first), "%s: %s", label, reason ? reason : status);
+	}
+	if (!bad && !rows_in(res)) {
+		/* everyone was ready, yet nothing ran (two ranks on one GPU, no NCCL id) */
+		const struct gb_bench_result *b0 = nccl_of(&m->runs[0]);
+
+		snprintf(first, sizeof(first), "%s",
+			 b0 && b0->reason ? b0->reason : "no rank measured anything");
+		gb_error("%s", first);
+		bad = errors = 1;
+	}
+	if (!bad)
+		return;
+	if (bad > 1)
+		snprintf(first + strlen(first), sizeof(first) - strlen(first),
+			 " (and %d more ranks)", bad - 1);
+	gb_bench_set_status(res, errors ? GB_STATUS_ERROR : GB_STATUS_INTERRUPTED, "%s", first);
+	if (!rows_in(res))
+		gb_run_set_status(final, GB_STATUS_ERROR, first);
+}
+
+static void merge(struct merge *m, struct gb_run *final)
+{
+	struct gb_bench_result *res;
+	int *pos = zalloc(count_of(m), sizeof(int));
+	char basis[256];
+	double theory;
+	cJSON *ranks;
+
+	parse_fragments(m);
+	/* theory reads every rank's device record before merge_devices takes them over */
+	theory = merge_theory(m, basis, sizeof(basis));
+	release_devices_and_benches(final);
+	merge_devices(m, final, pos);
+	merge_links(m, final);
+	res = gb_run_add_bench(final, "nccl");
+	if (nccl_of(&m->runs[0]) && nccl_of(&m->runs[0])->params) {
+		cJSON_Delete(res->params);
+		res->params = cJSON_Duplicate(nccl_of(&m->runs[0])->params, 1);
+	}
+	for (int r = 0; r < m->n; r++)
+		if (pos[r] >= 0)
+			gb_bench_add_device(res, final->devices[pos[r]].index);
+	merge_rows(m, res, theory, basis);
+	cJSON_AddStringToObject(gb_bench_extra(res), "launcher", m->wr->nc->launch.name);
+	ranks = cJSON_AddArrayToObject(gb_bench_extra(res), "ranks");
+	for (int r = 0; r < m->n; r++)
+		cJSON_AddItemToArray(ranks, rank_json(m, r, pos[r]));
+	merge_status(m, final, res);
+	for (int r = 0; r < m->n; r++) {
+		const struct gb_bench_result *b = nccl_of(&m->runs[r]);
+
+		/* the slowest rank's time is the job's */
+		if (b && isfinite(b->duration_s) && !(b->duration_s <= res->duration_s))
+			res->duration_s = b->duration_s;
+	}
+	free(pos);
+	for (int r = 0; r < m->n; r++) {
+		gb_run_release(&m->runs[r]);
+		free(m->unreadable[r]);
+	}
+	free(m->runs);
+	free(m->unreadable);
+}
+
+/* ---- the world flow ---- */
+
+/*
+ * Stop the whole job after a failed exchange. A rank other than 0 first
+ * gives rank 0 a moment to write its report and end the job itself (an
+ * abort from here would kill rank 0 mid-write); if rank 0 is the one that
+ * is gone, it aborts after the grace period.
+ */
+static int stop_job(struct world_run *wr)
+{
+	if (wr->w.rank != 0) {
+		double grace = wr->w.timeout_s < 10 ? wr->w.timeout_s : 10;
+		struct timespec ts = { (time_t)grace, 0 };
+
+		nanosleep(&ts, NULL);
+	}
+	gb_mpi_abort(&wr->w, GB_EXIT_CANNOT_RUN);
+	return GB_EXIT_CANNOT_RUN;
+}
+
+static int world_fail(struct world_run *wr, const char *err)
+{
+	gb_error("%s", err);
+	return stop_job(wr);
+}
+
+/* Rank 0: merge, print, write; the exit code of the run. */
+static int finish_root(struct world_run *wr, const struct gb_mpi_parts *hellos,
+		       const struct gb_mpi_parts *frags)
+{
+	struct merge m = { .wr = wr, .hellos = hellos, .frags = frags, .n = wr->w.size };
+
+	snprintf(m.no_answer, sizeof(m.no_answer), "did not answer within %g s: it stopped or hangs",
+		 wr->w.timeout_s);
+
+	merge(&m, &wr->local);
+	print_table(&wr->local, &wr->nc->common);
+	return gb_cmd_run_finish(&wr->local, &wr->nc->common, false);
+}
+
+/* Rank 0 after a rank did not answer: the report with what arrived, then stop everyone. */
+static int abort_root(struct world_run *wr, const struct gb_mpi_parts *hellos,
+		      const struct gb_mpi_parts *frags, const char *what)
+{
+	const struct gb_mpi_parts *p = frags ? frags : hellos;
+
+	for (int r = 1; r < p->n; r++)
+		if (!p->arrived[r])
+			gb_error("rank %d did not answer within %g s (%s): it stopped or hangs", r,
+				 wr->w.timeout_s, what);
+	finish_root(wr, hellos, frags);
+	gb_mpi_abort(&wr->w, GB_EXIT_CANNOT_RUN);
+	return GB_EXIT_CANNOT_RUN;
+}
+
+/* Steps 3-6 once the hellos are in. */
+static int world_measure(struct world_run *wr, struct gb_mpi_parts *hellos, int usage_rc)
+{
+	struct decision d;
+	struct gb_mpi_parts frags;
+	char err[512], *json = NULL;
+	int rc, code = GB_EXIT_CANNOT_RUN;
+	cJSON *doc;
+
+	if (wr->w.rank == 0)
+		decide(hellos, usage_rc, &d);
+	if (gb_mpi_bcast(&wr->w, &d, sizeof(d), "the go/no-go decision", err, sizeof(err)))
+		return world_fail(wr, err);
+	if (d.exit_now >= 0)
+		return d.exit_now;
+	measure(wr, &d);
+	doc = gb_report_to_json(&wr->local);
+	json = cJSON_PrintUnformatted(doc);
+	cJSON_Delete(doc);
+	rc = gb_mpi_gather(&wr->w, 1, json, strlen(json), &frags, err, sizeof(err));
+	free(json);
+	if (rc < 0)
+		return world_fail(wr, err);
+	if (rc > 0)
+		code = abort_root(wr, hellos, &frags, "sending its results");
+	else if (wr->w.rank == 0)
+		code = finish_root(wr, hellos, &frags);
+	gb_mpi_parts_free(&frags);
+	if (gb_mpi_bcast(&wr->w, &code, sizeof(code), "the exit code", err, sizeof(err)))
+		return world_fail(wr, err);
+	return code;
+}
+
+static int world_flow(struct world_run *wr, int argc, const char **argv)
+{
+	struct gb_mpi_parts hellos;
+	char err[512];
+	int usage_rc = 0, rc;
+
+	gb_cmd_run_begin(&wr->local, "nccl", argc, argv);
+	if (wr->w.rank == 0 && gb_cmd_check_common(&wr->nc->common))
+		usage_rc = GB_EXIT_USAGE;
+	local_setup(wr);
+	rc = gb_mpi_gather(&wr->w, 0, &wr->me, sizeof(wr->me), &hellos, err, sizeof(err));
+	if (rc < 0)
+		return world_fail(wr, err);
+	if (rc > 0)
+		rc = abort_root(wr, &hellos, NULL, "saying whether it can run");
+	else
+		rc = world_measure(wr, &hellos, usage_rc);
+	gb_mpi_parts_free(&hellos);
+	return rc;
+}
+
+/* The ranks could not even form the job: rank 0 still writes a report saying so. */
+static int join_failed(struct world_run *wr, int argc, const char **argv, const char *err)
+{
+	gb_error("cannot start the MPI job: %s", err);
+	if (wr->w.rank == 0 && wr->nc->launch.rank == 0) {
+		gb_cmd_run_begin(&wr->local, "nccl", argc, argv);
+		gb_run_set_status(&wr->local, GB_STATUS_ERROR, err);
+		gb_cmd_run_finish(&wr->local, &wr->nc->common, false);
+		gb_run_release(&wr->local);
+	}
+	return stop_job(wr);
+}
+
+static int run_world(struct nccl_cmd *nc, int argc, const char **argv)
+{
+	struct world_run wr = { .nc = nc };
+	char err[512];
+	int rc;
+
+	if (gb_mpi_world_init(&wr.w, nc->launch.size, gb_nccl_timeout_s(nc->params), err,
+			      sizeof(err)))
+		return join_failed(&wr, argc, argv, err);
+	if (wr.w.size != nc->launch.size) {
+		if (nc->launch.rank == 0)
+			gb_error("%s started %d processes but MPI sees %d: gpubench's MPI does not "
+				 "match the launcher (with Slurm, try 'srun --mpi=pmix')",
+				 nc->launch.name, nc->launch.size, wr.w.size);
+		gb_mpi_world_finalize(&wr.w);
+		return GB_EXIT_CANNOT_RUN;
+	}
+	gb_cmd_catch_signals();
+	if (wr.w.rank != 0)
+		nc->common.quiet = true; /* one voice: rank 0 prints and writes */
+	gb_log_set_verbosity(nc->common.quiet ? -1 : nc->common.verbose ? 1 : 0);
+	rc = world_flow(&wr, argc, argv);
+	gb_run_release(&wr.local);
+	gb_mpi_world_finalize(&wr.w);
+	return rc;
+}
+
+/* Launched by mpirun/srun but built without MPI: refuse, on rank 0 only. */
+static int world_not_built(struct nccl_cmd *nc, int argc, const char **argv)
+{
+	struct gb_run run;
+	int rc;
+
+	if (nc->launch.rank != 0)
+		return GB_EXIT_NOT_BUILT;
+	gb_error("%s started %d processes, but gpubench was built without MPI: each would run "
+		 "alone; rebuild with MPI (libopenmpi-dev), or run one process for all local GPUs",
+		 nc->launch.name, nc->launch.size);
+	if (gb_cmd_check_common(&nc->common))
+		return GB_EXIT_USAGE;
+	gb_cmd_run_begin(&run, "nccl", argc, argv);
+	gb_run_set_status(&run, GB_STATUS_NOT_BUILT, "gpubench was built without MPI");
+	rc = gb_cmd_run_finish(&run, &nc->common, false);
+	gb_run_release(&run);
+	return rc;
+}
+
+int cmd_nccl(int argc, const char **argv)
+{
+	struct nccl_cmd nc;
+	int rc;
+
+	memset(&nc, 0, sizeof(nc));
+	detect_launcher(&nc.launch);
+	nc.params = calloc(1, gb_bench_nccl.params_size);
+	if (!nc.params)
+		return GB_EXIT_CANNOT_RUN;
+	rc = parse(&nc, argc, argv, nc.launch.rank > 0);
+	if (rc >= 0)
+		goto out;
+	gb_log_set_verbosity(nc.common.quiet ? -1 : nc.common.verbose ? 1 : 0);
+	if (gb_bench_nccl.unavailable_reason && nc.launch.rank > 0) {
+		/* built without NCCL: every rank exits alike, rank 0 alone says so and reports */
+		rc = GB_EXIT_NOT_BUILT;
+	} else if (nc.launch.size <= 1 || gb_bench_nccl.unavailable_reason) {
+		rc = run_one_process(&nc, argc, argv);
+	} else if (!gb_mpi_built()) {
+		rc = world_not_built(&nc, argc, argv);
+	} else {
+		rc = run_world(&nc, argc, argv);
+	}
+out:
+	free(nc.params);
+	return rc;
+}

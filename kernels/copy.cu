@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * copy.cu - the device side of `gpubench bandwidth` and `gpubench p2p`:
+ * the stream blocker, pattern fill and verify, SM copy kernels (one-way and
+ * split-warp two-way), STREAM and the pointer chase. See copy.h.
+ *
+ * Every bulk kernel walks the buffer as 16-byte words with a grid-stride
+ * loop over a grid sized to stay resident on every supported SM (sm_80,
+ * sm_89 and sm_90 all hold 1536 threads per SM), so a copy never waits on a
+ * second wave of blocks and the tail stays short.
+ */
+#include "copy.h"
+
+#include "../bench/copy_math.h"
+
+namespace {
+
+constexpr int kThreads = 256;
+/* 6 x 256 = 1536 threads: resident on sm_89 (1536 max) as well as sm_80/90 (2048) */
+constexpr int kBlocksPerSm = 6;
+/* loads in flight per thread before the stores: hides DRAM and PCIe read latency */
+constexpr int kUnroll = 4;
+
+unsigned grid_for(size_t words, int sm_count)
+{
+	size_t need = (words + kThreads - 1) / kThreads;
+	size_t cap = (size_t)(sm_count > 0 ? sm_count : 1) * kBlocksPerSm;
+
+	if (need == 0)
+		need = 1;
+	return (unsigned)(need < cap ? need : cap);
+}
+
+bool bad_size(size_t bytes)
+{
+	return bytes % GB_COPY_GRAIN != 0;
+}
+
+__device__ __forceinline__ uint4 pattern_word(uint64_t seed, size_t i)
+{
+	uint64_t a = gb_copy_pattern64(seed, 2 * (uint64_t)i);
+	uint64_t b = gb_copy_pattern64(seed, 2 * (uint64_t)i + 1);
+
+	return make_uint4((unsigned)a, (unsigned)(a >> 32), (unsigned)b, (unsigned)(b >> 32));
+}
+
+/* Warp-aggregated count: one atomic per warp instead of one per mismatch. */
+__device__ __forceinline__ void add_count(unsigned long long *counter, unsigned local)
+{
+	unsigned total = __reduce_add_sync(0xffffffffu, local);
+
+	if ((threadIdx.x & 31) == 0 && total)
+		atomicAdd(counter, (unsigned long long)total);
+}
+
+/* Same arithmetic in the kernel and in the check, rounded explicitly so no
+ * FMA contraction can make the two differ. */
+__device__ __forceinline__ double stream_value(int op, double x, double y, double q)
+{
+	switch (op) {
+	case GB_STREAM_COPY:
+		return x;
+	case GB_STREAM_SCALE:
+		return __dmul_rn(q, x);
+	case GB_STREAM_ADD:
+		return __dadd_rn(x, y);
+	default:
+		return __fma_rn(q, y, x);
+	}
+}
+
+} // namespace
+
+__global__ static void spin_kernel(const volatile int *release, int *timed_out,
+				   long long timeout_cycles)
+{
+	long long start = clock64();
+
+	while (*release == 0) {
+		if (clock64() - start > timeout_cycles) {
+			*(volatile int *)timed_out = 1;
+			__threadfence_system();
+			return;
+		}
+	}
+}
+
+__global__ static void fill_kernel(uint4 *buf, size_t words, uint64_t seed)
+{
+	size_t stride = (size_t)gridDim.x * blockDim.x;
+
+	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < words; i += stride)
+		buf[i] = pattern_word(seed, i);
+}
+
+__global__ static void verify_kernel(const uint4 *buf, size_t words, uint64_t seed,
+				     unsigned long long *mismatches)
+{
+	size_t stride = (size_t)gridDim.x * blockDim.x;
+	size_t base = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	size_t lane0 = base - (threadIdx.x & 31);
+	unsigned bad = 0;
+
+	/* every lane runs its warp's trip count so the warp reduction below is convergent */
+	for (size_t w = lane0; w < words; w += stride) {
+		size_t i = base + (w - lane0);
+
+		if (i < words) {
+			uint4 v = __ldcg(buf + i), e = pattern_word(seed, i);
+
+			bad += v.x != e.x || v.y != e.y || v.z != e.z || v.w != e.w;
+		}
+	}
+	add_count(mismatches, bad);
+}
+
+/* Grid-stride copy of n words starting at thread `t` of `nthreads`. */
+__device__ __forceinline__ void copy_words(uint4 *__restrict__ dst, const uint4 *__restrict__ src,
+					   size_t n, size_t t, size_t nthreads)
+{
+	size_t i = t;
+
+	for (; i + (kUnroll - 1) * nthreads < n; i += kUnroll * nthreads) {
+		uint4 v[kUnroll];
+
+#pragma unroll
+		for (int u = 0; u < kUnroll; u++)
+			v[u] = __ldcg(src + i + u * nthreads);
+#pragma unroll
+		for (int u = 0; u < kUnroll; u++)
+			__stcg(dst + i + u * nthreads, v[u]);
+	}
+	for (; i < n; i += nthreads)
+		__stcg(dst + i, __ldcg(src + i));
+}
+
+__global__ static void __launch_bounds__(kThreads)
+	sm_copy_kernel(uint4 *__restrict__ dst, const uint4 *__restrict__ src, size_t words)
+{
+	copy_words(dst, src, words, (size_t)blockIdx.x * blockDim.x + threadIdx.x,
+		   (size_t)gridDim.x * blockDim.x);
+}
+
+__global__ static void __launch_bounds__(kThreads)
+	sm_copy_bidir_kernel(uint4 *dst0, const uint4 *src0, uint4 *dst1, const uint4 *src1,
+			     size_t words)
+{
+	/* kThreads is a multiple of 64, so every block holds as many even as odd warps */
+	size_t gtid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	size_t warp = gtid >> 5, lane = gtid & 31;
+	size_t half_threads = (size_t)gridDim.x * blockDim.x / 2;
+	size_t t = (warp >> 1) * 32 + lane;
+
+	if (warp & 1)
+		copy_words(dst1, src1, words, t, half_threads);
+	else
+		copy_words(dst0, src0, words, t, half_threads);
+}
+
+__global__ static void fill_double_kernel(double2 *buf, size_t n2, uint64_t seed)
+{
+	size_t stride = (size_t)gridDim.x * blockDim.x;
+
+	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n2; i += stride)
+		buf[i] = make_double2(gb_copy_pattern_double(seed, 2 * (uint64_t)i),
+				      gb_copy_pattern_double(seed, 2 * (uint64_t)i + 1));
+}
+
+template <int OP>
+__global__ static void __launch_bounds__(kThreads)
+	stream_kernel(double2 *__restrict__ dst, const double2 *__restrict__ x,
+		      const double2 *__restrict__ y, double q, size_t n2)
+{
+	size_t stride = (size_t)gridDim.x * blockDim.x;
+
+	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n2; i += stride) {
+		double2 a = x[i], b = make_double2(0, 0);
+
+		if (OP == GB_STREAM_ADD || OP == GB_STREAM_TRIAD)
+			b = y[i];
+		dst[i] = make_double2(stream_value(OP, a.x, b.x, q), stream_value(OP, a.y, b.y, q));
+	}
+}
+
+__global__ static void stream_verify_kernel(int op, const double2 *dst, uint64_t seed_x,
+					    uint64_t seed_y, double q, size_t n2,
+					    unsigned long long *mismatches)
+{
+	size_t stride = (size_t)gridDim.x * blockDim.x;
+	size_t base = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	size_t lane0 = base - (threadIdx.x & 31);
+	unsigned bad = 0;
+
+	for (size_t w = lane0; w < n2; w += stride) {
+		size_t i = base + (w - lane0);
+
+		if (i < n2) {
+			double2 v = __ldcg(dst + i);
+			double e0 = stream_value(op, gb_copy_pattern_double(seed_x, 2 * i),
+						 gb_copy_pattern_double(seed_y, 2 * i), q);
+			double e1 = stream_value(op, gb_copy_pattern_double(seed_x, 2 * i + 1),
+						 gb_copy_pattern_double(seed_y, 2 * i + 1), q);
+
+			/* compare bits: NaN never passes, -0 and +0 are not equal */
+			bad += __double_as_longlong(v.x) != __double_as_longlong(e0) ||
+			       __double_as_longlong(v.y) != __double_as_longlong(e1);
+		}
+	}
+	add_count(mismatches, bad);
+}
+
+__global__ static void chase_init_kernel(char *buf, size_t nodes, size_t stride)
+{
+	size_t step = (size_t)gridDim.x * blockDim.x;
+
+	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < nodes; i += step) {
+		size_t next = i + 1 == nodes ? 0 : i + 1;
+
+		*(unsigned long long *)(buf + i * stride) =
+			(unsigned long long)(uintptr_t)(buf + next * stride);
+	}
+}
+
+__global__ static void chase_kernel(const unsigned long long *start, unsigned long long steps,
+				    unsigned long long *sink)
+{
+	const unsigned long long *p = start;
+
+	/* __ldcg skips L1, so each step is one trip to L2 or across the link */
+	for (unsigned long long s = 0; s < steps; s++)
+		p = (const unsigned long long *)(uintptr_t)__ldcg(p);
+	*sink = (unsigned long long)(uintptr_t)p;
+}
+
+extern "C" cudaError_t gb_launch_spin_wait(const volatile int *release, int *timed_out,
+					   long long timeout_cycles, cudaStream_t stream)
+{
+	spin_kernel<<<1, 1, 0, stream>>>(release, timed_out, timeout_cycles);
+	return cudaGetLastError();
+}
+
+extern "C" cudaError_t gb_launch_pattern_fill(void *buf, size_t bytes, uint64_t seed,
+					      int sm_count, cudaStream_t stream)
+{
+	size_t words = bytes / GB_COPY_GRAIN;
+
+	if (bad_size(bytes) || !buf)
+		return cudaErrorInvalidValue;
+	fill_kernel<<<grid_for(words, sm_count), kThreads, 0, stream>>>((uint4 *)buf, words, seed);
+	return cudaGetLastError();
+}
+
+extern "C" cudaError_t gb_launch_pattern_verify(const void *buf, size_t bytes, uint64_t seed,
+						unsigned long long *mismatches, int sm_count,
+						cudaStream_t stream)
+{
+	size_t words = bytes / GB_COPY_GRAIN;
+
+	if (bad_size(bytes) || !buf || !mismatches)
+		return cudaErrorInvalidValue;
+	verify_kernel<<<grid_for(words, sm_count), kThreads, 0, stream>>>((const uint4 *)buf, words,
+									 seed, mismatches);
+	return cudaGetLastError();
+}
+
+extern "C" cudaError_t gb_launch_sm_copy(void *dst, const void *src, size_t bytes, int sm_count,
+					 cudaStream_t stream)
+{
+	size_t words = bytes / GB_COPY_GRAIN;
+
+	if (bad_size(bytes) || !dst || !src)
+		return cudaErrorInvalidValue;
+	sm_copy_kernel<<<grid_for(words, sm_count), kThreads, 0, stream>>>((uint4 *)dst,
+									  (const uint4 *)src, words);
+	return cudaGetLastError();
+}
+
+extern "C" cudaError_t gb_launch_sm_copy_bidir(void *dst0, const void *src0, void *dst1,
+					       const void *src1, size_t bytes, int sm_count,
+					       cudaStream_t stream)
+{
+	size_t words = bytes / GB_COPY_GRAIN;
+
+	if (bad_size(bytes) || !dst0 || !src0 || !dst1 || !src1)
+		return cudaErrorInvalidValue;
+	/* twice the threads of a one-way copy: half of them go each way */
+	sm_copy_bidir_kernel<<<grid_for(2 * words, sm_count), kThreads, 0, stream>>>(
+		(uint4 *)dst0, (const uint4 *)src0, (uint4 *)dst1, (const uint4 *)src1, words);
+	return cudaGetLastError();
+}
+
+extern "C" cudaError_t gb_launch_pattern_fill_double(double *buf, size_t n, uint64_t seed,
+						     int sm_count, cudaStream_t stream)
+{
+	if (n % 2 || !buf)
+		return cudaErrorInvalidValue;
+	fill_double_kernel<<<grid_for(n / 2, sm_count), kThreads, 0, stream>>>((double2 *)buf,
+									      n / 2, seed);
+	return cudaGetLastError();
+}
+
+extern "C" cudaError_t gb_launch_stream(enum gb_stream_op op, double *dst, const double *x,
+					const double *y, double q, size_t n, int sm_count,
+					cudaStream_t stream)
+{
+	unsigned grid = grid_for(n / 2, sm_count);
+	double2 *d = (double2 *)dst;
+	const double2 *a = (const double2 *)x, *b = (const double2 *)y;
+
+	if (n % 2 || !dst || !x || ((op == GB_STREAM_ADD || op == GB_STREAM_TRIAD) && !y))
+		return cudaErrorInvalidValue;
+	switch (op) {
+	case GB_STREAM_COPY:
+		stream_kernel<GB_STREAM_COPY><<<grid, kThreads, 0, stream>>>(d, a, b, q, n / 2);
+		break;
+	case GB_STREAM_SCALE:
+		stream_kernel<GB_STREAM_SCALE><<<grid, kThreads, 0, stream>>>(d, a, b, q, n / 2);
+		break;
+	case GB_STREAM_ADD:
+		stream_kernel<GB_STREAM_ADD><<<grid, kThreads, 0, stream>>>(d, a, b, q, n / 2);
+		break;
+	case GB_STREAM_TRIAD:
+		stream_kernel<GB_STREAM_TRIAD><<<grid, kThreads, 0, stream>>>(d, a, b, q, n / 2);
+		break;
+	default:
+		return cudaErrorInvalidValue;
+	}
+	return cudaGetLastError();
+}
+
+extern "C" cudaError_t gb_launch_stream_verify(enum gb_stream_op op, const double *dst,
+					       uint64_t seed_x, uint64_t seed_y, double q, size_t n,
+					       unsigned long long *mismatches, int sm_count,
+					       cudaStream_t stream)
+{
+	if (n % 2 || !dst || !mismatches || (unsigned)op > GB_STREAM_TRIAD)
+		return cudaErrorInvalidValue;
+	stream_verify_kernel<<<grid_for(n / 2, sm_count), kThreads, 0, stream>>>(
+		(int)op, (const double2 *)dst, seed_x, seed_y, q, n / 2, mismatches);
+	return cudaGetLastError();
+}
+
+extern "C" cudaError_t gb_launch_chase_init(void *buf, size_t bytes, size_t stride,
+					    cudaStream_t stream)
+{
+	size_t nodes = stride ? bytes / stride : 0;
+
+	if (!buf || stride < 128 || stride % 8 || nodes < 2)
+		return cudaErrorInvalidValue;
+	chase_init_kernel<<<grid_for(nodes, 1), kThreads, 0, stream>>>((char *)buf, nodes, stride);
+	return cudaGetLastError();
+}
+
+extern "C" cudaError_t gb_launch_chase(const void *buf, unsigned long long steps,
+				       unsigned long long *sink, cudaStream_t stream)
+{
+	if (!buf || !sink)
+		return cudaErrorInvalidValue;
+	chase_kernel<<<1, 1, 0, stream>>>((const unsigned long long *)buf, steps, sink);
+	return cudaGetLastError();
+}

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * copy.h - kernels of the bandwidth and p2p benchmarks (plain C).
+ *
+ * Buffers are device pointers, or host-mapped / peer pointers a kernel can
+ * dereference (pinned host memory under UVA, a peer's memory with peer
+ * access enabled). Sizes are bytes and must be multiples of 16: every kernel
+ * moves whole 16-byte words (uint4 / double2), because 16-byte accesses are
+ * what reaches full memory and link bandwidth. A launcher given a size that
+ * is not a multiple of 16 returns cudaErrorInvalidValue without launching.
+ * Patterns are gb_copy_pattern64() of bench/copy_math.h.
+ */
+#ifndef GPUBENCH_KERNELS_COPY_H
+#define GPUBENCH_KERNELS_COPY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * The stream blocker: one thread spins until *release (host-mapped memory)
+ * becomes non-zero, so everything queued behind it starts at once when the
+ * host releases it, and host enqueue time stays out of the measurement.
+ * After timeout_cycles of clock64() it gives up and sets *timed_out (also
+ * host-mapped) to 1, so a stream the host never releases cannot hang.
+ */
+cudaError_t gb_launch_spin_wait(const volatile int *release, int *timed_out,
+				long long timeout_cycles, cudaStream_t stream);
+
+/* Fill buf with the pattern of seed (16-byte words, grid-stride). */
+cudaError_t gb_launch_pattern_fill(void *buf, size_t bytes, uint64_t seed, int sm_count,
+				   cudaStream_t stream);
+
+/*
+ * Compare buf with the pattern of seed and add the number of 16-byte words
+ * that differ to *mismatches (device memory; the caller zeroes it).
+ */
+cudaError_t gb_launch_pattern_verify(const void *buf, size_t bytes, uint64_t seed,
+				     unsigned long long *mismatches, int sm_count,
+				     cudaStream_t stream);
+
+/* dst = src with 16-byte loads and stores, grid-stride over sm_count SMs. */
+cudaError_t gb_launch_sm_copy(void *dst, const void *src, size_t bytes, int sm_count,
+			      cudaStream_t stream);
+
+/*
+ * Two copies of `bytes` each in one kernel, split by warp: even warps copy
+ * src0 -> dst0 and odd warps src1 -> dst1, so both directions of a link are
+ * loaded at once by the same SMs (nvbandwidth's split-warp copy).
+ */
+cudaError_t gb_launch_sm_copy_bidir(void *dst0, const void *src0, void *dst1, const void *src1,
+				    size_t bytes, int sm_count, cudaStream_t stream);
+
+/* STREAM operations, on arrays of doubles accessed as double2. */
+enum gb_stream_op {
+	GB_STREAM_COPY = 0, /* dst = x */
+	GB_STREAM_SCALE,    /* dst = q x */
+	GB_STREAM_ADD,      /* dst = x + y */
+	GB_STREAM_TRIAD     /* dst = x + q y */
+};
+
+/* Fill n doubles (n even) with gb_copy_pattern_double(seed, i): values in [1, 2). */
+cudaError_t gb_launch_pattern_fill_double(double *buf, size_t n, uint64_t seed, int sm_count,
+					  cudaStream_t stream);
+
+/* One STREAM kernel over n doubles (n even); y is unused by copy and scale. */
+cudaError_t gb_launch_stream(enum gb_stream_op op, double *dst, const double *x, const double *y,
+			     double q, size_t n, int sm_count, cudaStream_t stream);
+
+/*
+ * Check dst of a STREAM kernel whose x and y were filled with seed_x and
+ * seed_y; adds the number of 16-byte words that differ (bit-exact: both
+ * sides round the same way) to *mismatches.
+ */
+cudaError_t gb_launch_stream_verify(enum gb_stream_op op, const double *dst, uint64_t seed_x,
+				    uint64_t seed_y, double q, size_t n,
+				    unsigned long long *mismatches, int sm_count,
+				    cudaStream_t stream);
+
+/*
+ * Pointer chase: make buf (bytes long) a ring of nodes `stride` bytes apart
+ * (stride a multiple of 8, at least 128 so each load is its own cache line),
+ * each holding the address of the next, as seen by the GPU that will chase.
+ */
+cudaError_t gb_launch_chase_init(void *buf, size_t bytes, size_t stride, cudaStream_t stream);
+
+/*
+ * One thread follows the ring `steps` times: each load depends on the one
+ * before, so time / steps is the load latency. The last address goes to
+ * *sink so the chain cannot be optimised away.
+ */
+cudaError_t gb_launch_chase(const void *buf, unsigned long long steps, unsigned long long *sink,
+			    cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * own_gemm.h - gpubench's own GEMM kernels (kernels/sgemm_tiled.cu,
+ * sgemm.cu, mma.cu, wgmma.cu), measured against cuBLASLt by `gpubench gemm
+ * --impl`. docs/kernels.md describes each design.
+ *
+ * Every launcher computes D = A^T B in the layout of bench/gemm_math.h: A
+ * stored k x m, B k x n column-major (lda = ldb = k), D m x n column-major
+ * (ldd = m), the layout the cuBLASLt path uses, so the same verification
+ * applies. Any m, n, k >= 1 works (wgmma: k a multiple of 8), with edge
+ * tiles predicated; nothing outside the three matrices is read or written.
+ * A, B and D must be 16-byte aligned (cudaMalloc gives 256).
+ *
+ * Launchers only enqueue on `stream` (of the current device) and return
+ * cudaGetLastError(), or before launching:
+ *   cudaErrorInvalidValue            a dimension is 0, a type is not fp16/bf16,
+ *                                    or the grid would be too large
+ *   cudaErrorNoKernelImageForDevice  the device cannot run the kernel (wgmma on
+ *                                    anything but compute capability 9.0)
+ * bench/own_gemm_math.h has the shape rules and the launch arithmetic.
+ */
+#ifndef GPUBENCH_KERNELS_OWN_GEMM_H
+#define GPUBENCH_KERNELS_OWN_GEMM_H
+
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "bench/gemm_math.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* FP32, one output per thread from 32 x 32 shared-memory tiles */
+cudaError_t gb_launch_sgemm_tiled(const float *a, const float *b, float *d, uint64_t m,
+				  uint64_t n, uint64_t k, cudaStream_t stream);
+
+/* FP32, 128 x 128 block tiles, 8 x 8 outputs per thread, double-buffered */
+cudaError_t gb_launch_sgemm(const float *a, const float *b, float *d, uint64_t m, uint64_t n,
+			    uint64_t k, cudaStream_t stream);
+
+/* t = GB_DT_F16 or GB_DT_BF16 for A, B and D; FP32 accumulation; mma.sync (sm_80+) */
+cudaError_t gb_launch_gemm_mma(const void *a, const void *b, void *d, enum gb_dtype t,
+			       uint64_t m, uint64_t n, uint64_t k, cudaStream_t stream);
+
+/*
+ * t = GB_DT_F16 or GB_DT_BF16; FP32 accumulation; wgmma + TMA, compute
+ * capability 9.0 only, k a multiple of 8. The TMA descriptors are encoded
+ * on the host at each call through the driver's cuTensorMapEncodeTiled,
+ * found at run time (cudaGetDriverEntryPointByVersion): gpubench does not
+ * link libcuda. cudaErrorNotSupported when the driver lacks it.
+ */
+cudaError_t gb_launch_gemm_wgmma(const void *a, const void *b, void *d, enum gb_dtype t,
+				 uint64_t m, uint64_t n, uint64_t k, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

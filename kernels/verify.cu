@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * verify.cu - FP64 reference dot products for sampled GEMM outputs and the
+ * on-device comparison against them (see gemm.h).
+ *
+ * The reference reads the very inputs the GEMM read, in their storage type,
+ * and converts each exactly to double: products of FP32 or narrower inputs
+ * are exact in double, so the reference differs from the exact result only
+ * by the double-precision summation (accounted for in the bound as u_ref).
+ */
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+#include <cuda_runtime.h>
+
+#include <stdint.h>
+
+#include "kernels/gemm.h"
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kWarp = 32;
+constexpr unsigned kFullMask = 0xffffffffu;
+
+__device__ __forceinline__ double to_double(double x) { return x; }
+__device__ __forceinline__ double to_double(float x) { return x; }
+__device__ __forceinline__ double to_double(__half x) { return __half2float(x); }
+__device__ __forceinline__ double to_double(__nv_bfloat16 x) { return __bfloat162float(x); }
+__device__ __forceinline__ double to_double(__nv_fp8_e4m3 x) { return (double)(float)x; }
+__device__ __forceinline__ double to_double(int8_t x) { return x; }
+__device__ __forceinline__ double to_double(int32_t x) { return x; }
+
+__device__ __forceinline__ double warp_sum(double v)
+{
+	for (int off = kWarp / 2; off > 0; off /= 2)
+		v += __shfl_down_sync(kFullMask, v, off);
+	return v;
+}
+
+/* one warp per sample: lanes stride over k, then a shuffle tree */
+template <typename T>
+__global__ static void reference_kernel(const T *__restrict__ a, const T *__restrict__ b,
+					uint64_t k, const uint32_t *__restrict__ rc, size_t n,
+					double *__restrict__ ref, double *__restrict__ scale)
+{
+	size_t warp = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / kWarp;
+	unsigned lane = threadIdx.x % kWarp;
+	const T *col_a, *col_b;
+	double sum = 0, sum_abs = 0;
+
+	/* a whole warp leaves together, so the shuffles below see every lane */
+	if (warp >= n)
+		return;
+	col_a = a + (uint64_t)rc[2 * warp] * k;
+	col_b = b + (uint64_t)rc[2 * warp + 1] * k;
+	for (uint64_t l = lane; l < k; l += kWarp) {
+		double p = to_double(col_a[l]) * to_double(col_b[l]);
+
+		sum += p;
+		sum_abs += fabs(p);
+	}
+	sum = warp_sum(sum);
+	sum_abs = warp_sum(sum_abs);
+	if (lane == 0) {
+		ref[warp] = sum;
+		scale[warp] = sum_abs / sqrt((double)k);
+	}
+}
+
+template <typename T>
+__global__ static void compare_kernel(const T *__restrict__ d, uint64_t ldd,
+				      const uint32_t *__restrict__ rc, size_t n,
+				      const double *__restrict__ ref,
+				      const double *__restrict__ scale, double bound,
+				      double *__restrict__ got_out, gb_verify_counters *c)
+{
+	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	bool active = i < n, nan = false, bad = false;
+	unsigned lane = threadIdx.x % kWarp;
+	unsigned n_active, n_nan, n_bad;
+
+	if (active) {
+		double got = to_double(d[rc[2 * i] + (uint64_t)rc[2 * i + 1] * ldd]);
+		double r = ref[i], err;
+
+		got_out[i] = got;
+		nan = isnan(got) || isnan(r);
+		if (nan) {
+			bad = true;
+		} else {
+			double den = fabs(r) + scale[i];
+
+			err = got == r ? 0.0 : den > 0 ? fabs(got - r) / den : INFINITY;
+			bad = err > bound;
+			/* non-negative doubles order like their bit patterns */
+			atomicMax(&c->max_err_bits, (unsigned long long)__double_as_longlong(err));
+		}
+		if (bad)
+			atomicMax(&c->first_bad_inv, ~(unsigned long long)i);
+	}
+	/* one atomic per warp and counter instead of one per thread */
+	n_active = __popc(__ballot_sync(kFullMask, active));
+	n_nan = __popc(__ballot_sync(kFullMask, nan));
+	n_bad = __popc(__ballot_sync(kFullMask, bad));
+	if (lane == 0) {
+		if (n_active)
+			atomicAdd(&c->checked, (unsigned long long)n_active);
+		if (n_nan)
+			atomicAdd(&c->nans, (unsigned long long)n_nan);
+		if (n_bad)
+			atomicAdd(&c->mismatches, (unsigned long long)n_bad);
+	}
+}
+
+template <typename T>
+cudaError_t launch_reference(const void *a, const void *b, uint64_t k, const uint32_t *rc,
+			     size_t n, double *ref, double *scale, cudaStream_t s)
+{
+	size_t per_block = kThreads / kWarp;
+	unsigned blocks = (unsigned)((n + per_block - 1) / per_block);
+
+	reference_kernel<T><<<blocks, kThreads, 0, s>>>(static_cast<const T *>(a),
+							static_cast<const T *>(b), k, rc, n, ref,
+							scale);
+	return cudaGetLastError();
+}
+
+template <typename T>
+cudaError_t launch_compare(const void *d, uint64_t ldd, const uint32_t *rc, size_t n,
+			   const double *ref, const double *scale, double bound, double *got,
+			   gb_verify_counters *c, cudaStream_t s)
+{
+	unsigned blocks = (unsigned)((n + kThreads - 1) / kThreads);
+
+	compare_kernel<T><<<blocks, kThreads, 0, s>>>(static_cast<const T *>(d), ldd, rc, n, ref,
+						      scale, bound, got, c);
+	return cudaGetLastError();
+}
+
+} // namespace
+
+extern "C" cudaError_t gb_launch_gemm_reference(const void *a, const void *b, enum gb_dtype t_ab,
+						uint64_t k, const uint32_t *rc, size_t n_samples,
+						double *ref, double *scale, cudaStream_t stream)
+{
+	/* grid.x is 2^31 - 1 blocks of 8 samples: far beyond the 1M samples used */
+	if (!n_samples)
+		return cudaSuccess;
+	if (!k || n_samples > (size_t)0x7fffffff * (kThreads / kWarp))
+		return cudaErrorInvalidValue;
+	switch (t_ab) {
+	case GB_DT_F64:
+		return launch_reference<double>(a, b, k, rc, n_samples, ref, scale, stream);
+	case GB_DT_F32:
+		return launch_reference<float>(a, b, k, rc, n_samples, ref, scale, stream);
+	case GB_DT_F16:
+		return launch_reference<__half>(a, b, k, rc, n_samples, ref, scale, stream);
+	case GB_DT_BF16:
+		return launch_reference<__nv_bfloat16>(a, b, k, rc, n_samples, ref, scale, stream);
+	case GB_DT_E4M3:
+		return launch_reference<__nv_fp8_e4m3>(a, b, k, rc, n_samples, ref, scale, stream);
+	case GB_DT_I8:
+		return launch_reference<int8_t>(a, b, k, rc, n_samples, ref, scale, stream);
+	case GB_DT_I32:
+		return launch_reference<int32_t>(a, b, k, rc, n_samples, ref, scale, stream);
+	default:
+		return cudaErrorInvalidValue;
+	}
+}
+
+extern "C" cudaError_t gb_launch_gemm_compare(const void *d, enum gb_dtype t_d, uint64_t ldd,
+					      const uint32_t *rc, size_t n_samples,
+					      const double *ref, const double *scale, double bound,
+					      double *got, struct gb_verify_counters *counters,
+					      cudaStream_t stream)
+{
+	if (!n_samples)
+		return cudaSuccess;
+	if (n_samples > (size_t)0x7fffffff * kThreads)
+		return cudaErrorInvalidValue;
+	switch (t_d) {
+	case GB_DT_F64:
+		return launch_compare<double>(d, ldd, rc, n_samples, ref, scale, bound, got,
+					      counters, stream);
+	case GB_DT_F32:
+		return launch_compare<float>(d, ldd, rc, n_samples, ref, scale, bound, got,
+					     counters, stream);
+	case GB_DT_F16:
+		return launch_compare<__half>(d, ldd, rc, n_samples, ref, scale, bound, got,
+					      counters, stream);
+	case GB_DT_BF16:
+		return launch_compare<__nv_bfloat16>(d, ldd, rc, n_samples, ref, scale, bound, got,
+						     counters, stream);
+	case GB_DT_E4M3:
+		return launch_compare<__nv_fp8_e4m3>(d, ldd, rc, n_samples, ref, scale, bound, got,
+						     counters, stream);
+	case GB_DT_I8:
+		return launch_compare<int8_t>(d, ldd, rc, n_samples, ref, scale, bound, got,
+					      counters, stream);
+	case GB_DT_I32:
+		return launch_compare<int32_t>(d, ldd, rc, n_samples, ref, scale, bound, got,
+					       counters, stream);
+	default:
+		return cudaErrorInvalidValue;
+	}
+}

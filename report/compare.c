@@ -1,0 +1,1055 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compare.c - two reports side by side (see compare.h for the rules): the
+ * match key, the regression gate that tells a real change from noise, the
+ * cross-model view (efficiency, per watt, per dollar), and the compare
+ * document in text, Markdown, CSV and JSON.
+ */
+#include "compare.h"
+
+#include <fnmatch.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cmd/cli.h"
+#include "thresholds.h"
+
+static const char *const class_names[] = {
+	[GB_CMP_UNCHANGED] = "unchanged", [GB_CMP_IMPROVEMENT] = "improvement",
+	[GB_CMP_REGRESSION] = "regression", [GB_CMP_CHANGED] = "changed",
+	[GB_CMP_ONLY_A] = "only_a",         [GB_CMP_ONLY_B] = "only_b",
+};
+
+const char *gb_cmp_class_name(enum gb_cmp_class c, bool different_models)
+{
+	if (different_models && c == GB_CMP_IMPROVEMENT)
+		return "b_better";
+	if (different_models && c == GB_CMP_REGRESSION)
+		return "b_worse";
+	return (size_t)c < GB_CMP_CLASS_COUNT ? class_names[c] : "unknown";
+}
+
+void gb_compare_opts_init(struct gb_compare_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->tolerance = 0.05;
+	o->spread_k = 2;
+	o->price_a = o->price_b = NAN;
+}
+
+/* ---- a growable string ---- */
+
+struct sbuf {
+	char *s;
+	size_t n, cap;
+};
+
+static void sb_add(struct sbuf *b, const char *s)
+{
+	size_t len = strlen(s);
+
+	if (b->n + len + 1 > b->cap) {
+		b->cap = (b->n + len + 1) * 2;
+		b->s = gb_xrealloc(b->s, b->cap);
+	}
+	memcpy(b->s + b->n, s, len + 1);
+	b->n += len;
+}
+
+static char *sb_take(struct sbuf *b)
+{
+	return b->s ? b->s : gb_strdup("");
+}
+
+/* ---- tolerances ---- */
+
+void gb_tolerance_rules_free(struct gb_tolerance_rule *rules, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(rules[i].pattern);
+	free(rules);
+}
+
+static char *trimmed(const char *s, size_t len)
+{
+	while (len && (*s == ' ' || *s == '\t')) {
+		s++;
+		len--;
+	}
+	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+		len--;
+	return gb_strdupf("%.*s", (int)len, s);
+}
+
+static int parse_rule(const char *item, size_t len, struct gb_tolerance_rule *r, char *err,
+		      size_t errlen)
+{
+	char *text = trimmed(item, len);
+	char *eq = strchr(text, '=');
+	char *value;
+	double f;
+
+	r->pattern = NULL;
+	if (!eq || eq == text) {
+		snprintf(err, errlen, "cannot parse '%s' as a metric tolerance: expected "
+				      "NAME=PERCENT like 'tflops_*=3%%'", text);
+		free(text);
+		return -1;
+	}
+	value = trimmed(eq + 1, strlen(eq + 1));
+	if (gb_parse_percent(value, &f) || f < 0) {
+		snprintf(err, errlen, "cannot parse '%s' in '%s' as a percentage like 3%%", value,
+			 text);
+		free(value);
+		free(text);
+		return -1;
+	}
+	r->pattern = trimmed(text, (size_t)(eq - text));
+	r->fraction = f;
+	free(value);
+	free(text);
+	return 0;
+}
+
+int gb_tolerance_rules_parse(const char *spec, struct gb_tolerance_rule **rules, size_t *n,
+			     char *err, size_t errlen)
+{
+	const char *p = spec;
+
+	*rules = NULL;
+	*n = 0;
+	while (p && *p) {
+		size_t len = strcspn(p, ",");
+
+		*rules = gb_xrealloc(*rules, sizeof(**rules) * (*n + 1));
+		if (parse_rule(p, len, &(*rules)[*n], err, errlen)) {
+			gb_tolerance_rules_free(*rules, *n);
+			*rules = NULL;
+			*n = 0;
+			return -1;
+		}
+		(*n)++;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+static double tolerance_for(const struct gb_compare_opts *o, const char *bench,
+			    const char *metric)
+{
+	char *full = gb_strdupf("%s/%s", bench, metric);
+	double tol = o->tolerance;
+
+	for (size_t i = 0; i < o->n_rules; i++) {
+		const char *subject = strchr(o->rules[i].pattern, '/') ? full : metric;
+
+		if (!fnmatch(o->rules[i].pattern, subject, 0)) {
+			tol = o->rules[i].fraction;
+			break;
+		}
+	}
+	free(full);
+	return tol;
+}
+
+/* ---- the match key ---- */
+
+bool gb_param_ignored(const char *key)
+{
+	static const char *const prefixes[] = { "duration", "warmup", "iterations", "iters",
+						"samples",  "repeat", "runs",       "seed",
+						"timeout" };
+	size_t len = strlen(key);
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(key, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return (len > 2 && !strcmp(key + len - 2, "_s")) ||
+	       (len > 3 && !strcmp(key + len - 3, "_ms"));
+}
+
+static int cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+static char *param_value(const cJSON *v)
+{
+	char *printed, *copy;
+
+	if (cJSON_IsString(v))
+		return gb_strdup(v->valuestring);
+	if (cJSON_IsNumber(v))
+		return gb_strdupf("%.15g", v->valuedouble);
+	printed = cJSON_PrintUnformatted(v);
+	copy = gb_strdup(printed ? printed : "null");
+	cJSON_free(printed);
+	return copy;
+}
+
+char *gb_params_key(const struct cJSON *params)
+{
+	const cJSON *e;
+	const char **keys = NULL;
+	size_t n = 0;
+	struct sbuf sb = { NULL, 0, 0 };
+
+	cJSON_ArrayForEach(e, params) {
+		if (!e->string || gb_param_ignored(e->string))
+			continue;
+		keys = gb_xrealloc(keys, sizeof(*keys) * (n + 1));
+		keys[n++] = e->string;
+	}
+	/* sorted, so the order a benchmark wrote them in does not matter */
+	if (n)
+		qsort(keys, n, sizeof(*keys), cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		char *v = param_value(cJSON_GetObjectItemCaseSensitive(params, keys[i]));
+
+		if (i)
+			sb_add(&sb, ",");
+		sb_add(&sb, keys[i]);
+		sb_add(&sb, "=");
+		sb_add(&sb, v);
+		free(v);
+	}
+	free(keys);
+	return sb_take(&sb);
+}
+
+static const char *pos_name(const struct gb_run *run, int pos)
+{
+	return pos >= 0 && run->devices[pos].name ? run->devices[pos].name : "unknown";
+}
+
+/* rank of the device among the report's GPUs of its model */
+static int model_rank(const struct gb_run *run, int pos)
+{
+	int rank = 0;
+
+	for (int i = 0; i < pos; i++)
+		if (!strcmp(pos_name(run, i), pos_name(run, pos)))
+			rank++;
+	return rank;
+}
+
+/* One metric of one report, keyed. */
+struct ent {
+	char *key;
+	char *params;
+	const struct gb_bench_result *b;
+	const struct gb_metric *m;
+	bool used;
+};
+
+static char *model_part(const struct gb_run *run, const struct gb_metric *m, bool cross)
+{
+	int pos = gb_fmt_device_pos(run, m->device);
+
+	if (m->device < 0)
+		return gb_strdup("all");
+	if (pos < 0) /* a device the report does not describe: its index is all we know */
+		return gb_strdupf("unknown#%d", m->device);
+	if (cross)
+		return gb_strdupf("#%d", pos);
+	return gb_strdupf("%s#%d", pos_name(run, pos), model_rank(run, pos));
+}
+
+static struct ent *collect(const struct gb_run *run, bool cross, size_t *n)
+{
+	struct ent *e = NULL;
+	size_t total = 0, k = 0;
+
+	for (size_t i = 0; i < run->n_benches; i++)
+		total += run->benches[i].n_metrics;
+	e = gb_xrealloc(NULL, sizeof(*e) * (total ? total : 1));
+	for (size_t i = 0; i < run->n_benches; i++) {
+		const struct gb_bench_result *b = &run->benches[i];
+		char *pk = gb_params_key(b->params);
+
+		for (size_t j = 0; j < b->n_metrics; j++, k++) {
+			char *model = model_part(run, &b->metrics[j], cross);
+
+			/* \x1f cannot be typed into a name by accident */
+			e[k].key = gb_strdupf("%s\x1f%s\x1f%s\x1f%s", b->name, b->metrics[j].name,
+					      model, pk);
+			e[k].params = gb_strdup(pk);
+			e[k].b = b;
+			e[k].m = &b->metrics[j];
+			e[k].used = false;
+			free(model);
+		}
+		free(pk);
+	}
+	*n = total;
+	return e;
+}
+
+static void free_ents(struct ent *e, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(e[i].key);
+		free(e[i].params);
+	}
+	free(e);
+}
+
+static bool has_model(const struct gb_run *run, const char *name)
+{
+	for (size_t i = 0; i < run->n_devices; i++)
+		if (!strcmp(pos_name(run, (int)i), name))
+			return true;
+	return false;
+}
+
+/* No GPU model in common (and both have GPUs): compare hardware, not runs. */
+static bool models_differ(const struct gb_run *a, const struct gb_run *b)
+{
+	if (!a->n_devices || !b->n_devices)
+		return false;
+	for (size_t i = 0; i < a->n_devices; i++)
+		if (has_model(b, pos_name(a, (int)i)))
+			return false;
+	return true;
+}
+
+/* "2x NVIDIA H100 80GB HBM3, 1x NVIDIA A100-SXM4-80GB" */
+static char *models_summary(const struct gb_run *run)
+{
+	struct sbuf sb = { NULL, 0, 0 };
+
+	for (size_t i = 0; i < run->n_devices; i++) {
+		const char *name = pos_name(run, (int)i);
+		size_t count = 0;
+		char *part;
+
+		if (model_rank(run, (int)i) != 0)
+			continue;
+		for (size_t j = 0; j < run->n_devices; j++)
+			count += !strcmp(pos_name(run, (int)j), name);
+		part = gb_strdupf("%s%zux %s", sb.n ? ", " : "", count, name);
+		sb_add(&sb, part);
+		free(part);
+	}
+	return sb.s ? sb.s : gb_strdup("no GPUs");
+}
+
+/* ---- one side of a row ---- */
+
+/*
+ * The benchmark's own mean power for metric m: "power_w_mean" with m's
+ * suffix first (gemm reports tflops_bf16 with power_w_mean_bf16), then the
+ * plain names. NAN when there is none.
+ */
+static double power_metric(const struct gb_bench_result *b, const struct gb_metric *m)
+{
+	const char *us = strchr(m->name, '_');
+	char *own = gb_strdupf("power_w_mean%s", us ? us : "");
+	const char *const names[] = { own, "power_w_mean", "power_w", "power_w_median" };
+	double w = NAN;
+
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]) && isnan(w); k++) {
+		const struct gb_metric *p = gb_bench_find_metric(b, names[k], m->device);
+
+		if (p && isfinite(p->value) && p->value > 0)
+			w = p->value;
+	}
+	free(own);
+	return w;
+}
+
+/* mean telemetry power of a device while the benchmark ran (or over the run) */
+static double telemetry_power(const struct gb_run *run, const struct gb_bench_result *b,
+			      int device)
+{
+	bool window = isfinite(b->started_s) && isfinite(b->duration_s);
+	double sum = 0;
+	size_t n = 0;
+
+	for (int pass = 0; pass < 2 && n == 0; pass++) {
+		for (size_t i = 0; i < run->n_telemetry; i++) {
+			const struct gb_telemetry_sample *t = &run->telemetry[i];
+
+			if (t->device != device || !isfinite(t->power_w))
+				continue;
+			if (pass == 0 && (!window || t->t_s < b->started_s ||
+					  t->t_s > b->started_s + b->duration_s))
+				continue;
+			sum += t->power_w;
+			n++;
+		}
+	}
+	return n ? sum / (double)n : NAN;
+}
+
+/* The power a per-watt figure divides by, in order of how close it is to the measurement. */
+static double power_of(const struct gb_run *run, const struct gb_bench_result *b,
+		       const struct gb_metric *m, const char **src)
+{
+	const struct gb_device_info *d;
+	int device = m->device;
+	double p;
+
+	*src = NULL;
+	if (device < 0)
+		return NAN;
+	p = power_metric(b, m);
+	if (isfinite(p)) {
+		*src = "metric";
+		return p;
+	}
+	p = telemetry_power(run, b, device);
+	if (isfinite(p) && p > 0) {
+		*src = "telemetry";
+		return p;
+	}
+	d = gb_fmt_device(run, device);
+	if (d && isfinite(d->power_limit_w) && d->power_limit_w > 0) {
+		*src = "power_limit";
+		return d->power_limit_w;
+	}
+	return NAN;
+}
+
+static void fill_side(struct gb_cmp_side *s, const struct gb_run *run, const struct ent *e,
+		      double price)
+{
+	const struct gb_metric *m = e->m;
+	double gpus = m->device >= 0 ? 1 : (double)(e->b->n_devices ? e->b->n_devices : 1);
+
+	s->device = m->device;
+	s->value = m->value;
+	s->stdev = m->stats.n >= 2 && isfinite(m->stats.stdev) ? m->stats.stdev : 0;
+	s->efficiency = gb_metric_efficiency(run, m);
+	s->power_w = NAN;
+	s->power_source = NULL;
+	s->per_watt = s->per_dollar = NAN;
+	/* per watt and per dollar mean something for throughput only */
+	if (m->better != GB_BETTER_HIGHER || !isfinite(m->value))
+		return;
+	s->power_w = power_of(run, e->b, m, &s->power_source);
+	if (isfinite(s->power_w))
+		s->per_watt = m->value / s->power_w;
+	if (isfinite(price) && price > 0)
+		s->per_dollar = m->value / (price * gpus);
+}
+
+static void empty_side(struct gb_cmp_side *s)
+{
+	s->device = -1;
+	s->value = s->efficiency = s->power_w = s->per_watt = s->per_dollar = NAN;
+	s->stdev = 0;
+	s->power_source = NULL;
+}
+
+/* ---- classification ---- */
+
+static enum gb_cmp_class classify(struct gb_cmp_row *r)
+{
+	double a = r->a.value, b = r->b.value;
+	double diff = b - a, rel;
+
+	if (!isfinite(a))
+		return isfinite(b) ? GB_CMP_ONLY_B : GB_CMP_UNCHANGED;
+	if (!isfinite(b)) /* it stopped being measured: never a silent pass */
+		return r->better == GB_BETTER_NONE ? GB_CMP_CHANGED : GB_CMP_REGRESSION;
+	rel = a != 0 ? diff / fabs(a) : (diff == 0 ? 0 : copysign(INFINITY, diff));
+	if (fabs(rel) <= r->tolerance || fabs(diff) <= r->noise)
+		return GB_CMP_UNCHANGED;
+	if (r->better == GB_BETTER_NONE)
+		return GB_CMP_CHANGED;
+	if ((r->better == GB_BETTER_HIGHER) == (diff > 0))
+		return GB_CMP_IMPROVEMENT;
+	return GB_CMP_REGRESSION;
+}
+
+static struct gb_cmp_row *new_row(struct gb_compare *c)
+{
+	struct gb_cmp_row *r;
+
+	if (c->n_rows == c->cap_rows) {
+		c->cap_rows = c->cap_rows ? c->cap_rows * 2 : 32;
+		c->rows = gb_xrealloc(c->rows, sizeof(*c->rows) * c->cap_rows);
+	}
+	r = &c->rows[c->n_rows++];
+	memset(r, 0, sizeof(*r));
+	empty_side(&r->a);
+	empty_side(&r->b);
+	r->ratio = r->change_pct = r->noise = NAN;
+	return r;
+}
+
+static char *display_model(const struct gb_run *ra, const struct ent *ea, const struct gb_run *rb,
+			   const struct ent *eb)
+{
+	const struct gb_metric *m = ea ? ea->m : eb->m;
+	const struct gb_run *run = ea ? ra : rb;
+	const char *na, *nb;
+
+	if (m->device < 0)
+		return gb_strdup("all");
+	if (!ea || !eb)
+		return gb_strdup(pos_name(run, gb_fmt_device_pos(run, m->device)));
+	na = pos_name(ra, gb_fmt_device_pos(ra, ea->m->device));
+	nb = pos_name(rb, gb_fmt_device_pos(rb, eb->m->device));
+	return strcmp(na, nb) ? gb_strdupf("%s / %s", na, nb) : gb_strdup(na);
+}
+
+static void add_row(struct gb_compare *c, const struct gb_compare_opts *o,
+		    const struct gb_run *ra, const struct ent *ea, const struct gb_run *rb,
+		    const struct ent *eb)
+{
+	const struct ent *e = ea ? ea : eb;
+	struct gb_cmp_row *r = new_row(c);
+
+	r->bench = gb_strdup(e->b->name);
+	r->metric = gb_strdup(e->m->name);
+	r->model = display_model(ra, ea, rb, eb);
+	r->params = gb_strdup(e->params);
+	r->unit = gb_strdup(e->m->unit);
+	r->better = e->m->better;
+	r->tolerance = tolerance_for(o, r->bench, r->metric);
+	if (ea)
+		fill_side(&r->a, ra, ea, o->price_a);
+	if (eb)
+		fill_side(&r->b, rb, eb, o->price_b);
+	if (!ea) {
+		r->cls = GB_CMP_ONLY_B;
+	} else if (!eb) {
+		r->cls = GB_CMP_ONLY_A;
+	} else {
+		r->noise = o->spread_k * sqrt(r->a.stdev * r->a.stdev + r->b.stdev * r->b.stdev);
+		if (isfinite(r->a.value) && isfinite(r->b.value) && r->a.value != 0) {
+			r->ratio = r->b.value / r->a.value;
+			r->change_pct = (r->b.value - r->a.value) / fabs(r->a.value) * 100;
+		}
+		r->cls = classify(r);
+	}
+	c->count[r->cls]++;
+}
+
+static const struct ent *find_unused(struct ent *list, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!list[i].used && !strcmp(list[i].key, key)) {
+			list[i].used = true;
+			return &list[i];
+		}
+	}
+	return NULL;
+}
+
+static void header_fields(struct gb_compare *c, const struct gb_run *a, const char *name_a,
+			  const struct gb_run *b, const char *name_b,
+			  const struct gb_compare_opts *o)
+{
+	memset(c, 0, sizeof(*c));
+	c->name_a = gb_strdup(name_a);
+	c->name_b = gb_strdup(name_b);
+	c->host_a = gb_strdup(a->host.hostname);
+	c->host_b = gb_strdup(b->host.hostname);
+	c->models_a = models_summary(a);
+	c->models_b = models_summary(b);
+	c->different_models = models_differ(a, b);
+	c->tolerance = o->tolerance;
+	c->spread_k = o->spread_k;
+	c->price_a = o->price_a;
+	c->price_b = o->price_b;
+}
+
+int gb_compare_runs(const struct gb_run *a, const char *name_a, const struct gb_run *b,
+		    const char *name_b, const struct gb_compare_opts *o, struct gb_compare *out,
+		    char *err, size_t errlen)
+{
+	size_t na, nb, matched = 0;
+	struct ent *ea, *eb;
+
+	header_fields(out, a, name_a, b, name_b, o);
+	ea = collect(a, out->different_models, &na);
+	eb = collect(b, out->different_models, &nb);
+	for (size_t i = 0; i < na; i++) {
+		const struct ent *m = find_unused(eb, nb, ea[i].key);
+
+		matched += m != NULL;
+		add_row(out, o, a, &ea[i], b, m);
+	}
+	for (size_t i = 0; i < nb; i++)
+		if (!eb[i].used)
+			add_row(out, o, a, NULL, b, &eb[i]);
+	free_ents(ea, na);
+	free_ents(eb, nb);
+	if (matched == 0) {
+		snprintf(err, errlen, "'%s' and '%s' have no metric in common", name_a, name_b);
+		gb_compare_release(out);
+		return -1;
+	}
+	return 0;
+}
+
+void gb_compare_release(struct gb_compare *c)
+{
+	for (size_t i = 0; i < c->n_rows; i++) {
+		free(c->rows[i].bench);
+		free(c->rows[i].metric);
+		free(c->rows[i].model);
+		free(c->rows[i].params);
+		free(c->rows[i].unit);
+	}
+	free(c->rows);
+	free(c->name_a);
+	free(c->name_b);
+	free(c->host_a);
+	free(c->host_b);
+	free(c->models_a);
+	free(c->models_b);
+	memset(c, 0, sizeof(*c));
+}
+
+bool gb_compare_regressed(const struct gb_compare *c)
+{
+	return !c->different_models && c->count[GB_CMP_REGRESSION] > 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* the compare document                                                     */
+
+static void add_num(cJSON *o, const char *key, double v)
+{
+	if (isfinite(v))
+		cJSON_AddNumberToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static void add_str(cJSON *o, const char *key, const char *v)
+{
+	if (v)
+		cJSON_AddStringToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static cJSON *side_json(const struct gb_cmp_side *s)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (s->device >= 0)
+		cJSON_AddNumberToObject(o, "device", s->device);
+	else
+		cJSON_AddNullToObject(o, "device");
+	add_num(o, "value", s->value);
+	add_num(o, "stdev", s->stdev);
+	add_num(o, "efficiency", s->efficiency);
+	add_num(o, "power_w", s->power_w);
+	add_str(o, "power_source", s->power_source);
+	add_num(o, "per_watt", s->per_watt);
+	add_num(o, "per_dollar", s->per_dollar);
+	return o;
+}
+
+static cJSON *row_json(const struct gb_compare *c, const struct gb_cmp_row *r)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "benchmark", r->bench);
+	cJSON_AddStringToObject(o, "metric", r->metric);
+	cJSON_AddStringToObject(o, "device_model", r->model);
+	cJSON_AddStringToObject(o, "params", r->params);
+	add_str(o, "unit", r->unit);
+	cJSON_AddStringToObject(o, "better", gb_better_name(r->better));
+	cJSON_AddItemToObject(o, "a", side_json(&r->a));
+	cJSON_AddItemToObject(o, "b", side_json(&r->b));
+	add_num(o, "ratio", r->ratio);
+	add_num(o, "change_pct", r->change_pct);
+	add_num(o, "tolerance", r->tolerance);
+	add_num(o, "noise", r->noise);
+	cJSON_AddStringToObject(o, "class", gb_cmp_class_name(r->cls, c->different_models));
+	return o;
+}
+
+static cJSON *input_json(const char *file, const char *host, const char *models, double price)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	add_str(o, "file", file);
+	add_str(o, "hostname", host);
+	add_str(o, "devices", models);
+	add_num(o, "price_per_gpu_hour", price);
+	return o;
+}
+
+cJSON *gb_compare_to_json(const struct gb_compare *c)
+{
+	cJSON *doc = cJSON_CreateObject();
+	cJSON *sum = cJSON_CreateObject();
+	cJSON *rows;
+	bool bad = gb_compare_regressed(c);
+
+	cJSON_AddStringToObject(doc, "schema", GB_COMPARE_SCHEMA);
+	cJSON_AddItemToObject(doc, "a", input_json(c->name_a, c->host_a, c->models_a, c->price_a));
+	cJSON_AddItemToObject(doc, "b", input_json(c->name_b, c->host_b, c->models_b, c->price_b));
+	cJSON_AddStringToObject(doc, "mode",
+				c->different_models ? "different_models" : "same_models");
+	cJSON_AddNumberToObject(doc, "tolerance", c->tolerance);
+	cJSON_AddNumberToObject(doc, "spread_k", c->spread_k);
+	for (int k = 0; k < GB_CMP_CLASS_COUNT; k++)
+		cJSON_AddNumberToObject(sum, class_names[k], (double)c->count[k]);
+	cJSON_AddItemToObject(doc, "summary", sum);
+	cJSON_AddStringToObject(doc, "status", bad ? "failed" : "passed");
+	cJSON_AddNumberToObject(doc, "exit_code", bad ? 1 : 0);
+	rows = cJSON_AddArrayToObject(doc, "rows");
+	for (size_t i = 0; i < c->n_rows; i++)
+		cJSON_AddItemToArray(rows, row_json(c, &c->rows[i]));
+	return doc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* text, Markdown and CSV                                                   */
+
+/* A table of strings, printed aligned (text) or as a Markdown table. */
+struct tbl {
+	size_t ncol, nrows;
+	char **cells; /* nrows x ncol, row 0 the header */
+	const bool *right;
+};
+
+static void tbl_add(struct tbl *t, char **row)
+{
+	t->cells = gb_xrealloc(t->cells, sizeof(char *) * t->ncol * (t->nrows + 1));
+	memcpy(t->cells + t->nrows * t->ncol, row, sizeof(char *) * t->ncol);
+	t->nrows++;
+}
+
+static void tbl_free(struct tbl *t)
+{
+	for (size_t i = 0; i < t->nrows * t->ncol; i++)
+		free(t->cells[i]);
+	free(t->cells);
+}
+
+static void tbl_text(const struct tbl *t, FILE *out)
+{
+	size_t w[16] = { 0 };
+
+	for (size_t r = 0; r < t->nrows; r++)
+		for (size_t k = 0; k < t->ncol && k < 16; k++)
+			if (strlen(t->cells[r * t->ncol + k]) > w[k])
+				w[k] = strlen(t->cells[r * t->ncol + k]);
+	for (size_t r = 0; r < t->nrows; r++) {
+		for (size_t k = 0; k < t->ncol && k < 16; k++) {
+			const char *s = t->cells[r * t->ncol + k];
+			int width = (int)w[k];
+
+			if (k)
+				fputs("  ", out);
+			if (t->right[k])
+				fprintf(out, "%*s", width, s);
+			else if (k + 1 < t->ncol)
+				fprintf(out, "%-*s", width, s);
+			else
+				fputs(s, out);
+		}
+		fputc('\n', out);
+	}
+}
+
+static void tbl_markdown(const struct tbl *t, FILE *out)
+{
+	for (size_t r = 0; r < t->nrows; r++) {
+		for (size_t k = 0; k < t->ncol; k++) {
+			fputs("| ", out);
+			gb_fmt_md(out, t->cells[r * t->ncol + k]);
+			fputc(' ', out);
+		}
+		fputs("|\n", out);
+		if (r == 0) {
+			for (size_t k = 0; k < t->ncol; k++)
+				fputs(t->right[k] ? "|---:" : "|---", out);
+			fputs("|\n", out);
+		}
+	}
+}
+
+static char *hum(double v)
+{
+	char buf[48];
+
+	gb_fmt_human(buf, sizeof(buf), v);
+	return gb_strdup(buf);
+}
+
+static char *pct(double fraction)
+{
+	return isfinite(fraction) ? gb_strdupf("%.1f%%", fraction * 100) : gb_strdup("-");
+}
+
+static char *device_cell(const struct gb_cmp_row *r)
+{
+	int dev = r->a.device >= 0 ? r->a.device : r->b.device;
+
+	if (dev < 0)
+		return gb_strdup(r->model);
+	return gb_strdupf("%d %s", dev, r->model);
+}
+
+static bool any_params(const struct gb_compare *c)
+{
+	for (size_t i = 0; i < c->n_rows; i++)
+		if (c->rows[i].params[0])
+			return true;
+	return false;
+}
+
+/* columns: benchmark metric device A B B/A change result [params] */
+static void same_model_table(const struct gb_compare *c, struct tbl *t)
+{
+	static const bool right[] = { false, false, false, true, true, true, true, false, false };
+	char *head[] = { gb_strdup("benchmark"), gb_strdup("metric"), gb_strdup("GPU"),
+			 gb_strdup("A"),         gb_strdup("B"),      gb_strdup("B/A"),
+			 gb_strdup("change"),    gb_strdup("result"), gb_strdup("params") };
+
+	t->ncol = any_params(c) ? 9 : 8;
+	t->right = right;
+	if (t->ncol == 8)
+		free(head[8]);
+	tbl_add(t, head);
+	for (size_t i = 0; i < c->n_rows; i++) {
+		const struct gb_cmp_row *r = &c->rows[i];
+		char *row[9] = {
+			gb_strdup(r->bench),
+			r->unit ? gb_strdupf("%s (%s)", r->metric, r->unit) : gb_strdup(r->metric),
+			device_cell(r),
+			hum(r->a.value),
+			hum(r->b.value),
+			isfinite(r->ratio) ? gb_strdupf("%.3f", r->ratio) : gb_strdup("-"),
+			isfinite(r->change_pct) ? gb_strdupf("%+.1f%%", r->change_pct)
+						: gb_strdup("-"),
+			gb_strdup(gb_cmp_class_name(r->cls, false)),
+			t->ncol == 9 ? gb_strdup(r->params) : NULL,
+		};
+
+		tbl_add(t, row);
+	}
+}
+
+/* columns: benchmark metric A B B/A %peak A %peak B per-W A per-W B per-$ A per-$ B result */
+static void cross_model_table(const struct gb_compare *c, struct tbl *t)
+{
+	static const bool right[] = { false, false, true, true, true, true, true,
+				      true,  true,  true, true, false };
+	char *head[] = { gb_strdup("benchmark"), gb_strdup("metric"),   gb_strdup("A"),
+			 gb_strdup("B"),         gb_strdup("B/A"),      gb_strdup("% peak A"),
+			 gb_strdup("% peak B"),  gb_strdup("per W A"),  gb_strdup("per W B"),
+			 gb_strdup("per $ A"),   gb_strdup("per $ B"),  gb_strdup("result") };
+
+	t->ncol = 12;
+	t->right = right;
+	tbl_add(t, head);
+	for (size_t i = 0; i < c->n_rows; i++) {
+		const struct gb_cmp_row *r = &c->rows[i];
+		char *row[12] = {
+			gb_strdup(r->bench),
+			r->unit ? gb_strdupf("%s (%s)", r->metric, r->unit) : gb_strdup(r->metric),
+			hum(r->a.value),
+			hum(r->b.value),
+			isfinite(r->ratio) ? gb_strdupf("%.3f", r->ratio) : gb_strdup("-"),
+			pct(r->a.efficiency),
+			pct(r->b.efficiency),
+			hum(r->a.per_watt),
+			hum(r->b.per_watt),
+			hum(r->a.per_dollar),
+			hum(r->b.per_dollar),
+			gb_strdup(gb_cmp_class_name(r->cls, true)),
+		};
+
+		tbl_add(t, row);
+	}
+}
+
+static void build_table(const struct gb_compare *c, struct tbl *t)
+{
+	memset(t, 0, sizeof(*t));
+	if (c->different_models)
+		cross_model_table(c, t);
+	else
+		same_model_table(c, t);
+}
+
+/* "3 regressions, 1 improvement, ..." */
+static void summary_line(const struct gb_compare *c, FILE *out)
+{
+	static const char *const words[][2] = {
+		[GB_CMP_UNCHANGED] = { "unchanged", "unchanged" },
+		[GB_CMP_IMPROVEMENT] = { "improvement", "improvements" },
+		[GB_CMP_REGRESSION] = { "regression", "regressions" },
+		[GB_CMP_CHANGED] = { "changed (no direction)", "changed (no direction)" },
+		[GB_CMP_ONLY_A] = { "only in A", "only in A" },
+		[GB_CMP_ONLY_B] = { "only in B", "only in B" },
+	};
+	static const char *const cross_words[][2] = {
+		{ "better in B", "better in B" },
+		{ "worse in B", "worse in B" },
+	};
+
+	for (int k = 0; k < GB_CMP_CLASS_COUNT; k++) {
+		const char *const *w = words[k];
+
+		if (c->different_models && k == GB_CMP_IMPROVEMENT)
+			w = cross_words[0];
+		else if (c->different_models && k == GB_CMP_REGRESSION)
+			w = cross_words[1];
+		fprintf(out, "%s%zu %s", k ? ", " : "", c->count[k], w[c->count[k] == 1 ? 0 : 1]);
+	}
+	fputc('\n', out);
+}
+
+static void power_note(const struct gb_compare *c, FILE *out)
+{
+	const char *src_a = NULL, *src_b = NULL;
+
+	for (size_t i = 0; i < c->n_rows && !(src_a && src_b); i++) {
+		if (!src_a)
+			src_a = c->rows[i].a.power_source;
+		if (!src_b)
+			src_b = c->rows[i].b.power_source;
+	}
+	fprintf(out, "per W: throughput per watt of %s power in A, %s power in B; per $: per "
+		     "$/GPU-hour (%s)\n",
+		src_a ? src_a : "unknown", src_b ? src_b : "unknown",
+		isfinite(c->price_a) || isfinite(c->price_b) ? "--price" : "give --price A,B");
+}
+
+static void text_header(const struct gb_compare *c, FILE *out)
+{
+	fprintf(out, "A  '%s'  %s  %s\nB  '%s'  %s  %s\n", c->name_a, c->host_a ? c->host_a : "-",
+		c->models_a, c->name_b, c->host_b ? c->host_b : "-", c->models_b);
+	if (c->different_models)
+		fputs("different GPU models: side by side, not gated\n", out);
+	else
+		fprintf(out,
+			"regression: worse by more than the tolerance (%.1f%% unless set per "
+			"metric) and by more than %g x the combined stdev\n",
+			c->tolerance * 100, c->spread_k);
+}
+
+static void print_text(const struct gb_compare *c, FILE *out)
+{
+	struct tbl t;
+
+	text_header(c, out);
+	if (c->different_models)
+		power_note(c, out);
+	fputc('\n', out);
+	build_table(c, &t);
+	tbl_text(&t, out);
+	tbl_free(&t);
+	fputc('\n', out);
+	summary_line(c, out);
+	fprintf(out, "result: %s\n", gb_compare_regressed(c) ? "failed (regression)" : "passed");
+}
+
+static void print_markdown(const struct gb_compare *c, FILE *out)
+{
+	struct tbl t;
+	bool bad = gb_compare_regressed(c);
+
+	fprintf(out, "## %s gpubench compare: %s\n\n", bad ? "\xE2\x9D\x8C" : "\xE2\x9C\x85",
+		bad ? "regression" : "no regression");
+	fputs("| | file | host | GPUs |\n|---|---|---|---|\n| A | ", out);
+	gb_fmt_md(out, c->name_a);
+	fputs(" | ", out);
+	gb_fmt_md(out, c->host_a ? c->host_a : "-");
+	fputs(" | ", out);
+	gb_fmt_md(out, c->models_a);
+	fputs(" |\n| B | ", out);
+	gb_fmt_md(out, c->name_b);
+	fputs(" | ", out);
+	gb_fmt_md(out, c->host_b ? c->host_b : "-");
+	fputs(" | ", out);
+	gb_fmt_md(out, c->models_b);
+	fputs(" |\n\n", out);
+	build_table(c, &t);
+	tbl_markdown(&t, out);
+	tbl_free(&t);
+	fputc('\n', out);
+	summary_line(c, out);
+}
+
+static void csv_num(FILE *out, double v)
+{
+	char buf[48];
+
+	gb_fmt_exact(buf, sizeof(buf), v);
+	fprintf(out, ",%s", buf);
+}
+
+static void print_csv(const struct gb_compare *c, FILE *out)
+{
+	fputs("benchmark,metric,device_model,params,unit,a,b,ratio,change_pct,tolerance,noise,"
+	      "class,efficiency_a,efficiency_b,per_watt_a,per_watt_b,per_dollar_a,per_dollar_b"
+	      "\r\n",
+	      out);
+	for (size_t i = 0; i < c->n_rows; i++) {
+		const struct gb_cmp_row *r = &c->rows[i];
+
+		gb_fmt_csv(out, r->bench);
+		fputc(',', out);
+		gb_fmt_csv(out, r->metric);
+		fputc(',', out);
+		gb_fmt_csv(out, r->model);
+		fputc(',', out);
+		gb_fmt_csv(out, r->params);
+		fputc(',', out);
+		gb_fmt_csv(out, r->unit);
+		csv_num(out, r->a.value);
+		csv_num(out, r->b.value);
+		csv_num(out, r->ratio);
+		csv_num(out, r->change_pct);
+		csv_num(out, r->tolerance);
+		csv_num(out, r->noise);
+		fprintf(out, ",%s", gb_cmp_class_name(r->cls, c->different_models));
+		csv_num(out, r->a.efficiency);
+		csv_num(out, r->b.efficiency);
+		csv_num(out, r->a.per_watt);
+		csv_num(out, r->b.per_watt);
+		csv_num(out, r->a.per_dollar);
+		csv_num(out, r->b.per_dollar);
+		fputs("\r\n", out);
+	}
+}
+
+int gb_compare_print(const struct gb_compare *c, enum gb_out_format f, FILE *out)
+{
+	cJSON *doc;
+	char *text;
+
+	switch (f) {
+	case GB_OUT_TEXT:
+		print_text(c, out);
+		break;
+	case GB_OUT_MARKDOWN:
+		print_markdown(c, out);
+		break;
+	case GB_OUT_CSV:
+		print_csv(c, out);
+		break;
+	case GB_OUT_JSON:
+		doc = gb_compare_to_json(c);
+		text = cJSON_Print(doc);
+		cJSON_Delete(doc);
+		if (!text)
+			return -1;
+		fputs(text, out);
+		fputc('\n', out);
+		cJSON_free(text);
+		break;
+	default:
+		return -1;
+	}
+	return gb_fmt_finish(out);
+}

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compare.h - two reports side by side: which metrics match, how much each
+ * changed, and whether a change is a regression a CI gate should fail on
+ * (CPU only). docs/compare.md describes the rules and the JSON document.
+ *
+ * Matching. A metric's key is: benchmark name, metric name, the model of
+ * its device (devices[].name of metric.device; "all" for a metric of no
+ * single device) with the device's rank among the report's GPUs of that
+ * model (so GPU k of a model is compared with GPU k), and the benchmark's
+ * parameters that decide what is measured. Parameters that only decide how
+ * long or how often it is measured are left out of the key, so a quick run
+ * can be compared with a long one: see gb_param_ignored().
+ *
+ * When the two reports have no GPU model in common (an A100 against an RTX
+ * 4090) the model is left out of the key (GPU k of A is compared with GPU k
+ * of B), rows are shown with each side's efficiency (% of its own peak),
+ * performance per watt and, with prices, per dollar, and nothing is gated:
+ * different hardware is not a regression.
+ *
+ * Gating. A row is a regression when B is worse than A (by the metric's
+ * "better" direction) by more than the tolerance, as a fraction of A, AND
+ * by more than spread_k x sqrt(stdev_a^2 + stdev_b^2), the two runs'
+ * combined spread, so noise never fails a build. Metrics present on one side
+ * only, improvements and metrics with no direction are listed, never failed.
+ * A metric with a value in A and none (null) in B is a regression: a number
+ * that stopped being measured must not pass silently.
+ */
+#ifndef GPUBENCH_REPORT_COMPARE_H
+#define GPUBENCH_REPORT_COMPARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "formats.h"
+#include "result.h"
+
+#define GB_COMPARE_SCHEMA "gpubench.compare/1"
+
+struct cJSON;
+
+enum gb_cmp_class {
+	GB_CMP_UNCHANGED = 0, /* within tolerance or within the noise */
+	GB_CMP_IMPROVEMENT,   /* better by more than both */
+	GB_CMP_REGRESSION,    /* worse by more than both: fails the gate */
+	GB_CMP_CHANGED,       /* changed by more than both, but the metric has no direction */
+	GB_CMP_ONLY_A,        /* in A only (removed, or not run in B) */
+	GB_CMP_ONLY_B,        /* in B only (new) */
+	GB_CMP_CLASS_COUNT
+};
+/*
+ * "unchanged", "improvement", "regression", "changed", "only_a", "only_b";
+ * across different GPU models improvement and regression read "b_better"
+ * and "b_worse", because a different GPU is not a regression.
+ */
+const char *gb_cmp_class_name(enum gb_cmp_class c, bool different_models);
+
+/* A per-metric tolerance: a glob over the metric name, or "bench/metric" when it has a '/'. */
+struct gb_tolerance_rule {
+	char *pattern;
+	double fraction;
+};
+
+struct gb_compare_opts {
+	double tolerance;                      /* fraction of A; default 0.05 */
+	const struct gb_tolerance_rule *rules; /* first match wins over tolerance */
+	size_t n_rules;
+	double spread_k;                       /* default 2 */
+	double price_a, price_b;               /* $ per GPU-hour; NAN when not given */
+};
+void gb_compare_opts_init(struct gb_compare_opts *o);
+
+/*
+ * Parse "tflops_*=3%,gemm/time_*=10%" into rules (percentages need '%').
+ * Returns 0, or -1 with one line in err naming the bad entry.
+ */
+int gb_tolerance_rules_parse(const char *spec, struct gb_tolerance_rule **rules, size_t *n,
+			     char *err, size_t errlen);
+void gb_tolerance_rules_free(struct gb_tolerance_rule *rules, size_t n);
+
+/* One side of a row. */
+struct gb_cmp_side {
+	int device;            /* CUDA index in that report, -1 for none */
+	double value;          /* NAN when absent or null */
+	double stdev;          /* 0 without samples */
+	double efficiency;     /* fraction of that GPU's own peak, NAN if unknown */
+	double power_w;        /* the power the per-watt figure divides by, NAN if unknown */
+	const char *power_source; /* "metric", "telemetry", "power_limit" or NULL */
+	double per_watt;       /* value / power_w (throughput metrics only) */
+	double per_dollar;     /* value / (price x GPUs) (throughput metrics only) */
+};
+
+struct gb_cmp_row {
+	char *bench;
+	char *metric;
+	char *model;           /* device model, "all"; "A100 / RTX 4090" across models */
+	char *params;          /* canonical key of the parameters that matter, "" for none */
+	char *unit;
+	enum gb_better better;
+	struct gb_cmp_side a, b;
+	double ratio;          /* b / a */
+	double change_pct;     /* (b - a) / |a| x 100 */
+	double tolerance;      /* the fraction that applied */
+	double noise;          /* spread_k x combined stdev, in the metric's unit */
+	enum gb_cmp_class cls;
+};
+
+struct gb_compare {
+	char *name_a, *name_b;     /* file names as given */
+	char *host_a, *host_b;
+	char *models_a, *models_b; /* "2x NVIDIA H100 80GB HBM3" */
+	bool different_models;
+	double tolerance, spread_k, price_a, price_b;
+	struct gb_cmp_row *rows;
+	size_t n_rows, cap_rows;
+	size_t count[GB_CMP_CLASS_COUNT];
+};
+
+/*
+ * Compare B against A. Returns 0 with *out filled (release it with
+ * gb_compare_release), or -1 with one line in err when the two reports have
+ * no metric in common ("'a.json' and 'b.json' have no metric in common").
+ */
+int gb_compare_runs(const struct gb_run *a, const char *name_a, const struct gb_run *b,
+		    const char *name_b, const struct gb_compare_opts *o, struct gb_compare *out,
+		    char *err, size_t errlen);
+void gb_compare_release(struct gb_compare *c);
+
+/* true when the gate fails: a regression between reports of the same GPU models */
+bool gb_compare_regressed(const struct gb_compare *c);
+
+/* The compare document (schema gpubench.compare/1); caller frees. */
+struct cJSON *gb_compare_to_json(const struct gb_compare *c);
+
+/* Print as text, json, markdown or csv; -1 for another format or a stream error. */
+int gb_compare_print(const struct gb_compare *c, enum gb_out_format f, FILE *out);
+
+/* ---- the parts of the match key, shared with the fleet merge ---- */
+
+/*
+ * true for parameters that decide how long or how often something is
+ * measured, not what: duration*, warmup*, iterations, iters, samples,
+ * repeat*, runs, seed, timeout*, and keys ending in "_s" or "_ms".
+ */
+bool gb_param_ignored(const char *key);
+
+/* "dtype=bf16,k=8192,m=8192" from the params object (sorted keys, ignored keys left out). Owned. */
+char *gb_params_key(const struct cJSON *params);
+
+#endif

@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fleet.c - the fleet merge (see fleet.h): node reports into one report,
+ * then the median and MAD of every metric across the fleet and a check for
+ * every GPU or node that stands out.
+ */
+#include "fleet.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "compare.h"
+#include "formats.h"
+
+/* A merged benchmark and, per metric, the node it came from. */
+struct merged {
+	size_t bench;       /* index in out->benches */
+	char *key;          /* name + params key */
+	const char **hosts; /* parallel to the bench's metrics */
+	size_t n_hosts;
+};
+
+struct merge {
+	struct gb_run *out;
+	struct merged *m;
+	size_t n_m;
+};
+
+static const char *host_of(const struct gb_run *run, const char *name)
+{
+	return run->host.hostname ? run->host.hostname : name;
+}
+
+static int remap(const struct gb_run *in, int offset, int device)
+{
+	int pos = gb_fmt_device_pos(in, device);
+
+	return pos < 0 ? -1 : offset + pos;
+}
+
+/* ---- copying ---- */
+
+static void copy_device(struct gb_run *out, const struct gb_device_info *d, int index)
+{
+	struct gb_device_info *c = gb_run_add_device(out);
+
+	*c = *d;
+	c->index = index;
+	c->name = gb_strdup(d->name);
+	c->uuid = gb_strdup(d->uuid);
+	c->pci_bus_id = gb_strdup(d->pci_bus_id);
+	c->brand = gb_strdup(d->brand);
+	c->spec_key = gb_strdup(d->spec_key);
+}
+
+static void copy_tool(struct gb_tool_info *t, const struct gb_tool_info *s)
+{
+	t->version = gb_strdup(s->version);
+	t->git = gb_strdup(s->git);
+	t->built_cuda = s->built_cuda;
+	t->built_cublas = s->built_cublas;
+	t->built_nccl = s->built_nccl;
+	t->built_mpi = gb_strdup(s->built_mpi);
+	t->cuda_archs = gb_strdup(s->cuda_archs);
+}
+
+/* worst first: a fleet is as good as its worst node */
+static int status_rank(enum gb_status s)
+{
+	static const int rank[] = {
+		[GB_STATUS_SKIPPED] = 0, [GB_STATUS_PASSED] = 1,    [GB_STATUS_WARNING] = 2,
+		[GB_STATUS_NOT_BUILT] = 3, [GB_STATUS_ERROR] = 4,   [GB_STATUS_FAILED] = 5,
+		[GB_STATUS_INTERRUPTED] = 6,
+	};
+
+	return (size_t)s < sizeof(rank) / sizeof(rank[0]) ? rank[s] : 4;
+}
+
+static struct merged *find_merged(struct merge *mg, const struct gb_bench_result *src,
+				  const char *host, bool *created)
+{
+	char *pk = gb_params_key(src->params);
+	char *key = gb_strdupf("%s\x1f%s", src->name, pk);
+	struct gb_bench_result *b;
+	struct merged *m;
+
+	free(pk);
+	*created = false;
+	for (size_t i = 0; i < mg->n_m; i++) {
+		if (!strcmp(mg->m[i].key, key)) {
+			free(key);
+			return &mg->m[i];
+		}
+	}
+	mg->m = gb_xrealloc(mg->m, sizeof(*mg->m) * (mg->n_m + 1));
+	m = &mg->m[mg->n_m++];
+	memset(m, 0, sizeof(*m));
+	m->key = key;
+	m->bench = mg->out->n_benches;
+	b = gb_run_add_bench(mg->out, src->name);
+	cJSON_Delete(b->params);
+	b->params = cJSON_Duplicate(src->params, 1);
+	b->status = src->status;
+	if (src->reason)
+		b->reason = gb_strdupf("%s: %s", host, src->reason);
+	b->started_s = src->started_s;
+	b->duration_s = src->duration_s;
+	*created = true;
+	return m;
+}
+
+static void merge_status(struct gb_bench_result *b, const struct gb_bench_result *src,
+			 const char *host)
+{
+	if (status_rank(src->status) <= status_rank(b->status))
+		return;
+	/* the reason goes with the status it explains */
+	b->status = src->status;
+	free(b->reason);
+	b->reason = src->reason ? gb_strdupf("%s: %s", host, src->reason) : NULL;
+}
+
+static void copy_metric(struct merge *mg, struct merged *m, const struct gb_metric *s, int dev,
+			const char *host)
+{
+	struct gb_bench_result *b = &mg->out->benches[m->bench];
+	struct gb_metric *c = gb_bench_add_value(b, s->name, s->unit, s->better, dev, s->value,
+						 s->peak);
+
+	c->stats = s->stats;
+	if (isfinite(s->efficiency))
+		c->efficiency = s->efficiency;
+	if (s->n_samples) {
+		c->samples = gb_xrealloc(NULL, sizeof(double) * s->n_samples);
+		memcpy(c->samples, s->samples, sizeof(double) * s->n_samples);
+		c->n_samples = s->n_samples;
+	}
+	c->description = s->device >= 0 ? gb_strdupf("host '%s', GPU %d", host, s->device)
+					 : gb_strdupf("host '%s'", host);
+	m->hosts = gb_xrealloc(m->hosts, sizeof(*m->hosts) * (m->n_hosts + 1));
+	m->hosts[m->n_hosts++] = host;
+}
+
+static void copy_bench(struct merge *mg, const struct gb_bench_result *src,
+		       const struct gb_run *in, int offset, const char *host)
+{
+	bool created;
+	struct merged *m = find_merged(mg, src, host, &created);
+	struct gb_bench_result *b = &mg->out->benches[m->bench];
+
+	if (!created)
+		merge_status(b, src, host);
+	for (size_t i = 0; i < src->n_devices; i++)
+		gb_bench_add_device(b, remap(in, offset, src->devices[i]));
+	for (size_t i = 0; i < src->n_metrics; i++)
+		copy_metric(mg, m, &src->metrics[i], remap(in, offset, src->metrics[i].device),
+			    host);
+	for (size_t i = 0; i < src->n_series; i++) {
+		const struct gb_series *s = &src->series[i];
+		struct gb_series *c = gb_bench_add_series(b, s->name, s->x_unit, s->y_unit,
+							  remap(in, offset, s->device));
+
+		for (size_t k = 0; k < s->n; k++)
+			gb_series_push(c, s->x[k], s->y[k]);
+	}
+	for (size_t i = 0; i < src->n_checks; i++) {
+		const struct gb_check *c = &src->checks[i];
+
+		gb_bench_add_check(b, c->name, c->status, c->severity, remap(in, offset, c->device),
+				   c->observed, c->threshold, "%s: %s", host,
+				   c->message ? c->message : "");
+	}
+}
+
+static cJSON *node_json(const struct gb_run *in, const char *name, int offset)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON *devs = cJSON_AddArrayToObject(o, "devices");
+
+	cJSON_AddStringToObject(o, "host", host_of(in, name));
+	cJSON_AddStringToObject(o, "file", name);
+	if (in->started_at)
+		cJSON_AddStringToObject(o, "started_at", in->started_at);
+	cJSON_AddStringToObject(o, "verdict", gb_status_name(in->verdict));
+	for (size_t i = 0; i < in->n_devices; i++)
+		cJSON_AddItemToArray(devs, cJSON_CreateNumber(offset + (int)i));
+	return o;
+}
+
+static void copy_node(struct merge *mg, const struct gb_run *in, const char *name, int offset,
+		      cJSON *nodes)
+{
+	struct gb_run *out = mg->out;
+	const char *host = host_of(in, name);
+
+	for (size_t i = 0; i < in->n_devices; i++)
+		copy_device(out, &in->devices[i], offset + (int)i);
+	for (size_t i = 0; i < in->n_benches; i++)
+		copy_bench(mg, &in->benches[i], in, offset, host);
+	for (size_t i = 0; i < in->n_telemetry; i++) {
+		struct gb_telemetry_sample t = in->telemetry[i];
+
+		t.device = remap(in, offset, t.device);
+		gb_run_add_telemetry(out, &t);
+	}
+	cJSON_AddItemToArray(nodes, node_json(in, name, offset));
+	if (in->started_at && (!out->started_at || strcmp(in->started_at, out->started_at) < 0)) {
+		free(out->started_at);
+		out->started_at = gb_strdup(in->started_at);
+	}
+	if (in->finished_at &&
+	    (!out->finished_at || strcmp(in->finished_at, out->finished_at) > 0)) {
+		free(out->finished_at);
+		out->finished_at = gb_strdup(in->finished_at);
+	}
+}
+
+/* ---- outliers ---- */
+
+static const char *model_of(const struct gb_run *run, const struct gb_metric *m)
+{
+	const char *name = gb_fmt_device_name(run, m->device);
+
+	if (m->device < 0)
+		return "node";
+	return name ? name : "unknown GPU";
+}
+
+static bool in_group(const struct gb_run *run, const struct gb_metric *x,
+		     const struct gb_metric *y)
+{
+	return isfinite(y->value) && !strcmp(x->name, y->name) &&
+	       (x->device < 0) == (y->device < 0) && !strcmp(model_of(run, x), model_of(run, y));
+}
+
+/* where the value is: "'node-3' GPU 2 (NVIDIA H100 80GB HBM3)" */
+static char *where(const struct gb_run *run, const struct gb_metric *m, const char *host)
+{
+	if (m->device < 0)
+		return gb_strdupf("'%s'", host);
+	return gb_strdupf("'%s' GPU %d (%s)", host, m->device, model_of(run, m));
+}
+
+/* Below the median is bad for higher-is-better, above for lower-is-better. */
+static bool bad_side(const struct gb_metric *m, double median)
+{
+	return (m->better == GB_BETTER_HIGHER && m->value < median) ||
+	       (m->better == GB_BETTER_LOWER && m->value > median);
+}
+
+struct group_stats {
+	size_t n;
+	double median, mad, spread, k;
+	size_t outliers;
+};
+
+static void outlier_check(const struct gb_run *run, struct gb_bench_result *b,
+			  const struct merged *mm, size_t j, const struct group_stats *g)
+{
+	const struct gb_metric m = b->metrics[j];
+	double dist = fabs(m.value - g->median) / g->spread;
+	double bound = m.value < g->median ? g->median - g->k * g->spread
+					   : g->median + g->k * g->spread;
+	char name[160], val[48], med[48];
+	char *at = where(run, &m, mm->hosts[j]);
+	bool bad = bad_side(&m, g->median);
+
+	snprintf(name, sizeof(name), "%s_fleet_outlier", m.name);
+	gb_fmt_human(val, sizeof(val), m.value);
+	gb_fmt_human(med, sizeof(med), g->median);
+	gb_bench_add_check(b, name, bad ? GB_STATUS_FAILED : GB_STATUS_WARNING,
+			   bad ? GB_SEV_ERROR : GB_SEV_WARNING, m.device, m.value, bound,
+			   "%s on %s is %s %s, %.1f MADs %s the fleet median %s (more than %g)",
+			   m.name, at, val, m.unit ? m.unit : "", dist,
+			   m.value < g->median ? "below" : "above", med, g->k);
+	free(at);
+}
+
+static void group_summary(struct gb_bench_result *b, const struct gb_metric *first,
+			  const char *model, const struct group_stats *g)
+{
+	cJSON *arr = cJSON_GetObjectItemCaseSensitive(gb_bench_extra(b), "fleet");
+	cJSON *o = cJSON_CreateObject();
+	char name[160], med[48];
+
+	if (!arr)
+		arr = cJSON_AddArrayToObject(b->extra, "fleet");
+	cJSON_AddStringToObject(o, "metric", first->name);
+	cJSON_AddStringToObject(o, "model", model);
+	cJSON_AddNumberToObject(o, "n", (double)g->n);
+	cJSON_AddNumberToObject(o, "median", g->median);
+	cJSON_AddNumberToObject(o, "mad", g->mad);
+	cJSON_AddNumberToObject(o, "outliers", (double)g->outliers);
+	cJSON_AddItemToArray(arr, o);
+	if (g->outliers)
+		return;
+	snprintf(name, sizeof(name), "%s_fleet", first->name);
+	gb_fmt_human(med, sizeof(med), g->median);
+	gb_bench_add_check(b, name, GB_STATUS_PASSED, GB_SEV_ERROR, -1, NAN, g->k,
+			   "%s (%s): all %zu values within %g MADs of the fleet median %s",
+			   first->name, model, g->n, g->k, med);
+}
+
+static void check_group(const struct gb_run *run, struct gb_bench_result *b,
+			const struct merged *mm, size_t j, double k)
+{
+	const struct gb_metric first = b->metrics[j];
+	size_t n_metrics = b->n_metrics, n = 0;
+	double *v = gb_xrealloc(NULL, sizeof(double) * n_metrics);
+	struct group_stats g = { 0, 0, 0, 0, k, 0 };
+
+	for (size_t i = j; i < n_metrics; i++)
+		if (in_group(run, &first, &b->metrics[i]))
+			v[n++] = b->metrics[i].value;
+	g.n = n;
+	if (n >= 3) {
+		g.median = gb_percentile(v, n, 50);
+		g.mad = gb_mad(v, n);
+		g.spread = fmax(g.mad, fmax(0.01 * fabs(g.median), 1e-12));
+		for (size_t i = j; i < n_metrics; i++) {
+			if (!in_group(run, &first, &b->metrics[i]) ||
+			    fabs(b->metrics[i].value - g.median) <= k * g.spread)
+				continue;
+			g.outliers++;
+			outlier_check(run, b, mm, i, &g);
+		}
+		group_summary(b, &first, model_of(run, &first), &g);
+	}
+	free(v);
+}
+
+static bool group_seen(const struct gb_run *run, const struct gb_bench_result *b, size_t j)
+{
+	for (size_t i = 0; i < j; i++)
+		if (isfinite(b->metrics[i].value) && in_group(run, &b->metrics[i], &b->metrics[j]))
+			return true;
+	return false;
+}
+
+static void find_outliers(struct gb_run *out, const struct merged *mm, double k)
+{
+	struct gb_bench_result *b = &out->benches[mm->bench];
+	size_t n_metrics = b->n_metrics;
+
+	for (size_t j = 0; j < n_metrics; j++)
+		if (isfinite(b->metrics[j].value) && !group_seen(out, b, j))
+			check_group(out, b, mm, j, k);
+}
+
+int gb_fleet_merge(const struct gb_run *const *runs, const char *const *names, size_t n,
+		   double mad_k, struct gb_run *out, char *err, size_t errlen)
+{
+	struct merge mg = { out, NULL, 0 };
+	struct gb_bench_result *fleet;
+	cJSON *nodes;
+	int offset = 0;
+
+	if (n == 0) {
+		snprintf(err, errlen, "no reports to merge");
+		return -1;
+	}
+	copy_tool(&out->tool, &runs[0]->tool);
+	free(out->started_at);
+	out->started_at = NULL;
+	out->host.hostname = gb_strdupf("fleet of %zu nodes", n);
+	fleet = gb_run_add_bench(out, "fleet");
+	gb_bench_param_num(fleet, "nodes", (double)n);
+	gb_bench_param_num(fleet, "mad_k", mad_k);
+	nodes = cJSON_AddArrayToObject(gb_bench_extra(fleet), "nodes");
+	for (size_t i = 0; i < n; i++) {
+		copy_node(&mg, runs[i], names[i], offset, nodes);
+		offset += (int)runs[i]->n_devices;
+	}
+	for (size_t i = 0; i < mg.n_m; i++) {
+		find_outliers(out, &mg.m[i], mad_k);
+		free(mg.m[i].key);
+		free(mg.m[i].hosts);
+	}
+	free(mg.m);
+	return 0;
+}

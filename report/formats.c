@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * formats.c - the list of output formats, the dispatch from a format to its
+ * writer, and the escaping and number helpers every writer shares, so that
+ * "what is safe inside XML" or "how a number is shown" is decided once.
+ */
+#include "formats.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "text.h"
+
+const char *const gb_out_format_names[] = { GB_OUT_FORMAT_NAMES, NULL };
+
+_Static_assert(sizeof(gb_out_format_names) / sizeof(gb_out_format_names[0]) == GB_OUT_COUNT + 1,
+	       "GB_OUT_FORMAT_NAMES and enum gb_out_format disagree");
+
+int gb_out_format_from_name(const char *name)
+{
+	for (int i = 0; name && gb_out_format_names[i]; i++)
+		if (!strcmp(gb_out_format_names[i], name))
+			return i;
+	return -1;
+}
+
+int gb_out_format_from_path(const char *path)
+{
+	static const struct {
+		const char *ext;
+		enum gb_out_format f;
+	} exts[] = {
+		{ ".html", GB_OUT_HTML },      { ".htm", GB_OUT_HTML },  { ".md", GB_OUT_MARKDOWN },
+		{ ".csv", GB_OUT_CSV },        { ".xml", GB_OUT_JUNIT }, { ".json", GB_OUT_JSON },
+		{ ".prom", GB_OUT_PROMETHEUS }, { ".txt", GB_OUT_TEXT },
+	};
+	const char *dot = path ? strrchr(path, '.') : NULL;
+
+	if (!dot || strchr(dot, '/'))
+		return -1;
+	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++)
+		if (!strcasecmp(dot, exts[i].ext))
+			return (int)exts[i].f;
+	return -1;
+}
+
+int gb_report_format(const struct gb_run *run, enum gb_out_format f, FILE *out)
+{
+	/* saved reports have no terminal: no colours; info's full device sheet for info */
+	struct gb_text_opts topts = { .color = false,
+				      .device_detail = run->command &&
+						       !strcmp(run->command, "info") };
+
+	switch (f) {
+	case GB_OUT_TEXT:
+		gb_text_print(run, out, &topts);
+		return gb_fmt_finish(out);
+	case GB_OUT_JSON:
+		return gb_report_print(run, out) ? -1 : gb_fmt_finish(out);
+	case GB_OUT_MARKDOWN:
+		return gb_report_markdown(run, out);
+	case GB_OUT_CSV:
+		return gb_report_csv(run, out);
+	case GB_OUT_JUNIT:
+		return gb_report_junit(run, out);
+	case GB_OUT_PROMETHEUS:
+		return gb_report_prometheus(run, out);
+	case GB_OUT_HTML:
+		return gb_report_html(run, out);
+	case GB_OUT_COUNT:
+		break;
+	}
+	return -1;
+}
+
+/* ---- escaping ---- */
+
+/*
+ * Length of the valid UTF-8 sequence at s (1..4), or 0 when it is not one:
+ * overlong forms, surrogates and code points above U+10FFFF are rejected,
+ * as a strict XML parser would.
+ */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned c = s[0];
+	size_t n;
+	unsigned lo = 0x80, hi = 0xBF;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF)
+		n = 2;
+	else if (c >= 0xE0 && c <= 0xEF)
+		n = 3;
+	else if (c >= 0xF0 && c <= 0xF4)
+		n = 4;
+	else
+		return 0;
+	/* the second byte's range is what rules out overlongs and surrogates */
+	if (c == 0xE0)
+		lo = 0xA0;
+	else if (c == 0xED)
+		hi = 0x9F;
+	else if (c == 0xF0)
+		lo = 0x90;
+	else if (c == 0xF4)
+		hi = 0x8F;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xBF)
+			return 0;
+	/* U+FFFE and U+FFFF are not XML characters */
+	if (n == 3 && c == 0xEF && s[1] == 0xBF && s[2] >= 0xBE)
+		return 0;
+	return n;
+}
+
+#define REPLACEMENT "\xEF\xBF\xBD"
+
+void gb_fmt_xml(FILE *out, const char *s, int attr)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+
+	while (*p) {
+		size_t n = utf8_len(p);
+
+		if (n == 0) {
+			fputs(REPLACEMENT, out);
+			p++;
+			continue;
+		}
+		switch (*p) {
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		case '\'':
+			fputs("&#39;", out);
+			break;
+		case '\n':
+			fputs(attr ? "&#10;" : "\n", out);
+			break;
+		case '\t':
+			fputs(attr ? "&#9;" : "\t", out);
+			break;
+		default:
+			if (*p < 0x20 || *p == 0x7F)
+				fputs(REPLACEMENT, out);
+			else
+				fwrite(p, 1, n, out);
+		}
+		p += n;
+	}
+}
+
+void gb_fmt_md(FILE *out, const char *s)
+{
+	for (const char *p = s ? s : ""; *p; p++) {
+		switch (*p) {
+		case '|':
+			fputs("\\|", out);
+			break;
+		case '\n':
+		case '\r':
+		case '\t':
+			fputc(' ', out);
+			break;
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '&':
+			fputs("&amp;", out);
+			break;
+		default:
+			fputc(*p, out);
+		}
+	}
+}
+
+void gb_fmt_csv(FILE *out, const char *s)
+{
+	const char *v = s ? s : "";
+	size_t len = strlen(v);
+	bool quote = strpbrk(v, ",\"\r\n") != NULL ||
+		     (len > 0 && (v[0] == ' ' || v[len - 1] == ' '));
+
+	if (!quote) {
+		fputs(v, out);
+		return;
+	}
+	fputc('"', out);
+	for (const char *p = v; *p; p++) {
+		if (*p == '"')
+			fputc('"', out);
+		fputc(*p, out);
+	}
+	fputc('"', out);
+}
+
+/* ---- numbers ---- */
+
+void gb_fmt_human(char *buf, size_t len, double v)
+{
+	double a = fabs(v);
+
+	if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else if (a == 0)
+		snprintf(buf, len, "0");
+	else if (a >= 1e6 || a < 1e-3)
+		snprintf(buf, len, "%.3e", v);
+	else if (a >= 1000 || v == floor(v)) /* whole numbers: "700", not "700.0" */
+		snprintf(buf, len, "%.0f", v);
+	else if (a >= 100)
+		snprintf(buf, len, "%.1f", v);
+	else if (a >= 10)
+		snprintf(buf, len, "%.2f", v);
+	else
+		snprintf(buf, len, "%.4g", v);
+}
+
+void gb_fmt_exact(char *buf, size_t len, double v)
+{
+	if (!isfinite(v)) {
+		snprintf(buf, len, "%s", "");
+		return;
+	}
+	/* the shortest of these that reads back as the same double */
+	for (int digits = 15; digits <= 17; digits++) {
+		snprintf(buf, len, "%.*g", digits, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+}
+
+/* ---- lookups ---- */
+
+int gb_fmt_device_pos(const struct gb_run *run, int device)
+{
+	for (size_t i = 0; device >= 0 && i < run->n_devices; i++)
+		if (run->devices[i].index == device)
+			return (int)i;
+	return -1;
+}
+
+const struct gb_device_info *gb_fmt_device(const struct gb_run *run, int device)
+{
+	int pos = gb_fmt_device_pos(run, device);
+
+	return pos < 0 ? NULL : &run->devices[pos];
+}
+
+const char *gb_fmt_device_name(const struct gb_run *run, int device)
+{
+	const struct gb_device_info *d = gb_fmt_device(run, device);
+
+	return d ? d->name : NULL;
+}
+
+int gb_fmt_finish(FILE *out)
+{
+	if (fflush(out) != 0 || ferror(out))
+		return -1;
+	return 0;
+}
+
+int gb_fmt_write_file(const char *path, gb_fmt_writer *writer, const void *ctx, char *err,
+		      size_t errlen)
+{
+	char tmp[4200];
+	FILE *fp;
+	int fd;
+
+	if (!strcmp(path, "-")) {
+		if (writer(ctx, stdout) == 0)
+			return 0;
+		snprintf(err, errlen, "cannot write to standard output");
+		return -1;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0 || fchmod(fd, 0644) || !(fp = fdopen(fd, "w"))) {
+		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		return -1;
+	}
+	/* fsync before rename: a crash leaves the old file or the new one, never half */
+	errno = 0;
+	if (writer(ctx, fp) || fflush(fp) || fsync(fileno(fp))) {
+		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+		fclose(fp);
+		unlink(tmp);
+		return -1;
+	}
+	if (fclose(fp) || rename(tmp, path)) {
+		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * junit.c - the report as JUnit XML, which every CI system renders: one
+ * <testsuite> per benchmark, one <testcase> per check. A failed check is a
+ * <failure>, a check that could not run an <error>, a skipped one <skipped/>;
+ * a benchmark without checks is one test case with the benchmark's own
+ * status, so a benchmark that could not run never disappears from the
+ * summary. Metrics go into <properties>, warnings into <system-out>.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats.h"
+
+/* What a test case is, in JUnit's vocabulary. */
+enum jcase { J_PASS, J_FAILURE, J_ERROR, J_SKIPPED };
+
+static enum jcase jcase_of(enum gb_status s)
+{
+	switch (s) {
+	case GB_STATUS_PASSED:
+	case GB_STATUS_WARNING:
+		return J_PASS;
+	case GB_STATUS_FAILED:
+		return J_FAILURE;
+	case GB_STATUS_SKIPPED:
+	case GB_STATUS_NOT_BUILT:
+		return J_SKIPPED;
+	case GB_STATUS_ERROR:
+	case GB_STATUS_INTERRUPTED:
+		break;
+	}
+	return J_ERROR;
+}
+
+/*
+ * Does the benchmark's own status need a test case of its own? Always when
+ * it has no checks; otherwise when it did not pass and no check says so
+ * (e.g. it ran out of memory after two checks had passed).
+ */
+static bool needs_status_case(const struct gb_bench_result *b)
+{
+	enum jcase want = jcase_of(b->status);
+
+	if (b->n_checks == 0)
+		return true;
+	if (want == J_PASS)
+		return false;
+	for (size_t i = 0; i < b->n_checks; i++)
+		if (jcase_of(b->checks[i].status) == want)
+			return false;
+	return true;
+}
+
+struct jcount {
+	size_t tests, failures, errors, skipped;
+};
+
+static void count_case(struct jcount *c, enum jcase k)
+{
+	c->tests++;
+	if (k == J_FAILURE)
+		c->failures++;
+	else if (k == J_ERROR)
+		c->errors++;
+	else if (k == J_SKIPPED)
+		c->skipped++;
+}
+
+static struct jcount count_bench(const struct gb_bench_result *b)
+{
+	struct jcount c = { 0, 0, 0, 0 };
+
+	for (size_t i = 0; i < b->n_checks; i++)
+		count_case(&c, jcase_of(b->checks[i].status));
+	if (needs_status_case(b))
+		count_case(&c, jcase_of(b->status));
+	return c;
+}
+
+static void attr(FILE *out, const char *name, const char *value)
+{
+	fprintf(out, " %s=\"", name);
+	gb_fmt_xml(out, value ? value : "", 1);
+	fputc('"', out);
+}
+
+static void attr_counts(FILE *out, const struct jcount *c)
+{
+	fprintf(out, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\"", c->tests,
+		c->failures, c->errors, c->skipped);
+}
+
+static void attr_time(FILE *out, double seconds)
+{
+	fprintf(out, " time=\"%.3f\"", isfinite(seconds) && seconds > 0 ? seconds : 0.0);
+}
+
+/* <failure message="..." type="failed">message + detail</failure>, or <error>, <skipped> */
+static void case_outcome(FILE *out, enum jcase k, enum gb_status st, const char *message,
+			 const char *detail)
+{
+	static const char *const tags[] = { NULL, "failure", "error", "skipped" };
+
+	if (k == J_PASS)
+		return;
+	fprintf(out, "\t\t\t<%s", tags[k]);
+	attr(out, "message", message);
+	attr(out, "type", gb_status_name(st));
+	if (k == J_SKIPPED || !detail) {
+		fputs("/>\n", out);
+		return;
+	}
+	fputc('>', out);
+	gb_fmt_xml(out, detail, 0);
+	fprintf(out, "</%s>\n", tags[k]);
+}
+
+static void check_case(FILE *out, const struct gb_bench_result *b, const struct gb_check *c)
+{
+	char name[256], obs[48], thr[48], *detail;
+	enum jcase k = jcase_of(c->status);
+
+	if (c->device >= 0)
+		snprintf(name, sizeof(name), "%s (GPU %d)", c->name, c->device);
+	else
+		snprintf(name, sizeof(name), "%s", c->name);
+	fputs("\t\t<testcase", out);
+	attr(out, "classname", b->name);
+	attr(out, "name", name);
+	fputs(" time=\"0\">\n", out);
+	gb_fmt_human(obs, sizeof(obs), c->observed);
+	gb_fmt_human(thr, sizeof(thr), c->threshold);
+	detail = gb_strdupf("%s\nobserved: %s, threshold: %s, severity: %s",
+			    c->message ? c->message : "", obs, thr, gb_severity_name(c->severity));
+	case_outcome(out, k, c->status, c->message, detail);
+	free(detail);
+	if (c->status == GB_STATUS_WARNING) {
+		fputs("\t\t\t<system-out>warning: ", out);
+		gb_fmt_xml(out, c->message, 0);
+		fputs("</system-out>\n", out);
+	}
+	fputs("\t\t</testcase>\n", out);
+}
+
+static void status_case(FILE *out, const struct gb_bench_result *b)
+{
+	const char *why = b->reason ? b->reason : gb_status_name(b->status);
+
+	fputs("\t\t<testcase", out);
+	attr(out, "classname", b->name);
+	attr(out, "name", b->n_checks ? "status" : b->name);
+	attr_time(out, b->duration_s);
+	fputs(">\n", out);
+	case_outcome(out, jcase_of(b->status), b->status, why, why);
+	fputs("\t\t</testcase>\n", out);
+}
+
+/* metric values as properties: what CI shows next to a test suite */
+static void properties(FILE *out, const struct gb_run *run, const struct gb_bench_result *b)
+{
+	char name[256], val[96];
+
+	fputs("\t\t<properties>\n", out);
+	fputs("\t\t\t<property name=\"status\"", out);
+	attr(out, "value", gb_status_name(b->status));
+	fputs("/>\n", out);
+	for (size_t i = 0; i < b->n_metrics; i++) {
+		const struct gb_metric *m = &b->metrics[i];
+		const char *dev = gb_fmt_device_name(run, m->device);
+
+		if (m->device >= 0)
+			snprintf(name, sizeof(name), "%s.gpu%d", m->name, m->device);
+		else
+			snprintf(name, sizeof(name), "%s", m->name);
+		gb_fmt_human(val, sizeof(val), m->value);
+		fputs("\t\t\t<property", out);
+		attr(out, "name", name);
+		fputs(" value=\"", out);
+		gb_fmt_xml(out, val, 1);
+		fputc(' ', out);
+		gb_fmt_xml(out, m->unit ? m->unit : "", 1);
+		if (dev) {
+			fputs(" (", out);
+			gb_fmt_xml(out, dev, 1);
+			fputc(')', out);
+		}
+		fputs("\"/>\n", out);
+	}
+	fputs("\t\t</properties>\n", out);
+}
+
+static void suite(FILE *out, const struct gb_run *run, const struct gb_bench_result *b)
+{
+	struct jcount c = count_bench(b);
+
+	fputs("\t<testsuite", out);
+	attr(out, "name", b->name);
+	attr_counts(out, &c);
+	attr_time(out, b->duration_s);
+	attr(out, "hostname", run->host.hostname ? run->host.hostname : "unknown");
+	if (run->started_at)
+		attr(out, "timestamp", run->started_at);
+	fputs(">\n", out);
+	properties(out, run, b);
+	for (size_t i = 0; i < b->n_checks; i++)
+		check_case(out, b, &b->checks[i]);
+	if (needs_status_case(b))
+		status_case(out, b);
+	fputs("\t</testsuite>\n", out);
+}
+
+/* a run where nothing ran (no GPU) is one suite saying why, never an empty pass */
+static void run_suite(FILE *out, const struct gb_run *run)
+{
+	struct jcount c = { 0, 0, 0, 0 };
+	const char *why = run->reason ? run->reason : gb_status_name(run->verdict);
+
+	count_case(&c, jcase_of(run->verdict));
+	fputs("\t<testsuite", out);
+	attr(out, "name", run->command ? run->command : "gpubench");
+	attr_counts(out, &c);
+	fputs(" time=\"0\">\n\t\t<testcase", out);
+	attr(out, "classname", "gpubench");
+	attr(out, "name", "run");
+	fputs(" time=\"0\">\n", out);
+	case_outcome(out, jcase_of(run->verdict), run->verdict, why, why);
+	fputs("\t\t</testcase>\n\t</testsuite>\n", out);
+}
+
+int gb_report_junit(const struct gb_run *run, FILE *out)
+{
+	struct jcount total = { 0, 0, 0, 0 };
+	double time_s = 0;
+	char name[128];
+
+	for (size_t i = 0; i < run->n_benches; i++) {
+		struct jcount c = count_bench(&run->benches[i]);
+
+		total.tests += c.tests;
+		total.failures += c.failures;
+		total.errors += c.errors;
+		total.skipped += c.skipped;
+		if (isfinite(run->benches[i].duration_s))
+			time_s += run->benches[i].duration_s;
+	}
+	if (run->n_benches == 0)
+		count_case(&total, jcase_of(run->verdict));
+	snprintf(name, sizeof(name), "gpubench %s", run->command ? run->command : "report");
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites", out);
+	attr(out, "name", name);
+	attr_counts(out, &total);
+	attr_time(out, time_s);
+	fputs(">\n", out);
+	if (run->n_benches == 0)
+		run_suite(out, run);
+	for (size_t i = 0; i < run->n_benches; i++)
+		suite(out, run, &run->benches[i]);
+	fputs("</testsuites>\n", out);
+	return gb_fmt_finish(out);
+}

@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_gemm.c - the gemm benchmark on a real GPU, driven through its public
+ * descriptor (gb_bench_gemm: defaults, option table, validate, run) exactly
+ * as cmd/ drives it: every supported precision verifies at odd sizes and at
+ * a large size, a corrupted output is caught, an unsupported precision is
+ * skipped with its reason, and --search reports its best shape.
+ * Exits 77 (skipped) without a GPU.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "bench/bench.h"
+#include "bench/gemm_math.h"
+#include "bench/gpu.h"
+#include "bench/nvml.h"
+#include "cmd/cli.h"
+#include "gpu_test.h"
+#include "report/result.h"
+
+extern const struct gb_bench gb_bench_gemm;
+
+static volatile sig_atomic_t stop_flag;
+
+/* one benchmark run on device 0 */
+struct fixture {
+	struct gb_run run;
+	struct gb_ctx ctx;
+	int devices[1];
+	void *params;
+	struct gb_bench_result *res;
+};
+
+static const struct gb_device_info *dev0(const struct fixture *f)
+{
+	for (size_t i = 0; i < f->run.n_devices; i++)
+		if (f->run.devices[i].index == 0)
+			return &f->run.devices[i];
+	return NULL;
+}
+
+static void fixture_open(struct fixture *f)
+{
+	const char *argv[] = { "gpubench", "gemm" };
+	char missing[256];
+
+	memset(f, 0, sizeof(*f));
+	/* NVML when the machine has it, so the telemetry sampler runs too; optional */
+	if (!gb_nvml_loaded())
+		gb_nvml_load(NULL, missing, sizeof(missing));
+	gb_run_init(&f->run, "gemm", 2, argv);
+	assert_int_equal(gb_devices_collect(&f->run, missing, sizeof(missing)), 0);
+	assert_true(f->run.n_devices >= 1);
+	f->devices[0] = 0;
+	f->ctx.run = &f->run;
+	f->ctx.devices = f->devices;
+	f->ctx.n_devices = 1;
+	f->ctx.stop = &stop_flag;
+	f->ctx.run_start_s = gb_now_s();
+	f->ctx.nvml = gb_nvml_loaded();
+	f->params = calloc(1, gb_bench_gemm.params_size);
+	assert_non_null(f->params);
+	gb_bench_gemm.set_defaults(f->params);
+}
+
+static void fixture_close(struct fixture *f)
+{
+	free(f->params);
+	gb_run_release(&f->run);
+}
+
+/* parse options as `gpubench gemm ARGS...` would, then run; returns the result */
+static struct gb_bench_result *run_gemm(struct fixture *f, const char *const *args, int n)
+{
+	struct gb_opt_set set = { gb_bench_gemm.opts, f->params };
+	char err[256];
+	size_t npos = 0;
+
+	assert_int_equal(gb_cli_parse(&set, 1, n, args, NULL, 0, &npos), GB_CLI_OK);
+	if (gb_bench_gemm.validate(f->params, err, sizeof(err)))
+		fail_msg("validate: %s", err);
+	f->res = gb_run_add_bench(&f->run, "gemm");
+	gb_bench_add_device(f->res, 0);
+	gb_bench_gemm.run(&f->ctx, f->params, f->res);
+	return f->res;
+}
+
+static const struct gb_check *find_check(const struct gb_bench_result *r, const char *name)
+{
+	for (size_t i = 0; i < r->n_checks; i++)
+		if (!strcmp(r->checks[i].name, name))
+			return &r->checks[i];
+	return NULL;
+}
+
+static void dump(const struct gb_bench_result *r)
+{
+	fprintf(stderr, "status %s: %s\n", gb_status_name(r->status), r->reason ? r->reason : "");
+	for (size_t i = 0; i < r->n_checks; i++)
+		fprintf(stderr, "  check %s %s: %s\n", r->checks[i].name,
+			gb_status_name(r->checks[i].status), r->checks[i].message);
+	for (size_t i = 0; i < r->n_metrics; i++)
+		fprintf(stderr, "  metric %s = %g %s\n", r->metrics[i].name, r->metrics[i].value,
+			r->metrics[i].unit);
+}
+
+/* a passed run of one precision with its metric and its verification */
+static void expect_verified(const struct gb_bench_result *r, enum gb_precision p, bool several)
+{
+	char name[96];
+	const struct gb_check *c;
+	const struct gb_metric *m;
+
+	if (r->status != GB_STATUS_PASSED) {
+		dump(r);
+		fail_msg("%s: status %s", gb_precision_name(p), gb_status_name(r->status));
+	}
+	if (several)
+		return;
+	snprintf(name, sizeof(name), "verify_%s", gb_precision_name(p));
+	c = find_check(r, name);
+	assert_non_null(c);
+	assert_int_equal(c->status, GB_STATUS_PASSED);
+	assert_true(c->observed <= c->threshold);
+	snprintf(name, sizeof(name), "tflops_%s", gb_precision_name(p));
+	m = gb_bench_find_metric(r, name, 0);
+	assert_non_null(m);
+	assert_true(m->value > 0);
+	assert_int_equal(m->n_samples, 5);
+	assert_string_equal(m->unit, gb_gemm_rate_unit(p));
+}
+
+static const char *dim(enum gb_precision p, int which)
+{
+	/* odd where the precision allows; int8/fp8 need multiples of 16 */
+	static const char *const odd[] = { "257", "511", "129" };
+	static const char *const by16[] = { "272", "528", "144" };
+
+	return gb_gemm_dim_multiple(p) > 1 ? by16[which] : odd[which];
+}
+
+static void test_odd_sizes_every_precision(void **state)
+{
+	struct fixture f;
+	int tested = 0;
+
+	(void)state;
+	for (int i = 0; i < GB_GEMM_N_PRECS; i++) {
+		enum gb_precision p = gb_gemm_precs[i];
+		const char *args[] = { "--precision", gb_gemm_prec_choices[i], "--m", dim(p, 0),
+				       "--n", dim(p, 1), "--k", dim(p, 2), "--warmup", "0s",
+				       "--duration", "20ms", "--samples", "5" };
+
+		fixture_open(&f);
+		if (!gb_gemm_prec_supported(p, dev0(&f)->cc_major, dev0(&f)->cc_minor)) {
+			fixture_close(&f);
+			continue;
+		}
+		expect_verified(run_gemm(&f, args, 14), p, false);
+		tested++;
+		fixture_close(&f);
+	}
+	assert_true(tested >= 2);
+}
+
+/* the default set at a size beyond the all-elements limit: 64 x 64 samples with corners */
+static void test_large_default_set(void **state)
+{
+	static const char *const args[] = { "--size", "4096", "--warmup", "200ms", "--duration",
+					     "100ms", "--samples", "5" };
+	struct fixture f;
+	struct gb_bench_result *r;
+	size_t verified = 0;
+
+	(void)state;
+	fixture_open(&f);
+	r = run_gemm(&f, args, 8);
+	if (r->status != GB_STATUS_PASSED)
+		dump(r);
+	assert_int_equal(r->status, GB_STATUS_PASSED);
+	for (size_t i = 0; i < r->n_checks; i++) {
+		if (strncmp(r->checks[i].name, "verify_", 7))
+			continue;
+		assert_int_equal(r->checks[i].status, GB_STATUS_PASSED);
+		assert_non_null(strstr(r->checks[i].message, "4096 sampled outputs"));
+		verified++;
+	}
+	/* every precision the device supports, fp16acc16 excepted */
+	assert_true(verified >= 4);
+	assert_null(find_check(r, "verify_fp16acc16"));
+	/* with NVML, the sampler recorded the run and the clock-based metrics exist */
+	if (f.ctx.nvml) {
+		assert_true(f.run.n_telemetry > 0);
+		assert_non_null(gb_bench_find_metric(r, "sm_mhz_mean_bf16", 0));
+		assert_non_null(gb_bench_find_metric(r, "pct_of_observed_clock_peak_bf16", 0));
+	}
+	assert_non_null(gb_bench_find_metric(r, "pct_of_max_clock_peak_bf16", 0));
+	fixture_close(&f);
+}
+
+static void test_injected_fault_caught(void **state)
+{
+	static const enum gb_precision precs[] = { GB_PREC_FP32, GB_PREC_BF16, GB_PREC_INT8,
+						   GB_PREC_FP64 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(precs) / sizeof(precs[0]); i++) {
+		enum gb_precision p = precs[i];
+		const char *args[] = { "--precision", gb_precision_name(p), "--m", dim(p, 0), "--n",
+				       dim(p, 1), "--k", dim(p, 2), "--warmup", "0s", "--duration",
+				       "10ms", "--samples", "5", "--inject-fault" };
+		struct fixture f;
+		struct gb_bench_result *r;
+		const struct gb_check *c;
+		char name[64];
+
+		fixture_open(&f);
+		if (!gb_gemm_prec_supported(p, dev0(&f)->cc_major, dev0(&f)->cc_minor)) {
+			fixture_close(&f);
+			continue;
+		}
+		r = run_gemm(&f, args, 15);
+		snprintf(name, sizeof(name), "verify_%s", gb_precision_name(p));
+		c = find_check(r, name);
+		if (!c || c->status != GB_STATUS_FAILED)
+			dump(r);
+		assert_non_null(c);
+		assert_int_equal(c->status, GB_STATUS_FAILED);
+		assert_int_equal(r->status, GB_STATUS_FAILED);
+		assert_non_null(strstr(c->message, "1 of "));
+		assert_non_null(strstr(c->message, "first at row"));
+		fixture_close(&f);
+	}
+}
+
+static void test_unsupported_is_skipped(void **state)
+{
+	static const char *const args[] = { "--precision", "fp8", "--size", "256", "--warmup",
+					     "0s", "--duration", "10ms", "--samples", "5" };
+	struct fixture f;
+	struct gb_bench_result *r;
+	const struct gb_check *c;
+
+	(void)state;
+	fixture_open(&f);
+	if (gb_gemm_prec_supported(GB_PREC_FP8, dev0(&f)->cc_major, dev0(&f)->cc_minor)) {
+		fixture_close(&f);
+		skip();
+	}
+	r = run_gemm(&f, args, 10);
+	assert_int_equal(r->status, GB_STATUS_SKIPPED);
+	assert_non_null(r->reason);
+	assert_non_null(strstr(r->reason, "fp8 needs compute capability 8.9"));
+	c = find_check(r, "precision_fp8");
+	assert_non_null(c);
+	assert_int_equal(c->status, GB_STATUS_SKIPPED);
+	fixture_close(&f);
+}
+
+static void test_search(void **state)
+{
+	static const char *const args[] = { "--search", "--m", "512,1024", "--n", "512", "--k",
+					     "256", "--warmup", "0s", "--duration", "10ms",
+					     "--samples", "5" };
+	struct fixture f;
+	struct gb_bench_result *r;
+	const struct gb_metric *m;
+	const cJSON *best_m;
+
+	(void)state;
+	fixture_open(&f);
+	r = run_gemm(&f, args, 13);
+	if (r->status != GB_STATUS_PASSED)
+		dump(r);
+	assert_int_equal(r->status, GB_STATUS_PASSED);
+	m = gb_bench_find_metric(r, "search_best_tflops_bf16", 0);
+	assert_non_null(m);
+	assert_true(m->value > 0);
+	best_m = cJSON_GetObjectItemCaseSensitive(r->params, "best_m");
+	assert_non_null(best_m);
+	assert_true(best_m->valuedouble == 512 || best_m->valuedouble == 1024);
+	assert_int_equal(r->n_series, 1);
+	assert_int_equal(r->series[0].n, 2);
+	assert_non_null(find_check(r, "verify_bf16_search"));
+	fixture_close(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_odd_sizes_every_precision),
+		cmocka_unit_test(test_large_default_set),
+		cmocka_unit_test(test_injected_fault_caught),
+		cmocka_unit_test(test_unsupported_is_skipped),
+		cmocka_unit_test(test_search),
+	};
+
+	gb_test_require_gpu();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

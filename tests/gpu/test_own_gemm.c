@@ -1,0 +1,486 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_own_gemm.c - gpubench's own GEMM kernels on a real GPU, driven
+ * through the gemm descriptor with --impl exactly as cmd/ drives it: every
+ * kernel verifies against the FP64 reference (poisoned output first) at odd
+ * sizes, at sizes that are not multiples of its tiles, at tiny sizes and at
+ * a large one; cuBLASLt runs alongside and the ratio is reported; a
+ * corrupted output is caught; a kernel that does not apply to a precision,
+ * device or shape is a SKIPPED check with its reason; the wgmma launcher
+ * refuses a non-Hopper device without launching. Exits 77 without a GPU.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "bench/bench.h"
+#include "bench/gemm_math.h"
+#include "bench/gpu.h"
+#include "bench/nvml.h"
+#include "bench/own_gemm_math.h"
+#include "cmd/cli.h"
+#include "gpu_test.h"
+#include "kernels/own_gemm.h"
+#include "report/result.h"
+
+extern const struct gb_bench gb_bench_gemm;
+
+static volatile sig_atomic_t stop_flag;
+
+struct fixture {
+	struct gb_run run;
+	struct gb_ctx ctx;
+	int devices[1];
+	void *params;
+	struct gb_bench_result *res;
+};
+
+static const struct gb_device_info *dev0(const struct fixture *f)
+{
+	for (size_t i = 0; i < f->run.n_devices; i++)
+		if (f->run.devices[i].index == 0)
+			return &f->run.devices[i];
+	return NULL;
+}
+
+static void fixture_open(struct fixture *f)
+{
+	const char *argv[] = { "gpubench", "gemm" };
+	char missing[256];
+
+	memset(f, 0, sizeof(*f));
+	if (!gb_nvml_loaded())
+		gb_nvml_load(NULL, missing, sizeof(missing));
+	gb_run_init(&f->run, "gemm", 2, argv);
+	assert_int_equal(gb_devices_collect(&f->run, missing, sizeof(missing)), 0);
+	assert_true(f->run.n_devices >= 1);
+	f->devices[0] = 0;
+	f->ctx.run = &f->run;
+	f->ctx.devices = f->devices;
+	f->ctx.n_devices = 1;
+	f->ctx.stop = &stop_flag;
+	f->ctx.run_start_s = gb_now_s();
+	f->ctx.nvml = gb_nvml_loaded();
+	f->params = calloc(1, gb_bench_gemm.params_size);
+	assert_non_null(f->params);
+	gb_bench_gemm.set_defaults(f->params);
+}
+
+static void fixture_close(struct fixture *f)
+{
+	free(f->params);
+	gb_run_release(&f->run);
+}
+
+static struct gb_bench_result *run_gemm(struct fixture *f, const char *const *args, int n)
+{
+	struct gb_opt_set set = { gb_bench_gemm.opts, f->params };
+	char err[256];
+	size_t npos = 0;
+
+	assert_int_equal(gb_cli_parse(&set, 1, n, args, NULL, 0, &npos), GB_CLI_OK);
+	if (gb_bench_gemm.validate(f->params, err, sizeof(err)))
+		fail_msg("validate: %s", err);
+	f->res = gb_run_add_bench(&f->run, "gemm");
+	gb_bench_add_device(f->res, 0);
+	gb_bench_gemm.run(&f->ctx, f->params, f->res);
+	return f->res;
+}
+
+static const struct gb_check *find_check(const struct gb_bench_result *r, const char *name)
+{
+	for (size_t i = 0; i < r->n_checks; i++)
+		if (!strcmp(r->checks[i].name, name))
+			return &r->checks[i];
+	return NULL;
+}
+
+static void dump(const struct gb_bench_result *r)
+{
+	fprintf(stderr, "status %s: %s\n", gb_status_name(r->status), r->reason ? r->reason : "");
+	for (size_t i = 0; i < r->n_checks; i++)
+		fprintf(stderr, "  check %s %s: %s\n", r->checks[i].name,
+			gb_status_name(r->checks[i].status), r->checks[i].message);
+	for (size_t i = 0; i < r->n_metrics; i++)
+		fprintf(stderr, "  metric %s = %g %s\n", r->metrics[i].name, r->metrics[i].value,
+			r->metrics[i].unit);
+}
+
+static bool is_hopper(const struct fixture *f)
+{
+	return dev0(f)->cc_major == 9 && dev0(f)->cc_minor == 0;
+}
+
+/*
+ * One run of `impl` at precision `prec` and m x n x k; expects a pass with
+ * the kernel's verification, metrics, cuBLASLt's too, and the ratio.
+ * `sampled`: more than 2^20 outputs, so the 64 x 64 grid with the corners.
+ */
+static void expect_impl_verified(const char *impl, const char *prec, const char *m,
+				 const char *n, const char *k, bool sampled)
+{
+	const char *args[] = { "--impl", impl, "--precision", prec, "--m", m, "--n", n, "--k", k,
+			       "--warmup", sampled ? "200ms" : "0s", "--duration",
+			       sampled ? "100ms" : "20ms", "--samples", "5" };
+	struct fixture f;
+	struct gb_bench_result *r;
+	const struct gb_check *own, *cublas;
+	const struct gb_metric *mt;
+	char name[96];
+
+	fixture_open(&f);
+	r = run_gemm(&f, args, 16);
+	if (r->status != GB_STATUS_PASSED) {
+		dump(r);
+		fail_msg("%s %s %sx%sx%s: status %s", impl, prec, m, n, k,
+			 gb_status_name(r->status));
+	}
+	snprintf(name, sizeof(name), "verify_%s_%s", prec, impl);
+	own = find_check(r, name);
+	if (!own)
+		dump(r);
+	assert_non_null(own);
+	assert_int_equal(own->status, GB_STATUS_PASSED);
+	assert_true(own->observed <= own->threshold);
+	assert_non_null(strstr(own->message, sampled ? "4096 sampled outputs" : "sampled outputs"));
+	/* cuBLASLt ran too, verified against the same bound */
+	snprintf(name, sizeof(name), "verify_%s", prec);
+	cublas = find_check(r, name);
+	assert_non_null(cublas);
+	assert_int_equal(cublas->status, GB_STATUS_PASSED);
+	assert_true(own->threshold == cublas->threshold);
+	snprintf(name, sizeof(name), "tflops_%s_%s", prec, impl);
+	mt = gb_bench_find_metric(r, name, 0);
+	assert_non_null(mt);
+	assert_true(mt->value > 0);
+	assert_int_equal(mt->n_samples, 5);
+	snprintf(name, sizeof(name), "tflops_%s", prec);
+	assert_non_null(gb_bench_find_metric(r, name, 0));
+	snprintf(name, sizeof(name), "pct_of_cublas_%s_%s", prec, impl);
+	mt = gb_bench_find_metric(r, name, 0);
+	assert_non_null(mt);
+	assert_true(mt->value > 0);
+	fixture_close(&f);
+}
+
+/* every verify_ check of a multi-shape run passed; returns how many belong to impl */
+static size_t expect_all_verified(const struct gb_bench_result *r, const char *impl)
+{
+	size_t n = 0;
+	char tag[32];
+
+	snprintf(tag, sizeof(tag), "_%s_", impl);
+	if (r->status != GB_STATUS_PASSED)
+		dump(r);
+	assert_int_equal(r->status, GB_STATUS_PASSED);
+	for (size_t i = 0; i < r->n_checks; i++) {
+		if (strncmp(r->checks[i].name, "verify_", 7))
+			continue;
+		if (r->checks[i].status != GB_STATUS_PASSED)
+			dump(r);
+		assert_int_equal(r->checks[i].status, GB_STATUS_PASSED);
+		if (strstr(r->checks[i].name, tag))
+			n++;
+	}
+	return n;
+}
+
+/* ---- FP32 kernels ---- */
+
+static void test_fp32_odd_sizes(void **state)
+{
+	(void)state;
+	/* k odd: scalar loads; k % 4 == 0 but not of the tile: vector loads, partial slice */
+	expect_impl_verified("tiled", "fp32", "257", "511", "129", false);
+	expect_impl_verified("sgemm", "fp32", "257", "511", "129", false);
+	expect_impl_verified("sgemm", "fp32", "257", "511", "132", false);
+	expect_impl_verified("sgemm", "fp32", "130", "97", "1000", false);
+}
+
+static void test_fp32_tiny_shapes(void **state)
+{
+	static const char *const args[] = { "--impl", "tiled,sgemm", "--precision", "fp32",
+					     "--m", "1,3,129", "--n", "1,7", "--k", "1,5,8",
+					     "--warmup", "0s", "--duration", "10ms", "--samples",
+					     "5" };
+	struct fixture f;
+	struct gb_bench_result *r;
+
+	(void)state;
+	fixture_open(&f);
+	r = run_gemm(&f, args, 16);
+	assert_int_equal(expect_all_verified(r, "tiled"), 18);
+	assert_int_equal(expect_all_verified(r, "sgemm"), 18);
+	fixture_close(&f);
+}
+
+/* ---- mma ---- */
+
+static void test_mma_odd_sizes(void **state)
+{
+	(void)state;
+	/* k % 8 != 0: the element-wise path; k % 8 == 0, k % 32 != 0: cp.async zero-fill */
+	expect_impl_verified("mma", "bf16", "257", "511", "129", false);
+	expect_impl_verified("mma", "fp16", "257", "511", "129", false);
+	expect_impl_verified("mma", "bf16", "257", "511", "136", false);
+	expect_impl_verified("mma", "fp16", "257", "511", "136", false);
+	/* m odd: the pair stores fall back to single elements */
+	expect_impl_verified("mma", "bf16", "255", "130", "1000", false);
+}
+
+static void test_mma_tiny_shapes(void **state)
+{
+	static const char *const args[] = { "--impl", "mma", "--precision", "bf16", "--m",
+					     "1,2,129", "--n", "1,9", "--k", "1,8,40", "--warmup",
+					     "0s", "--duration", "10ms", "--samples", "5" };
+	struct fixture f;
+	struct gb_bench_result *r;
+
+	(void)state;
+	fixture_open(&f);
+	r = run_gemm(&f, args, 16);
+	assert_int_equal(expect_all_verified(r, "mma"), 18);
+	fixture_close(&f);
+}
+
+/* ---- wgmma ---- */
+
+static void test_wgmma_sizes_or_skipped(void **state)
+{
+	static const char *const odd_k[] = { "--impl", "wgmma", "--precision", "bf16", "--m",
+					     "257", "--n", "511", "--k", "129", "--warmup", "0s",
+					     "--duration", "10ms", "--samples", "5" };
+	struct fixture f;
+	struct gb_bench_result *r;
+	const struct gb_check *c;
+
+	(void)state;
+	fixture_open(&f);
+	if (!is_hopper(&f)) {
+		/* not sm_90: skipped with the reason, cuBLASLt still measured */
+		r = run_gemm(&f, odd_k, 16);
+		c = find_check(r, "impl_wgmma_bf16");
+		if (!c)
+			dump(r);
+		assert_non_null(c);
+		assert_int_equal(c->status, GB_STATUS_SKIPPED);
+		assert_non_null(strstr(c->message, "compute capability 9.0"));
+		assert_int_equal(r->status, GB_STATUS_PASSED);
+		assert_non_null(gb_bench_find_metric(r, "tflops_bf16", 0));
+		assert_null(gb_bench_find_metric(r, "tflops_bf16_wgmma", 0));
+		fixture_close(&f);
+		return;
+	}
+	/* k % 8 != 0 cannot be a TMA pitch: skipped for this shape */
+	r = run_gemm(&f, odd_k, 16);
+	c = find_check(r, "impl_wgmma_bf16");
+	if (!c)
+		dump(r);
+	assert_non_null(c);
+	assert_int_equal(c->status, GB_STATUS_SKIPPED);
+	assert_non_null(strstr(c->message, "multiple of 8"));
+	assert_int_equal(r->status, GB_STATUS_PASSED);
+	fixture_close(&f);
+	/* partial tiles in m, n and k (one k-slice of 64 partly filled) */
+	expect_impl_verified("wgmma", "bf16", "257", "511", "136", false);
+	expect_impl_verified("wgmma", "fp16", "257", "511", "136", false);
+	expect_impl_verified("wgmma", "bf16", "300", "1000", "520", false);
+	expect_impl_verified("wgmma", "fp16", "255", "129", "1024", false);
+}
+
+static void test_wgmma_tiny_shapes(void **state)
+{
+	static const char *const args[] = { "--impl", "wgmma", "--precision", "fp16", "--m",
+					     "1,2,257", "--n", "1,129", "--k", "8,64,72",
+					     "--warmup", "0s", "--duration", "10ms", "--samples",
+					     "5" };
+	struct fixture f;
+	struct gb_bench_result *r;
+
+	(void)state;
+	fixture_open(&f);
+	if (!is_hopper(&f)) {
+		fixture_close(&f);
+		skip();
+	}
+	r = run_gemm(&f, args, 16);
+	assert_int_equal(expect_all_verified(r, "wgmma"), 18);
+	fixture_close(&f);
+}
+
+/* the launcher checks the device before touching anything */
+static void test_wgmma_launcher_refuses(void **state)
+{
+	int major = 0, minor = 0;
+	cudaError_t e;
+
+	(void)state;
+	assert_int_equal(cudaSetDevice(0), cudaSuccess);
+	assert_int_equal(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0),
+			 cudaSuccess);
+	assert_int_equal(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0),
+			 cudaSuccess);
+	/* not fp16/bf16: refused on any device */
+	e = gb_launch_gemm_wgmma(NULL, NULL, NULL, GB_DT_F32, 64, 64, 64, 0);
+	assert_int_equal(e, cudaErrorInvalidValue);
+	e = gb_launch_gemm_mma(NULL, NULL, NULL, GB_DT_E4M3, 64, 64, 64, 0);
+	assert_int_equal(e, cudaErrorInvalidValue);
+	e = gb_launch_sgemm(NULL, NULL, NULL, 0, 64, 64, 0);
+	assert_int_equal(e, cudaErrorInvalidValue);
+	if (major != 9 || minor != 0) {
+		e = gb_launch_gemm_wgmma(NULL, NULL, NULL, GB_DT_BF16, 64, 64, 64, 0);
+		assert_int_equal(e, cudaErrorNoKernelImageForDevice);
+	} else {
+		/* k % 8 != 0 */
+		e = gb_launch_gemm_wgmma(NULL, NULL, NULL, GB_DT_BF16, 64, 64, 63, 0);
+		assert_int_equal(e, cudaErrorInvalidValue);
+	}
+	/* nothing was launched, nothing is left behind */
+	assert_int_equal(cudaGetLastError(), cudaSuccess);
+	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+}
+
+/* ---- large sizes ---- */
+
+static void test_large(void **state)
+{
+	struct fixture f;
+	bool hopper;
+
+	(void)state;
+	fixture_open(&f);
+	hopper = is_hopper(&f);
+	fixture_close(&f);
+	expect_impl_verified("tiled", "fp32", "4096", "4096", "4096", true);
+	expect_impl_verified("sgemm", "fp32", "4096", "4096", "4096", true);
+	expect_impl_verified("mma", "bf16", "4096", "4096", "4096", true);
+	expect_impl_verified("mma", "fp16", "4096", "4096", "4096", true);
+	if (hopper) {
+		expect_impl_verified("wgmma", "bf16", "4096", "4096", "4096", true);
+		expect_impl_verified("wgmma", "fp16", "4096", "4096", "4096", true);
+		/* not a multiple of any tile, still past the all-outputs limit */
+		expect_impl_verified("wgmma", "bf16", "4000", "3000", "2056", true);
+	}
+	expect_impl_verified("sgemm", "fp32", "4000", "3000", "2049", true);
+	expect_impl_verified("mma", "bf16", "4000", "3000", "2056", true);
+}
+
+/* ---- reporting rules ---- */
+
+static void test_injected_fault_caught(void **state)
+{
+	static const char *const impls[][2] = { { "sgemm", "fp32" }, { "mma", "bf16" },
+						 { "wgmma", "fp16" } };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(impls) / sizeof(impls[0]); i++) {
+		const char *args[] = { "--impl", impls[i][0], "--precision", impls[i][1], "--m",
+				       "257", "--n", "511", "--k", "136", "--warmup", "0s",
+				       "--duration", "10ms", "--samples", "5", "--inject-fault" };
+		struct fixture f;
+		struct gb_bench_result *r;
+		const struct gb_check *c;
+		char name[64];
+
+		fixture_open(&f);
+		if (!strcmp(impls[i][0], "wgmma") && !is_hopper(&f)) {
+			fixture_close(&f);
+			continue;
+		}
+		r = run_gemm(&f, args, 17);
+		snprintf(name, sizeof(name), "verify_%s_%s", impls[i][1], impls[i][0]);
+		c = find_check(r, name);
+		if (!c || c->status != GB_STATUS_FAILED)
+			dump(r);
+		assert_non_null(c);
+		assert_int_equal(c->status, GB_STATUS_FAILED);
+		assert_non_null(strstr(c->message, "1 of "));
+		assert_non_null(strstr(c->message, impls[i][0]));
+		assert_int_equal(r->status, GB_STATUS_FAILED);
+		fixture_close(&f);
+	}
+}
+
+static void test_precision_mismatch_skipped(void **state)
+{
+	static const char *const args[] = { "--impl", "sgemm,mma", "--precision", "bf16,fp32",
+					     "--size", "256", "--warmup", "0s", "--duration",
+					     "10ms", "--samples", "5" };
+	struct fixture f;
+	struct gb_bench_result *r;
+	const struct gb_check *c;
+
+	(void)state;
+	fixture_open(&f);
+	r = run_gemm(&f, args, 12);
+	if (r->status != GB_STATUS_PASSED)
+		dump(r);
+	assert_int_equal(r->status, GB_STATUS_PASSED);
+	c = find_check(r, "impl_sgemm_bf16");
+	assert_non_null(c);
+	assert_int_equal(c->status, GB_STATUS_SKIPPED);
+	assert_string_equal(c->message, "sgemm computes fp32 only, not bf16");
+	c = find_check(r, "impl_mma_fp32");
+	assert_non_null(c);
+	assert_int_equal(c->status, GB_STATUS_SKIPPED);
+	/* the combinations that apply ran, cuBLASLt too */
+	assert_non_null(gb_bench_find_metric(r, "tflops_fp32_sgemm", 0));
+	assert_non_null(gb_bench_find_metric(r, "tflops_bf16_mma", 0));
+	assert_non_null(gb_bench_find_metric(r, "tflops_fp32", 0));
+	assert_non_null(gb_bench_find_metric(r, "tflops_bf16", 0));
+	assert_null(gb_bench_find_metric(r, "tflops_bf16_sgemm", 0));
+	assert_null(gb_bench_find_metric(r, "tflops_fp32_mma", 0));
+	fixture_close(&f);
+}
+
+/* --impl mma alone, no --precision: fp16 and bf16 only, each with cuBLASLt */
+static void test_default_precisions_follow_impl(void **state)
+{
+	static const char *const args[] = { "--impl", "mma", "--size", "256", "--warmup", "0s",
+					     "--duration", "10ms", "--samples", "5" };
+	struct fixture f;
+	struct gb_bench_result *r;
+
+	(void)state;
+	fixture_open(&f);
+	r = run_gemm(&f, args, 10);
+	if (r->status != GB_STATUS_PASSED)
+		dump(r);
+	assert_int_equal(r->status, GB_STATUS_PASSED);
+	assert_non_null(gb_bench_find_metric(r, "tflops_fp16_mma", 0));
+	assert_non_null(gb_bench_find_metric(r, "tflops_bf16_mma", 0));
+	assert_non_null(gb_bench_find_metric(r, "tflops_bf16", 0));
+	assert_null(gb_bench_find_metric(r, "tflops_fp32", 0));
+	assert_null(gb_bench_find_metric(r, "tflops_fp64", 0));
+	fixture_close(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_wgmma_launcher_refuses),
+		cmocka_unit_test(test_fp32_odd_sizes),
+		cmocka_unit_test(test_fp32_tiny_shapes),
+		cmocka_unit_test(test_mma_odd_sizes),
+		cmocka_unit_test(test_mma_tiny_shapes),
+		cmocka_unit_test(test_wgmma_sizes_or_skipped),
+		cmocka_unit_test(test_wgmma_tiny_shapes),
+		cmocka_unit_test(test_large),
+		cmocka_unit_test(test_injected_fault_caught),
+		cmocka_unit_test(test_precision_mismatch_skipped),
+		cmocka_unit_test(test_default_precisions_follow_impl),
+	};
+
+	gb_test_require_gpu();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_stress.c - `gpubench stress` on a real GPU, driven through its public
+ * descriptor (gb_bench_stress: defaults, option table, validate, run) as
+ * cmd/ drives it: a short run of every precision the GPU supports passes
+ * every verification layer; --inject-fault is caught (GEMM and memtest);
+ * a pulse profile and the memtest pass; and a run stopped from another
+ * thread after 2 s returns promptly with what it measured, which the run
+ * then reports as interrupted (exit 130). Exits 77 (skipped) without a GPU.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "bench/bench.h"
+#include "bench/gpu.h"
+#include "bench/nvml.h"
+#include "bench/stress_math.h"
+#include "cmd/cli.h"
+#include "gpu_test.h"
+#include "report/exitcodes.h"
+#include "report/json.h"
+#include "report/result.h"
+
+extern const struct gb_bench gb_bench_stress;
+
+static volatile sig_atomic_t stop_flag;
+
+struct fixture {
+	struct gb_run run;
+	struct gb_ctx ctx;
+	int devices[1];
+	void *params;
+	struct gb_bench_result *res;
+};
+
+static const struct gb_device_info *dev0(const struct fixture *f)
+{
+	for (size_t i = 0; i < f->run.n_devices; i++)
+		if (f->run.devices[i].index == 0)
+			return &f->run.devices[i];
+	return NULL;
+}
+
+static void fixture_open(struct fixture *f)
+{
+	const char *argv[] = { "gpubench", "stress" };
+	char missing[256];
+
+	memset(f, 0, sizeof(*f));
+	stop_flag = 0;
+	/* NVML when the machine has it, so the telemetry rules run too; optional */
+	if (!gb_nvml_loaded())
+		gb_nvml_load(NULL, missing, sizeof(missing));
+	gb_run_init(&f->run, "stress", 2, argv);
+	assert_int_equal(gb_devices_collect(&f->run, missing, sizeof(missing)), 0);
+	assert_true(f->run.n_devices >= 1);
+	f->devices[0] = 0;
+	f->ctx.run = &f->run;
+	f->ctx.devices = f->devices;
+	f->ctx.n_devices = 1;
+	f->ctx.stop = &stop_flag;
+	f->ctx.run_start_s = gb_now_s();
+	f->ctx.nvml = gb_nvml_loaded();
+	f->params = calloc(1, gb_bench_stress.params_size);
+	assert_non_null(f->params);
+	gb_bench_stress.set_defaults(f->params);
+}
+
+static void fixture_close(struct fixture *f)
+{
+	free(f->params);
+	gb_run_release(&f->run);
+}
+
+static void parse(struct fixture *f, const char *const *args, int n)
+{
+	struct gb_opt_set set = { gb_bench_stress.opts, f->params };
+	char err[256];
+	size_t npos = 0;
+
+	assert_int_equal(gb_cli_parse(&set, 1, n, args, NULL, 0, &npos), GB_CLI_OK);
+	if (gb_bench_stress.validate(f->params, err, sizeof(err)))
+		fail_msg("validate: %s", err);
+	f->res = gb_run_add_bench(&f->run, "stress");
+	gb_bench_add_device(f->res, 0);
+}
+
+static struct gb_bench_result *run_stress(struct fixture *f, const char *const *args, int n)
+{
+	parse(f, args, n);
+	gb_bench_stress.run(&f->ctx, f->params, f->res);
+	return f->res;
+}
+
+static const struct gb_check *find_check(const struct gb_bench_result *r, const char *name)
+{
+	for (size_t i = 0; i < r->n_checks; i++)
+		if (!strcmp(r->checks[i].name, name))
+			return &r->checks[i];
+	return NULL;
+}
+
+static void dump(const struct gb_bench_result *r)
+{
+	fprintf(stderr, "status %s: %s\n", gb_status_name(r->status), r->reason ? r->reason : "");
+	for (size_t i = 0; i < r->n_checks; i++)
+		fprintf(stderr, "  check %s %s: %s\n", r->checks[i].name,
+			gb_status_name(r->checks[i].status), r->checks[i].message);
+}
+
+static void want_check(const struct gb_bench_result *r, const char *name, enum gb_status st)
+{
+	const struct gb_check *c = find_check(r, name);
+
+	if (!c || c->status != st) {
+		dump(r);
+		fail_msg("check '%s' is %s, expected %s", name, c ? gb_status_name(c->status) : "absent",
+			 gb_status_name(st));
+	}
+}
+
+/*
+ * Passed, or warnings only; a failure is accepted only from rules about the
+ * machine's environment (a hot or throttled GPU), never from verification.
+ */
+static void expect_pass(const struct gb_bench_result *r)
+{
+	static const char *const env_rules[] = { "temperature", "throttle", "throughput_drop",
+						 "peer_throughput" };
+
+	if (r->status == GB_STATUS_PASSED || r->status == GB_STATUS_WARNING)
+		return;
+	if (r->status == GB_STATUS_FAILED) {
+		for (size_t i = 0; i < r->n_checks; i++) {
+			bool env = false;
+
+			if (r->checks[i].status != GB_STATUS_FAILED)
+				continue;
+			for (size_t k = 0; k < sizeof(env_rules) / sizeof(env_rules[0]); k++)
+				env |= !strcmp(r->checks[i].name, env_rules[k]);
+			if (!env) {
+				dump(r);
+				fail_msg("check %s failed", r->checks[i].name);
+			}
+			fprintf(stderr, "note: environment finding: %s\n", r->checks[i].message);
+		}
+		return;
+	}
+	dump(r);
+	fail_msg("stress %s", gb_status_name(r->status));
+}
+
+static double metric(const struct gb_bench_result *r, const char *name)
+{
+	const struct gb_metric *m = gb_bench_find_metric(r, name, 0);
+
+	return m ? m->value : NAN;
+}
+
+static void test_each_precision(void **state)
+{
+	const char *const precs[] = { "bf16", "fp16", "tf32", "fp32", "fp64", "fp8", "mixed" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(precs) / sizeof(precs[0]); i++) {
+		const char *args[] = { "--duration", "6s",    "--size",     "1024", "--mem", "20%",
+				       "--interval", "500ms", "--progress", "none", "--precision",
+				       precs[i] };
+		struct fixture f;
+		const struct gb_bench_result *r;
+		char why[160];
+		int p;
+
+		fixture_open(&f);
+		for (p = 0; gb_stress_prec_names[p] && strcmp(gb_stress_prec_names[p], precs[i]); p++)
+			;
+		if (gb_stress_unsupported((enum gb_stress_prec)p, dev0(&f)->cc_major,
+					  dev0(&f)->cc_minor, why, sizeof(why))) {
+			fprintf(stderr, "skipping %s: %s\n", precs[i], why);
+			fixture_close(&f);
+			continue;
+		}
+		r = run_stress(&f, args, sizeof(args) / sizeof(args[0]));
+		fprintf(stderr, "%s: %.4g TFLOP/s settled, %g GEMMs\n", precs[i],
+			metric(r, "tflops_settled"), metric(r, "gemms"));
+		expect_pass(r);
+		want_check(r, "could_run", GB_STATUS_PASSED);
+		want_check(r, "abft", GB_STATUS_PASSED);
+		want_check(r, "exact", GB_STATUS_PASSED);
+		want_check(r, "repeat", GB_STATUS_PASSED);
+		want_check(r, "nan", GB_STATUS_PASSED);
+		assert_true(metric(r, "gemms") > 0);
+		assert_true(metric(r, "tflops") > 0);
+		assert_true(metric(r, "repeat_mismatches") == 0);
+		fixture_close(&f);
+	}
+}
+
+static bool has_injected_forensic(const struct gb_bench_result *r)
+{
+	const cJSON *fs = cJSON_GetObjectItem(r->extra, "forensics"), *f;
+
+	cJSON_ArrayForEach(f, fs)
+		if (cJSON_IsTrue(cJSON_GetObjectItem(f, "injected")))
+			return true;
+	return false;
+}
+
+static void inject(const char *const *extra, int n_extra, const char *layer)
+{
+	const char *args[16] = { "--duration", "6s", "--size", "1024", "--mem", "20%",
+				 "--progress", "none", "--inject-fault" };
+	int n = 9;
+	struct fixture f;
+	const struct gb_bench_result *r;
+	const struct gb_check *c;
+
+	for (int i = 0; i < n_extra; i++)
+		args[n++] = extra[i];
+	fixture_open(&f);
+	r = run_stress(&f, args, n);
+	want_check(r, "fault_injection", GB_STATUS_PASSED);
+	c = find_check(r, "fault_injection");
+	if (!strstr(c->message, layer))
+		fail_msg("'%s' does not name %s", c->message, layer);
+	/* the injected flip is not a hardware error */
+	expect_pass(r);
+	assert_true(has_injected_forensic(r));
+	fixture_close(&f);
+}
+
+static void test_inject_fault(void **state)
+{
+	const char *no_abft_repeat[] = { "--no-abft", "--no-repeat" };
+	const char *repeat_only[] = { "--no-abft", "--no-exact" };
+	const char *memtest[] = { "--memtest" };
+
+	(void)state;
+	inject(NULL, 0, "abft");
+	inject(NULL, 0, "repeat");
+	inject(repeat_only, 2, "repeat");
+	inject(no_abft_repeat, 2, "exact");
+	inject(memtest, 1, "memtest");
+}
+
+static void test_memtest(void **state)
+{
+	const char *args[] = { "--memtest", "--duration", "5s", "--mem", "10%", "--progress", "none" };
+	struct fixture f;
+	const struct gb_bench_result *r;
+
+	(void)state;
+	fixture_open(&f);
+	r = run_stress(&f, args, sizeof(args) / sizeof(args[0]));
+	expect_pass(r);
+	want_check(r, "memtest", GB_STATUS_PASSED);
+	assert_true(metric(r, "mem_errors") == 0);
+	assert_true(metric(r, "mem_gbps") > 0);
+	fixture_close(&f);
+}
+
+static void test_pulse(void **state)
+{
+	const char *args[] = { "--duration", "8s", "--size", "1024", "--mem", "20%", "--profile",
+			       "pulse", "--period", "2s", "--progress", "jsonl" };
+	struct fixture f;
+	const struct gb_bench_result *r;
+
+	(void)state;
+	fixture_open(&f);
+	r = run_stress(&f, args, sizeof(args) / sizeof(args[0]));
+	expect_pass(r);
+	want_check(r, "repeat", GB_STATUS_PASSED);
+	fixture_close(&f);
+}
+
+struct bg {
+	struct fixture *f;
+	double returned_s;
+};
+
+static void *bg_run(void *arg)
+{
+	struct bg *b = arg;
+
+	gb_bench_stress.run(&b->f->ctx, b->f->params, b->f->res);
+	b->returned_s = gb_now_s();
+	return NULL;
+}
+
+/* Ctrl-C: the stop flag set from another thread after 2 s of a 60 s run. */
+static void test_interrupt(void **state)
+{
+	const char *args[] = { "--duration", "60s", "--size", "2048", "--mem", "30%", "--progress",
+			       "none" };
+	char path[] = "/tmp/gpubench-stress-XXXXXX", err[256];
+	struct fixture f;
+	struct bg b = { &f, 0 };
+	pthread_t th;
+	double stop_at;
+	int fd;
+
+	(void)state;
+	fixture_open(&f);
+	parse(&f, args, sizeof(args) / sizeof(args[0]));
+	assert_int_equal(pthread_create(&th, NULL, bg_run, &b), 0);
+	sleep(2);
+	stop_at = gb_now_s();
+	stop_flag = 1;
+	pthread_join(th, NULL);
+	/* the current batch and the reference recheck finish, nothing more */
+	assert_true(b.returned_s - stop_at < 15);
+	assert_true(metric(f.res, "gemms") > 0);
+	want_check(f.res, "could_run", GB_STATUS_PASSED);
+	want_check(f.res, "repeat", GB_STATUS_PASSED);
+	/* what cmd/ does on a signal: the result and the run are interrupted, exit 130 */
+	if (f.res->status != GB_STATUS_FAILED)
+		f.res->status = GB_STATUS_INTERRUPTED;
+	f.run.status = GB_STATUS_INTERRUPTED;
+	gb_run_verdict(&f.run);
+	assert_int_equal(gb_exit_code_for_status(f.run.verdict), GB_EXIT_INTERRUPTED);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(gb_report_write_file(&f.run, path, err, sizeof(err)), 0);
+	unlink(path);
+	fixture_close(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_each_precision),
+		cmocka_unit_test(test_inject_fault),
+		cmocka_unit_test(test_memtest),
+		cmocka_unit_test(test_pulse),
+		cmocka_unit_test(test_interrupt),
+	};
+
+	gb_test_require_gpu();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

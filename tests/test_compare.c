@@ -1,0 +1,581 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_compare.c - unit tests for report/compare.c and report/fleet.c: the
+ * regression gate on saved report pairs (regression, noise within the
+ * spread, improvement, metrics on one side only, different GPU models,
+ * per-metric tolerances, nothing in common, bad files), the match key, the
+ * compare document in every format, and the fleet merge with its outliers.
+ *
+ * Environment (set by ctest): GPUBENCH_TEST_DATA (tests/data, the saved
+ * pairs written by tests/data/make_compare_data.py); GPUBENCH_SCHEMA
+ * (docs/report.schema.json) to validate the merged fleet report.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "report/compare.h"
+#include "report/fleet.h"
+#include "report/json.h"
+#include "report/result.h"
+
+/* ---- helpers ---- */
+
+static void data_path(char *buf, size_t len, const char *name)
+{
+	const char *dir = getenv("GPUBENCH_TEST_DATA");
+
+	assert_non_null(dir);
+	snprintf(buf, len, "%s/%s", dir, name);
+}
+
+static void load(const char *name, struct gb_run *run)
+{
+	char path[1024], err[512];
+
+	data_path(path, sizeof(path), name);
+	if (gb_report_load_file(path, run, err, sizeof(err)))
+		fail_msg("%s", err);
+}
+
+/* compare two files of tests/data with the given options */
+static void compare_files(const char *a, const char *b, const struct gb_compare_opts *o,
+			  struct gb_compare *c)
+{
+	struct gb_run ra, rb;
+	char err[512];
+
+	load(a, &ra);
+	load(b, &rb);
+	if (gb_compare_runs(&ra, a, &rb, b, o, c, err, sizeof(err)))
+		fail_msg("%s", err);
+	gb_run_release(&ra);
+	gb_run_release(&rb);
+}
+
+static const struct gb_cmp_row *row(const struct gb_compare *c, const char *metric, int dev_a)
+{
+	for (size_t i = 0; i < c->n_rows; i++)
+		if (!strcmp(c->rows[i].metric, metric) &&
+		    (c->rows[i].a.device == dev_a || (dev_a < 0 && c->rows[i].a.device < 0)))
+			return &c->rows[i];
+	fail_msg("no row for %s on device %d", metric, dev_a);
+	return NULL;
+}
+
+/* A run with one device of the given model and one benchmark. */
+static struct gb_bench_result *tiny_run(struct gb_run *run, const char *model, const char *bench)
+{
+	struct gb_device_info *d;
+	struct gb_bench_result *b;
+
+	gb_run_init(run, "run", 0, NULL);
+	run->host.hostname = gb_strdup("node");
+	d = gb_run_add_device(run);
+	d->index = 0;
+	d->name = gb_strdup(model);
+	d->power_limit_w = 400;
+	b = gb_run_add_bench(run, bench);
+	gb_bench_add_device(b, 0);
+	return b;
+}
+
+static void add_samples(struct gb_bench_result *b, const char *name, enum gb_better better,
+			double center, double spread)
+{
+	double s[5] = { center - spread, center - spread / 2, center, center + spread / 2,
+			center + spread };
+
+	gb_bench_add_metric(b, name, "GB/s", better, 0, s, 5, NAN);
+}
+
+/* ---- the saved pairs ---- */
+
+static void test_regression(void **state)
+{
+	struct gb_compare c;
+	struct gb_compare_opts o;
+	const struct gb_cmp_row *r;
+
+	(void)state;
+	gb_compare_opts_init(&o);
+	compare_files("base.json", "regressed.json", &o, &c);
+	assert_false(c.different_models);
+	assert_int_equal(c.count[GB_CMP_REGRESSION], 2);
+	assert_true(gb_compare_regressed(&c));
+	r = row(&c, "tflops_bf16", 0);
+	assert_int_equal(r->cls, GB_CMP_REGRESSION);
+	assert_true(fabs(r->ratio - 0.90) < 0.01);
+	assert_true(r->change_pct < -9 && r->change_pct > -11);
+	assert_string_equal(r->model, "NVIDIA H100 80GB HBM3");
+	/* the durations differ in nothing here, but the key never holds them */
+	assert_null(strstr(r->params, "duration_s"));
+	assert_non_null(strstr(r->params, "m=8192"));
+	assert_int_equal(row(&c, "tflops_fp16", 0)->cls, GB_CMP_UNCHANGED);
+	gb_compare_release(&c);
+}
+
+static void test_noise_within_spread_passes(void **state)
+{
+	struct gb_compare c;
+	struct gb_compare_opts o;
+	const struct gb_cmp_row *r;
+
+	(void)state;
+	gb_compare_opts_init(&o);
+	compare_files("base.json", "noisy.json", &o, &c);
+	r = row(&c, "tflops_bf16", 0);
+	/* 7% down, more than the 5% tolerance, but inside 2 x the combined stdev */
+	assert_true(r->change_pct < -5);
+	assert_true(fabs(r->b.value - r->a.value) < r->noise);
+	assert_int_equal(r->cls, GB_CMP_UNCHANGED);
+	assert_false(gb_compare_regressed(&c));
+	/* with k = 0 the spread no longer protects it */
+	gb_compare_release(&c);
+	o.spread_k = 0;
+	compare_files("base.json", "noisy.json", &o, &c);
+	assert_int_equal(row(&c, "tflops_bf16", 0)->cls, GB_CMP_REGRESSION);
+	gb_compare_release(&c);
+}
+
+static void test_improvement_and_one_side(void **state)
+{
+	struct gb_compare c;
+	struct gb_compare_opts o;
+
+	(void)state;
+	gb_compare_opts_init(&o);
+	compare_files("base.json", "improved.json", &o, &c);
+	assert_int_equal(c.count[GB_CMP_IMPROVEMENT], 2);
+	assert_int_equal(c.count[GB_CMP_ONLY_A], 2); /* d2h not measured in B */
+	assert_int_equal(c.count[GB_CMP_ONLY_B], 2); /* fp8 new in B */
+	assert_int_equal(c.count[GB_CMP_REGRESSION], 0);
+	assert_false(gb_compare_regressed(&c));
+	assert_int_equal(row(&c, "tflops_bf16", 1)->cls, GB_CMP_IMPROVEMENT);
+	assert_int_equal(row(&c, "d2h_pinned_gbps", 0)->cls, GB_CMP_ONLY_A);
+	gb_compare_release(&c);
+}
+
+static void test_different_models(void **state)
+{
+	struct gb_compare c;
+	struct gb_compare_opts o;
+	const struct gb_cmp_row *r;
+
+	(void)state;
+	gb_compare_opts_init(&o);
+	o.price_a = 2.5;
+	o.price_b = 0.5;
+	compare_files("base.json", "other_model.json", &o, &c);
+	assert_true(c.different_models);
+	assert_false(gb_compare_regressed(&c)); /* other hardware is not a regression */
+	r = row(&c, "tflops_bf16", 0);
+	assert_string_equal(r->model, "NVIDIA H100 80GB HBM3 / NVIDIA GeForce RTX 4090");
+	assert_true(fabs(r->a.efficiency - 0.75) < 0.01);
+	assert_true(fabs(r->b.efficiency - 0.959) < 0.01);
+	/* per watt from the benchmark's power_w_mean metric */
+	assert_string_equal(r->a.power_source, "metric");
+	assert_true(fabs(r->a.per_watt - r->a.value / 690.0) < 1e-9);
+	assert_true(fabs(r->b.per_watt - r->b.value / 430.0) < 1e-9);
+	assert_true(fabs(r->a.per_dollar - r->a.value / 2.5) < 1e-9);
+	assert_true(fabs(r->b.per_dollar - r->b.value / 0.5) < 1e-9);
+	assert_string_equal(gb_cmp_class_name(r->cls, true), "b_worse");
+	/* latency has no per-watt figure: it is not a throughput */
+	assert_true(isnan(row(&c, "h2d_latency_us", 0)->a.per_watt));
+	/* GPU 1 of A has no partner in B */
+	assert_int_equal(row(&c, "tflops_bf16", 1)->cls, GB_CMP_ONLY_A);
+	gb_compare_release(&c);
+}
+
+static void test_power_sources(void **state)
+{
+	struct gb_run a, b;
+	struct gb_bench_result *ba = tiny_run(&a, "X", "gemm");
+	struct gb_bench_result *bb = tiny_run(&b, "Y", "gemm");
+	struct gb_telemetry_sample t = { .device = 0, .t_s = 5, .power_w = 300 };
+	struct gb_compare c;
+	struct gb_compare_opts o;
+	char err[256];
+
+	(void)state;
+	gb_bench_add_value(ba, "tflops_bf16", "TFLOP/s", GB_BETTER_HIGHER, 0, 100, NAN);
+	gb_bench_add_value(bb, "tflops_bf16", "TFLOP/s", GB_BETTER_HIGHER, 0, 50, NAN);
+	gb_bench_add_value(ba, "tflops_fp8", "TFLOP/s", GB_BETTER_HIGHER, 0, 200, NAN);
+	gb_bench_add_value(bb, "tflops_fp8", "TFLOP/s", GB_BETTER_HIGHER, 0, 100, NAN);
+	/* gemm's naming: the power while that precision ran */
+	gb_bench_add_value(ba, "power_w_mean_fp8", "W", GB_BETTER_NONE, 0, 500, NAN);
+	ba->started_s = 1;
+	ba->duration_s = 10;
+	gb_run_add_telemetry(&a, &t);
+	gb_compare_opts_init(&o);
+	assert_int_equal(gb_compare_runs(&a, "a", &b, "b", &o, &c, err, sizeof(err)), 0);
+	assert_string_equal(c.rows[0].a.power_source, "telemetry");
+	assert_true(fabs(c.rows[0].a.per_watt - 100.0 / 300) < 1e-12);
+	assert_string_equal(c.rows[0].b.power_source, "power_limit");
+	assert_true(fabs(c.rows[0].b.per_watt - 50.0 / 400) < 1e-12);
+	assert_string_equal(c.rows[1].a.power_source, "metric");
+	assert_true(fabs(c.rows[1].a.per_watt - 200.0 / 500) < 1e-12);
+	gb_compare_release(&c);
+	gb_run_release(&a);
+	gb_run_release(&b);
+}
+
+static void test_tolerance_per_metric(void **state)
+{
+	struct gb_tolerance_rule *rules;
+	struct gb_compare_opts o;
+	struct gb_compare c;
+	size_t n;
+	char err[256];
+
+	(void)state;
+	gb_compare_opts_init(&o);
+	assert_int_equal(gb_tolerance_rules_parse("h2d_*=1%, tflops_bf16 = 15%", &rules, &n, err,
+						  sizeof(err)),
+			 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(rules[1].pattern, "tflops_bf16");
+	assert_true(fabs(rules[1].fraction - 0.15) < 1e-12);
+	o.rules = rules;
+	o.n_rules = n;
+	compare_files("base.json", "regressed.json", &o, &c);
+	assert_false(gb_compare_regressed(&c));
+	assert_true(fabs(row(&c, "tflops_bf16", 0)->tolerance - 0.15) < 1e-12);
+	assert_true(fabs(row(&c, "tflops_fp16", 0)->tolerance - 0.05) < 1e-12);
+	gb_compare_release(&c);
+	gb_tolerance_rules_free(rules, n);
+
+	/* bench/metric patterns, and a global tolerance */
+	assert_int_equal(gb_tolerance_rules_parse("gemm/tflops_*=12%", &rules, &n, err,
+						  sizeof(err)),
+			 0);
+	o.rules = rules;
+	o.n_rules = n;
+	compare_files("base.json", "regressed.json", &o, &c);
+	assert_false(gb_compare_regressed(&c));
+	gb_compare_release(&c);
+	gb_tolerance_rules_free(rules, n);
+	o.rules = NULL;
+	o.n_rules = 0;
+	o.tolerance = 0.20;
+	compare_files("base.json", "regressed.json", &o, &c);
+	assert_false(gb_compare_regressed(&c));
+	gb_compare_release(&c);
+
+	/* malformed lists say which entry */
+	assert_int_equal(gb_tolerance_rules_parse("tflops_*", &rules, &n, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "'tflops_*'"));
+	assert_int_equal(gb_tolerance_rules_parse("a=3%,b=3", &rules, &n, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "'3'"));
+	assert_int_equal(gb_tolerance_rules_parse("=3%", &rules, &n, err, sizeof(err)), -1);
+}
+
+static void test_nothing_in_common(void **state)
+{
+	struct gb_run a, b;
+	struct gb_compare c;
+	struct gb_compare_opts o;
+	char err[256];
+
+	(void)state;
+	add_samples(tiny_run(&a, "X", "gemm"), "tflops_bf16", GB_BETTER_HIGHER, 10, 1);
+	add_samples(tiny_run(&b, "X", "bandwidth"), "h2d_gbps", GB_BETTER_HIGHER, 10, 1);
+	gb_compare_opts_init(&o);
+	assert_int_equal(gb_compare_runs(&a, "a.json", &b, "b.json", &o, &c, err, sizeof(err)),
+			 -1);
+	assert_string_equal(err, "'a.json' and 'b.json' have no metric in common");
+	assert_null(c.rows);
+	gb_run_release(&a);
+	gb_run_release(&b);
+}
+
+/* A params difference that matters (dtype) splits the key; one that does not (duration) doesn't. */
+static void test_params_key(void **state)
+{
+	cJSON *p = cJSON_Parse("{\"n\": 4096, \"dtype\": \"bf16\", \"duration_s\": 10, "
+			       "\"warmup_s\": 2, \"seed\": 7, \"samples\": 5, \"iterations\": 20, "
+			       "\"interval_ms\": 100, \"sizes\": [1, 2], \"pinned\": true}");
+	char *key = gb_params_key(p);
+
+	(void)state;
+	assert_string_equal(key, "dtype=bf16,n=4096,pinned=true,sizes=[1,2]");
+	assert_true(gb_param_ignored("duration"));
+	assert_true(gb_param_ignored("timeout_s"));
+	assert_false(gb_param_ignored("size"));
+	assert_false(gb_param_ignored("dtype"));
+	free(key);
+	cJSON_Delete(p);
+}
+
+static void test_params_split_rows(void **state)
+{
+	struct gb_run a, b;
+	struct gb_bench_result *ba = tiny_run(&a, "X", "gemm");
+	struct gb_bench_result *bb = tiny_run(&b, "X", "gemm");
+	struct gb_compare c;
+	struct gb_compare_opts o;
+	char err[256];
+
+	(void)state;
+	gb_bench_param_str(ba, "dtype", "bf16");
+	gb_bench_param_num(ba, "duration_s", 1);
+	gb_bench_param_str(bb, "dtype", "bf16");
+	gb_bench_param_num(bb, "duration_s", 60); /* a longer run is still the same test */
+	gb_bench_add_value(ba, "tflops", "TFLOP/s", GB_BETTER_HIGHER, 0, 100, NAN);
+	gb_bench_add_value(bb, "tflops", "TFLOP/s", GB_BETTER_HIGHER, 0, 101, NAN);
+	gb_compare_opts_init(&o);
+	assert_int_equal(gb_compare_runs(&a, "a", &b, "b", &o, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.n_rows, 1);
+	assert_int_equal(c.rows[0].cls, GB_CMP_UNCHANGED);
+	gb_compare_release(&c);
+	gb_bench_param_str(bb, "dtype", "fp16"); /* another precision is another test */
+	assert_int_equal(gb_compare_runs(&a, "a", &b, "b", &o, &c, err, sizeof(err)), -1);
+	gb_run_release(&a);
+	gb_run_release(&b);
+}
+
+/* Directions: lower-is-better, no direction, and a value that vanished. */
+static void test_directions(void **state)
+{
+	struct gb_run a, b;
+	struct gb_bench_result *ba = tiny_run(&a, "X", "bw");
+	struct gb_bench_result *bb = tiny_run(&b, "X", "bw");
+	struct gb_compare c;
+	struct gb_compare_opts o;
+	char err[256];
+
+	(void)state;
+	gb_bench_add_value(ba, "latency_us", "us", GB_BETTER_LOWER, 0, 2.0, NAN);
+	gb_bench_add_value(bb, "latency_us", "us", GB_BETTER_LOWER, 0, 2.5, NAN);
+	gb_bench_add_value(ba, "clock_mhz", "MHz", GB_BETTER_NONE, 0, 1000, NAN);
+	gb_bench_add_value(bb, "clock_mhz", "MHz", GB_BETTER_NONE, 0, 1500, NAN);
+	gb_bench_add_value(ba, "gbps", "GB/s", GB_BETTER_HIGHER, 0, 10, NAN);
+	gb_bench_add_value(bb, "gbps", "GB/s", GB_BETTER_HIGHER, 0, NAN, NAN);
+	gb_bench_add_value(ba, "zero", "GB/s", GB_BETTER_HIGHER, 0, 0, NAN);
+	gb_bench_add_value(bb, "zero", "GB/s", GB_BETTER_HIGHER, 0, 0, NAN);
+	gb_compare_opts_init(&o);
+	assert_int_equal(gb_compare_runs(&a, "a", &b, "b", &o, &c, err, sizeof(err)), 0);
+	assert_int_equal(row(&c, "latency_us", 0)->cls, GB_CMP_REGRESSION);
+	assert_int_equal(row(&c, "clock_mhz", 0)->cls, GB_CMP_CHANGED);
+	assert_int_equal(row(&c, "gbps", 0)->cls, GB_CMP_REGRESSION); /* never fail open */
+	assert_int_equal(row(&c, "zero", 0)->cls, GB_CMP_UNCHANGED);
+	assert_true(isnan(row(&c, "zero", 0)->ratio));
+	gb_compare_release(&c);
+	gb_run_release(&a);
+	gb_run_release(&b);
+}
+
+/* Files that are not reports, or are too new, fail to load with a clear line. */
+static void test_bad_files(void **state)
+{
+	char dir[] = "/tmp/gb_test_compare.XXXXXX", path[128], err[512];
+	struct gb_run run;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/x.json", dir);
+	f = fopen(path, "w");
+	fputs("{\"hello\": 1}", f);
+	fclose(f);
+	assert_int_equal(gb_report_load_file(path, &run, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "is not a gpubench report"));
+	f = fopen(path, "w");
+	fputs("{\"schema\": \"gpubench.report/2\"}", f);
+	fclose(f);
+	assert_int_equal(gb_report_load_file(path, &run, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "newer"));
+	f = fopen(path, "w");
+	fputs("not json at all", f);
+	fclose(f);
+	assert_int_equal(gb_report_load_file(path, &run, err, sizeof(err)), -1);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* ---- output ---- */
+
+static char *print_to_string(const struct gb_compare *c, enum gb_out_format f)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	assert_non_null(m);
+	assert_int_equal(gb_compare_print(c, f, m), 0);
+	fclose(m);
+	return buf;
+}
+
+static void test_outputs(void **state)
+{
+	struct gb_compare c;
+	struct gb_compare_opts o;
+	cJSON *doc, *rows, *sum;
+	char *s;
+
+	(void)state;
+	gb_compare_opts_init(&o);
+	compare_files("base.json", "regressed.json", &o, &c);
+	s = print_to_string(&c, GB_OUT_JSON);
+	doc = cJSON_Parse(s);
+	assert_non_null(doc);
+	assert_string_equal(cJSON_GetObjectItem(doc, "schema")->valuestring, GB_COMPARE_SCHEMA);
+	assert_string_equal(cJSON_GetObjectItem(doc, "status")->valuestring, "failed");
+	assert_int_equal(cJSON_GetObjectItem(doc, "exit_code")->valueint, 1);
+	sum = cJSON_GetObjectItem(doc, "summary");
+	assert_int_equal(cJSON_GetObjectItem(sum, "regression")->valueint, 2);
+	rows = cJSON_GetObjectItem(doc, "rows");
+	assert_int_equal(cJSON_GetArraySize(rows), (int)c.n_rows);
+	assert_string_equal(
+		cJSON_GetObjectItem(cJSON_GetArrayItem(rows, 0), "class")->valuestring,
+		"regression");
+	cJSON_Delete(doc);
+	free(s);
+	s = print_to_string(&c, GB_OUT_TEXT);
+	assert_non_null(strstr(s, "regression"));
+	assert_non_null(strstr(s, "result: failed"));
+	free(s);
+	s = print_to_string(&c, GB_OUT_MARKDOWN);
+	assert_non_null(strstr(s, "| benchmark | metric | GPU | A | B | B/A | change |"));
+	free(s);
+	s = print_to_string(&c, GB_OUT_CSV);
+	assert_true(!strncmp(s, "benchmark,metric,device_model,params,unit,a,b,ratio", 51));
+	free(s);
+	assert_int_equal(gb_compare_print(&c, GB_OUT_HTML, stdout), -1);
+	gb_compare_release(&c);
+}
+
+/* ---- fleet ---- */
+
+static void fleet_node(struct gb_run *run, const char *host, double t0, double t1)
+{
+	struct gb_bench_result *b;
+	double s0[3] = { t0 - 1, t0, t0 + 1 }, s1[3] = { t1 - 1, t1, t1 + 1 };
+
+	gb_run_init(run, "run", 0, NULL);
+	run->host.hostname = gb_strdup(host);
+	for (int i = 0; i < 2; i++) {
+		struct gb_device_info *d = gb_run_add_device(run);
+
+		d->index = i;
+		d->name = gb_strdup("NVIDIA H100 80GB HBM3");
+	}
+	b = gb_run_add_bench(run, "gemm");
+	gb_bench_param_str(b, "dtype", "bf16");
+	gb_bench_add_metric(b, "tflops_bf16", "TFLOP/s", GB_BETTER_HIGHER, 0, s0, 3, 989.4);
+	gb_bench_add_metric(b, "tflops_bf16", "TFLOP/s", GB_BETTER_HIGHER, 1, s1, 3, 989.4);
+	gb_bench_add_value(b, "host_ms", "ms", GB_BETTER_LOWER, -1, 5, NAN);
+	gb_run_verdict(run);
+}
+
+static void test_fleet_merge(void **state)
+{
+	struct gb_run nodes[4], out;
+	const struct gb_run *ptrs[4];
+	const char *names[] = { "n1.json", "n2.json", "n3.json", "n4.json" };
+	const struct gb_bench_result *g;
+	const cJSON *fl;
+	char err[256];
+	size_t outliers = 0;
+
+	(void)state;
+	fleet_node(&nodes[0], "node-1", 742, 740);
+	fleet_node(&nodes[1], "node-2", 741, 739);
+	fleet_node(&nodes[2], "node-3", 743, 612); /* one slow GPU */
+	fleet_node(&nodes[3], "node-4", 740, 741);
+	for (int i = 0; i < 4; i++)
+		ptrs[i] = &nodes[i];
+	gb_run_init(&out, "fleet", 0, NULL);
+	assert_int_equal(gb_fleet_merge(ptrs, names, 4, GB_FLEET_MAD_K, &out, err, sizeof(err)), 0);
+	assert_int_equal(out.n_devices, 8);
+	assert_int_equal(out.devices[5].index, 5);
+	assert_string_equal(out.benches[0].name, "fleet");
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(out.benches[0].extra, "nodes")),
+			 4);
+	assert_int_equal(out.n_benches, 2);
+	g = &out.benches[1];
+	assert_int_equal(g->n_metrics, 12);
+	for (size_t i = 0; i < g->n_checks; i++) {
+		if (strcmp(g->checks[i].name, "tflops_bf16_fleet_outlier"))
+			continue;
+		outliers++;
+		assert_int_equal(g->checks[i].status, GB_STATUS_FAILED);
+		assert_int_equal(g->checks[i].device, 5); /* node-3's GPU 1 */
+		assert_non_null(strstr(g->checks[i].message, "'node-3' GPU 5"));
+		assert_non_null(strstr(g->checks[i].message, "below the fleet median"));
+	}
+	assert_int_equal(outliers, 1);
+	fl = cJSON_GetObjectItem(g->extra, "fleet");
+	assert_int_equal(cJSON_GetArraySize(fl), 2); /* tflops_bf16 per model, host_ms per node */
+	gb_run_verdict(&out);
+	assert_int_equal(out.verdict, GB_STATUS_FAILED);
+	gb_run_release(&out);
+	for (int i = 0; i < 4; i++)
+		gb_run_release(&nodes[i]);
+}
+
+/* The merged report is an ordinary report: it matches the schema. */
+static void test_fleet_matches_schema(void **state)
+{
+	struct gb_run a, b, c, out;
+	const struct gb_run *ptrs[3] = { &a, &b, &c };
+	const char *names[] = { "base.json", "regressed.json", "improved.json" };
+	const char *schema = getenv("GPUBENCH_SCHEMA");
+	char path[] = "/tmp/gb_test_fleet.XXXXXX", err[512], cmd[2048], script[1024];
+	int fd;
+
+	(void)state;
+	if (!schema)
+		skip();
+	load("base.json", &a);
+	load("regressed.json", &b);
+	load("improved.json", &c);
+	gb_run_init(&out, "fleet", 0, NULL);
+	assert_int_equal(gb_fleet_merge(ptrs, names, 3, GB_FLEET_MAD_K, &out, err, sizeof(err)), 0);
+	gb_run_verdict(&out);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(gb_report_write_file(&out, path, err, sizeof(err)), 0);
+	data_path(script, sizeof(script), "../cli/validate_report.py");
+	snprintf(cmd, sizeof(cmd), "python3 '%s' '%s' '%s'", script, schema, path);
+	assert_int_equal(system(cmd), 0);
+	unlink(path);
+	gb_run_release(&out);
+	gb_run_release(&a);
+	gb_run_release(&b);
+	gb_run_release(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_regression),
+		cmocka_unit_test(test_noise_within_spread_passes),
+		cmocka_unit_test(test_improvement_and_one_side),
+		cmocka_unit_test(test_different_models),
+		cmocka_unit_test(test_power_sources),
+		cmocka_unit_test(test_tolerance_per_metric),
+		cmocka_unit_test(test_nothing_in_common),
+		cmocka_unit_test(test_params_key),
+		cmocka_unit_test(test_params_split_rows),
+		cmocka_unit_test(test_directions),
+		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_outputs),
+		cmocka_unit_test(test_fleet_merge),
+		cmocka_unit_test(test_fleet_matches_schema),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

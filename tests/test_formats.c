@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_formats.c - every output format on a synthetic run full of awkward
+ * cases (names with quotes, pipes, commas, angle brackets, newlines and
+ * invalid UTF-8; checks of every status; a benchmark without checks; NaN):
+ * JUnit parsed as XML by Python's minidom, Prometheus lines matched against
+ * the exposition grammar, CSV rows counted by an RFC 4180 reader, Markdown
+ * tables, and an HTML page that is self-contained and escaped.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report/formats.h"
+#include "report/result.h"
+
+#define NASTY "we<ird> & \"quoted\", 'single' | pipe\nnewline \xff\xfe bad utf-8"
+
+static void make_run(struct gb_run *run)
+{
+	static const double bw[] = { 10, 20, 30, 40, 45 };
+	const char *argv[] = { "gpubench", "run" };
+	struct gb_bench_result *b;
+	struct gb_series *s;
+
+	gb_run_init(run, "run", 2, argv);
+	run->host.hostname = gb_strdup("node \"7\"");
+	run->finished_at = gb_strdup("2026-11-22T10:04:10Z");
+	for (int i = 0; i < 2; i++) {
+		struct gb_device_info *d = gb_run_add_device(run);
+
+		d->index = i;
+		d->name = gb_strdup(i ? NASTY : "NVIDIA H100 80GB HBM3");
+		d->uuid = gb_strdupf("GPU-%d", i);
+		d->peaks.spec[5] = 989.4e12;
+	}
+	b = gb_run_add_bench(run, "gemm");
+	gb_bench_param_str(b, "dtype", "bf16");
+	gb_bench_add_metric(b, "tflops_bf16", "TFLOP/s", GB_BETTER_HIGHER, 0, bw, 5, 989.4);
+	gb_bench_add_value(b, "tflops_fp16", "TFLOP/s", GB_BETTER_HIGHER, 1, 700, 989.4);
+	gb_bench_add_value(b, "weird-name.x", NASTY, GB_BETTER_NONE, -1, 1.5, NAN)->description =
+		gb_strdup("a \\ backslash\nand a newline");
+	gb_bench_add_value(b, "unknown", "s", GB_BETTER_LOWER, 0, NAN, NAN);
+	gb_bench_add_check(b, "eff", GB_STATUS_PASSED, GB_SEV_ERROR, 0, 0.75, 0.7, "fine");
+	gb_bench_add_check(b, "eff", GB_STATUS_FAILED, GB_SEV_ERROR, 1, 0.62, 0.7, "%s", NASTY);
+	gb_bench_add_check(b, "hot", GB_STATUS_WARNING, GB_SEV_WARNING, 1, 93, 90, "warm");
+	gb_bench_add_check(b, "ecc", GB_STATUS_ERROR, GB_SEV_ERROR, -1, NAN, NAN, "no NVML");
+	gb_bench_add_check(b, "p2p", GB_STATUS_SKIPPED, GB_SEV_INFO, -1, NAN, NAN, "one GPU");
+	b->duration_s = 12.5;
+	s = gb_bench_add_series(b, "bw_vs_size", "B", "GB/s", 0);
+	for (int i = 0; i < 10; i++)
+		gb_series_push(s, 4096.0 * pow(4, i), 10.0 * i);
+	gb_run_add_bench(run, "bandwidth"); /* passed, no checks */
+	b = gb_run_add_bench(run, "nccl");
+	gb_bench_set_status(b, GB_STATUS_NOT_BUILT, "built without NCCL");
+	for (int i = 0; i < 20; i++) {
+		struct gb_telemetry_sample t = { .device = i % 2, .t_s = i, .temp_c = 40 + i,
+						 .power_w = 300 + i, .sm_mhz = 1900, .tflops = NAN };
+
+		gb_run_add_telemetry(run, &t);
+	}
+	gb_run_verdict(run);
+	run->exit_code = gb_exit_code_for_status(run->verdict);
+}
+
+static char *render(const struct gb_run *run, enum gb_out_format f)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	assert_non_null(m);
+	assert_int_equal(gb_report_format(run, f, m), 0);
+	fclose(m);
+	return buf;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* ---- names ---- */
+
+static void test_names(void **state)
+{
+	(void)state;
+	assert_int_equal(gb_out_format_from_name("junit"), GB_OUT_JUNIT);
+	assert_int_equal(gb_out_format_from_name("yaml"), -1);
+	assert_string_equal(gb_out_format_names[GB_OUT_PROMETHEUS], "prometheus");
+	assert_null(gb_out_format_names[GB_OUT_COUNT]);
+	assert_int_equal(gb_out_format_from_path("out/report.HTML"), GB_OUT_HTML);
+	assert_int_equal(gb_out_format_from_path("summary.md"), GB_OUT_MARKDOWN);
+	assert_int_equal(gb_out_format_from_path("node.prom"), GB_OUT_PROMETHEUS);
+	assert_int_equal(gb_out_format_from_path("a.dir/report"), -1);
+	assert_int_equal(gb_out_format_from_path("report"), -1);
+}
+
+/* ---- JUnit ---- */
+
+static void test_junit_is_xml(void **state)
+{
+	struct gb_run run;
+	char path[] = "/tmp/gb_test_junit.XXXXXX", cmd[512];
+	char *xml;
+	int fd;
+
+	(void)state;
+	make_run(&run);
+	xml = render(&run, GB_OUT_JUNIT);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	write_file(path, xml);
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import xml.dom.minidom,sys; xml.dom.minidom.parse(sys.argv[1])' %s",
+		 path);
+	assert_int_equal(system(cmd), 0);
+	/* gemm: 5 checks; bandwidth: 1 case for its status; nccl: 1 skipped case */
+	assert_non_null(strstr(xml, "<testsuites name=\"gpubench run\" tests=\"7\" failures=\"1\" "
+				    "errors=\"1\" skipped=\"2\""));
+	assert_non_null(strstr(xml, "<failure message=\"we&lt;ird&gt; &amp; &quot;quoted&quot;"));
+	assert_non_null(strstr(xml, "<error message=\"no NVML\""));
+	assert_non_null(strstr(xml, "<skipped message=\"built without NCCL\""));
+	assert_non_null(strstr(xml, "<testcase classname=\"bandwidth\" name=\"bandwidth\""));
+	assert_null(strstr(xml, "\xff"));
+	unlink(path);
+	free(xml);
+	gb_run_release(&run);
+}
+
+/* ---- Prometheus ---- */
+
+static regex_t re_help, re_type, re_sample;
+
+static void compile(regex_t *re, const char *pattern)
+{
+	assert_int_equal(regcomp(re, pattern, REG_EXTENDED | REG_NOSUB), 0);
+}
+
+#define NAME "[a-zA-Z_:][a-zA-Z0-9_:]*"
+#define LABEL "[a-zA-Z_][a-zA-Z0-9_]*=\"([^\"\\\\\n]|\\\\[\\\\\"n])*\""
+#define VALUE "(-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?|NaN|[-+]Inf)"
+
+/* every line: # HELP, # TYPE or a sample; each family's samples together, declared once */
+static void check_exposition(const char *text)
+{
+	char *copy = strdup(text), *save = NULL, *families[256];
+	size_t n_fam = 0;
+
+	compile(&re_help, "^# HELP " NAME " .*$");
+	compile(&re_type, "^# TYPE " NAME " (gauge|counter|untyped)$");
+	compile(&re_sample, "^" NAME "(\\{(" LABEL "(," LABEL ")*)?\\})? " VALUE "$");
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char name[256];
+
+		if (!strncmp(line, "# HELP ", 7)) {
+			assert_int_equal(regexec(&re_help, line, 0, NULL, 0), 0);
+			continue;
+		}
+		if (!strncmp(line, "# TYPE ", 7)) {
+			if (regexec(&re_type, line, 0, NULL, 0))
+				fail_msg("bad TYPE line: %s", line);
+			sscanf(line + 7, "%255s", name);
+			for (size_t i = 0; i < n_fam; i++)
+				if (!strcmp(families[i], name))
+					fail_msg("family %s declared twice", name);
+			families[n_fam++] = strdup(name);
+			continue;
+		}
+		if (regexec(&re_sample, line, 0, NULL, 0))
+			fail_msg("not an exposition line: %s", line);
+		/* the sample belongs to the last declared family */
+		assert_true(n_fam > 0);
+		assert_int_equal(strncmp(line, families[n_fam - 1], strlen(families[n_fam - 1])), 0);
+	}
+	for (size_t i = 0; i < n_fam; i++)
+		free(families[i]);
+	free(copy);
+	regfree(&re_help);
+	regfree(&re_type);
+	regfree(&re_sample);
+}
+
+static void test_prometheus(void **state)
+{
+	struct gb_run run;
+	char *text;
+
+	(void)state;
+	make_run(&run);
+	text = render(&run, GB_OUT_PROMETHEUS);
+	check_exposition(text);
+	assert_non_null(strstr(text, "gpubench_gemm_tflops_bf16{device=\"0\",gpu=\"NVIDIA H100 "
+				     "80GB HBM3\",uuid=\"GPU-0\",unit=\"TFLOP/s\"} 30\n"));
+	assert_non_null(strstr(text, "# TYPE gpubench_gemm_weird_name_x gauge"));
+	assert_non_null(strstr(text, "\\\"quoted\\\""));
+	assert_non_null(strstr(text, "gpubench_check_passed{benchmark=\"gemm\",check=\"eff\","
+				     "device=\"0\""));
+	assert_non_null(strstr(text, "gpubench_verdict_status{status=\"failed\"} 1\n"));
+	assert_non_null(strstr(text, "gpubench_verdict_status{status=\"passed\"} 0\n"));
+	assert_non_null(strstr(text, "gpubench_report_timestamp_seconds 1795341850\n"));
+	assert_null(strstr(text, "gpubench_gemm_unknown")); /* NaN is left out */
+	free(text);
+	gb_run_release(&run);
+}
+
+/* ---- CSV ---- */
+
+/* Fields per record of RFC 4180 text; fails on a record with another count than want. */
+static size_t csv_records(const char *s, size_t want)
+{
+	size_t records = 0, fields = 1;
+	bool quoted = false;
+
+	for (const char *p = s; *p; p++) {
+		if (quoted) {
+			if (*p == '"' && p[1] == '"')
+				p++;
+			else if (*p == '"')
+				quoted = false;
+		} else if (*p == '"') {
+			quoted = true;
+		} else if (*p == ',') {
+			fields++;
+		} else if (*p == '\r' && p[1] == '\n') {
+			if (fields != want)
+				fail_msg("record %zu has %zu fields", records, fields);
+			records++;
+			fields = 1;
+			p++;
+		} else if (*p == '\n') {
+			fail_msg("bare LF outside quotes in record %zu", records);
+		}
+	}
+	assert_false(quoted);
+	return records;
+}
+
+static void test_csv(void **state)
+{
+	struct gb_run run;
+	char *text;
+
+	(void)state;
+	make_run(&run);
+	text = render(&run, GB_OUT_CSV);
+	assert_true(!strncmp(text, "benchmark,metric,device,value,unit,median,min,max,stdev,cv,"
+				   "peak,efficiency\r\n", 72));
+	assert_int_equal(csv_records(text, 12), 5); /* header + 4 metrics */
+	assert_non_null(strstr(text, "gemm,tflops_bf16,0,30,TFLOP/s,30,10,45,"));
+	assert_non_null(strstr(text, "\"we<ird> & \"\"quoted\"\", 'single' | pipe\n"));
+	free(text);
+	gb_run_release(&run);
+}
+
+/* ---- Markdown ---- */
+
+static void test_markdown(void **state)
+{
+	struct gb_run run;
+	char *text, *failed, *metrics;
+
+	(void)state;
+	make_run(&run);
+	text = render(&run, GB_OUT_MARKDOWN);
+	assert_non_null(strstr(text, "gpubench run: failed"));
+	failed = strstr(text, "### Failed checks");
+	metrics = strstr(text, "| benchmark | metric | GPU | value | unit | CV | % of peak |");
+	assert_non_null(failed);
+	assert_non_null(metrics);
+	assert_true(failed < metrics); /* what broke the build comes first */
+	assert_non_null(strstr(text, "'single' \\| pipe newline"));
+	assert_non_null(strstr(text, "we&lt;ird>"));
+	free(text);
+	gb_run_release(&run);
+}
+
+/* ---- HTML ---- */
+
+static void test_html(void **state)
+{
+	struct gb_run run;
+	char *html;
+
+	(void)state;
+	make_run(&run);
+	html = render(&run, GB_OUT_HTML);
+	assert_true(!strncmp(html, "<!DOCTYPE html>", 15));
+	assert_non_null(strstr(html, "<svg"));
+	assert_non_null(strstr(html, "(log scale)")); /* 4K..1G spans more than two decades */
+	assert_non_null(strstr(html, "TFLOPS per precision"));
+	assert_non_null(strstr(html, "GPU 1 temperature"));
+	assert_null(strstr(html, "http://"));
+	assert_null(strstr(html, "https://"));
+	assert_null(strstr(html, "<script"));
+	assert_null(strstr(html, "<link"));
+	assert_null(strstr(html, "src="));
+	assert_null(strstr(html, "we<ird>"));
+	assert_non_null(strstr(html, "we&lt;ird&gt;"));
+	assert_non_null(strstr(html, "</html>\n"));
+	free(html);
+	gb_run_release(&run);
+}
+
+/* A run where nothing ran still renders in every format. */
+static void test_empty_run(void **state)
+{
+	struct gb_run run;
+
+	(void)state;
+	gb_run_init(&run, "info", 0, NULL);
+	gb_run_set_status(&run, GB_STATUS_ERROR, "no NVIDIA driver");
+	gb_run_verdict(&run);
+	for (int f = 0; f < GB_OUT_COUNT; f++) {
+		char *text = render(&run, (enum gb_out_format)f);
+
+		assert_true(strlen(text) > 0);
+		if (f == GB_OUT_JUNIT)
+			assert_non_null(strstr(text, "<error message=\"no NVIDIA driver\""));
+		free(text);
+	}
+	gb_run_release(&run);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names),    cmocka_unit_test(test_junit_is_xml),
+		cmocka_unit_test(test_prometheus), cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_markdown), cmocka_unit_test(test_html),
+		cmocka_unit_test(test_empty_run),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,656 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_gemm_math.c - unit tests for bench/gemm_math.c: FLOP counting, the
+ * precision support table, shape rules, the --search grid, rotating-buffer
+ * counts, sampled coordinates, and the verification error bound, which is
+ * checked against dot products simulated on the CPU: inputs rounded to the
+ * storage format, accumulated in that precision, compared with an exact
+ * (long double) reference. A correct result must stay within the bound; the
+ * same result with a flipped high bit must exceed it.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "bench/gemm_math.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define assert_near(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define MiB (1024.0 * 1024.0)
+
+/* ---- FLOPs and names ---- */
+
+static void test_flops(void **state)
+{
+	(void)state;
+	assert_near(gb_gemm_flops(8192, 8192, 8192), 1099511627776.0, 0);
+	/* the CUTLASS example shape: 2mnk, not CUTLASS's 2(mnk + mn) */
+	assert_near(gb_gemm_flops(3456, 4096, 4096), 115964116992.0, 0);
+	assert_near(gb_gemm_flops(1, 1, 1), 2.0, 0);
+	/* no integer overflow at the largest accepted dimension */
+	assert_near(gb_gemm_flops(GB_GEMM_MAX_DIM, GB_GEMM_MAX_DIM, GB_GEMM_MAX_DIM),
+		    2.0 * pow(262144.0, 3), 0);
+	assert_string_equal(gb_gemm_rate_unit(GB_PREC_INT8), "TOP/s");
+	assert_string_equal(gb_gemm_rate_unit(GB_PREC_BF16), "TFLOP/s");
+}
+
+static void test_precision_names(void **state)
+{
+	(void)state;
+	for (int i = 0; i < GB_GEMM_N_PRECS; i++) {
+		assert_non_null(gb_gemm_prec_choices[i]);
+		assert_string_equal(gb_gemm_prec_choices[i], gb_precision_name(gb_gemm_precs[i]));
+		assert_int_equal(gb_gemm_prec_index(gb_gemm_precs[i]), i);
+	}
+	assert_null(gb_gemm_prec_choices[GB_GEMM_N_PRECS]);
+	assert_int_equal(gb_gemm_prec_index(GB_PREC_FP64_TC), -1);
+}
+
+static void test_types(void **state)
+{
+	(void)state;
+	assert_int_equal(gb_dtype_size(GB_DT_F64), 8);
+	assert_int_equal(gb_dtype_size(GB_DT_F32), 4);
+	assert_int_equal(gb_dtype_size(GB_DT_F16), 2);
+	assert_int_equal(gb_dtype_size(GB_DT_BF16), 2);
+	assert_int_equal(gb_dtype_size(GB_DT_E4M3), 1);
+	assert_int_equal(gb_dtype_size(GB_DT_I8), 1);
+	assert_int_equal(gb_dtype_size(GB_DT_I32), 4);
+	assert_int_equal(gb_dtype_size(GB_DT_COUNT), 0);
+	assert_near(gb_dtype_unit_roundoff(GB_DT_F16), 0x1p-11, 0);
+	assert_near(gb_dtype_unit_roundoff(GB_DT_BF16), 0x1p-8, 0);
+	assert_near(gb_dtype_unit_roundoff(GB_DT_I8), 0, 0);
+
+	assert_int_equal(gb_gemm_input_type(GB_PREC_TF32), GB_DT_F32);
+	assert_int_equal(gb_gemm_input_type(GB_PREC_FP16_ACC16), GB_DT_F16);
+	assert_int_equal(gb_gemm_input_type(GB_PREC_FP8), GB_DT_E4M3);
+	assert_int_equal(gb_gemm_output_type(GB_PREC_FP8), GB_DT_BF16);
+	assert_int_equal(gb_gemm_output_type(GB_PREC_INT8), GB_DT_I32);
+	assert_int_equal(gb_gemm_output_type(GB_PREC_BF16), GB_DT_BF16);
+	assert_int_equal(gb_gemm_output_type(GB_PREC_FP64), GB_DT_F64);
+}
+
+/* ---- support table ---- */
+
+struct support_row {
+	int major, minor;
+	bool fp64, fp32, tf32, fp16, bf16, fp16acc16, fp8, int8;
+};
+
+static void test_support_table(void **state)
+{
+	static const struct support_row rows[] = {
+		{ 7, 0, true, true, false, true, false, true, false, false },
+		{ 7, 5, true, true, false, true, false, true, false, true },
+		{ 8, 0, true, true, true, true, true, true, false, true },
+		{ 8, 6, true, true, true, true, true, true, false, true },
+		{ 8, 9, true, true, true, true, true, true, true, true },
+		{ 9, 0, true, true, true, true, true, true, true, true },
+		{ 10, 0, true, true, true, true, true, true, true, true },
+		{ 12, 0, true, true, true, true, true, true, true, true },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_LEN(rows); i++) {
+		const struct support_row *r = &rows[i];
+		bool want[GB_GEMM_N_PRECS] = { r->fp64, r->fp32, r->tf32, r->fp16,
+					       r->bf16, r->fp16acc16, r->fp8, r->int8 };
+
+		for (int p = 0; p < GB_GEMM_N_PRECS; p++)
+			assert_int_equal(gb_gemm_prec_supported(gb_gemm_precs[p], r->major,
+								r->minor), want[p]);
+	}
+	assert_false(gb_gemm_prec_supported(GB_PREC_FP64_TC, 9, 0));
+	assert_false(gb_gemm_prec_supported(GB_PREC_FP32, -1, -1));
+}
+
+static void test_unsupported_reason(void **state)
+{
+	char buf[160];
+
+	(void)state;
+	assert_null(gb_gemm_unsupported_reason(GB_PREC_FP8, 9, 0, 0, buf, sizeof(buf)));
+	assert_non_null(gb_gemm_unsupported_reason(GB_PREC_FP8, 8, 0, 0, buf, sizeof(buf)));
+	assert_string_equal(buf, "fp8 needs compute capability 8.9 or newer (device 0 is 8.0)");
+	gb_gemm_unsupported_reason(GB_PREC_BF16, 7, 5, 3, buf, sizeof(buf));
+	assert_string_equal(buf, "bf16 needs compute capability 8.0 or newer (device 3 is 7.5)");
+	gb_gemm_unsupported_reason(GB_PREC_INT8, 7, 0, 1, buf, sizeof(buf));
+	assert_string_equal(buf, "int8 needs compute capability 7.5 or newer (device 1 is 7.0)");
+}
+
+static void test_peak_precision(void **state)
+{
+	(void)state;
+	/* DGEMM uses the FP64 tensor cores where they exist */
+	assert_int_equal(gb_gemm_peak_precision(GB_PREC_FP64, 8, 0), GB_PREC_FP64_TC);
+	assert_int_equal(gb_gemm_peak_precision(GB_PREC_FP64, 9, 0), GB_PREC_FP64_TC);
+	assert_int_equal(gb_gemm_peak_precision(GB_PREC_FP64, 8, 9), GB_PREC_FP64);
+	assert_int_equal(gb_gemm_peak_precision(GB_PREC_BF16, 9, 0), GB_PREC_BF16);
+	assert_int_equal(gb_gemm_peak_precision(GB_PREC_FP16_ACC16, 8, 9), GB_PREC_FP16_ACC16);
+}
+
+/* ---- shapes ---- */
+
+static void test_alignment(void **state)
+{
+	char err[160];
+
+	(void)state;
+	assert_int_equal(gb_gemm_dim_multiple(GB_PREC_FP8), 16);
+	assert_int_equal(gb_gemm_dim_multiple(GB_PREC_INT8), 16);
+	assert_int_equal(gb_gemm_dim_multiple(GB_PREC_BF16), 1);
+	assert_int_equal(gb_gemm_check_shape(GB_PREC_FP8, 272, 528, 144, err, sizeof(err)), 0);
+	assert_int_equal(gb_gemm_check_shape(GB_PREC_INT8, 272, 528, 144, err, sizeof(err)), 0);
+	assert_int_equal(gb_gemm_check_shape(GB_PREC_FP16, 257, 511, 129, err, sizeof(err)), 0);
+	assert_int_equal(gb_gemm_check_shape(GB_PREC_FP8, 257, 511, 129, err, sizeof(err)), -1);
+	assert_string_equal(err, "fp8 needs m, n and k to be multiples of 16 (got 257x511x129)");
+	/* k alone off by 8 is enough */
+	assert_int_equal(gb_gemm_check_shape(GB_PREC_INT8, 256, 256, 136, err, sizeof(err)), -1);
+	assert_int_equal(gb_gemm_check_shape(GB_PREC_FP32, 0, 16, 16, err, sizeof(err)), -1);
+	assert_int_equal(gb_gemm_check_shape(GB_PREC_FP32, GB_GEMM_MAX_DIM + 1, 16, 16, err,
+					     sizeof(err)), -1);
+}
+
+static void test_shape_product(void **state)
+{
+	const uint64_t m[] = { 1024, 2048 }, n[] = { 512 }, k[] = { 64, 128, 256 };
+	struct gb_gemm_shape s[8];
+
+	(void)state;
+	assert_int_equal(gb_gemm_shape_product(m, 2, n, 1, k, 3, s, ARRAY_LEN(s)), 6);
+	assert_int_equal(s[0].m, 1024);
+	assert_int_equal(s[0].k, 64);
+	assert_int_equal(s[2].k, 256);
+	assert_int_equal(s[3].m, 2048);
+	assert_int_equal(s[5].n, 512);
+	/* too small an array: the full count comes back, nothing written past max */
+	memset(s, 0, sizeof(s));
+	assert_int_equal(gb_gemm_shape_product(m, 2, n, 1, k, 3, s, 2), 6);
+	assert_int_equal(s[2].m, 0);
+}
+
+static void test_search_grid(void **state)
+{
+	struct gb_gemm_shape s[GB_GEMM_MAX_SHAPES];
+	size_t n = gb_gemm_search_grid(s, ARRAY_LEN(s));
+	char err[160];
+
+	(void)state;
+	assert_int_equal(n, 144);
+	assert_true(n <= GB_GEMM_MAX_SHAPES);
+	assert_int_equal(s[0].m, 2048);
+	assert_int_equal(s[0].n, 2048);
+	assert_int_equal(s[0].k, 2048);
+	assert_int_equal(s[n - 1].m, 16384);
+	assert_int_equal(s[n - 1].k, 16384);
+	for (size_t i = 0; i < n; i++) {
+		/* every grid shape runs every precision */
+		for (int p = 0; p < GB_GEMM_N_PRECS; p++)
+			assert_int_equal(gb_gemm_check_shape(gb_gemm_precs[p], s[i].m, s[i].n,
+							     s[i].k, err, sizeof(err)), 0);
+		for (size_t j = 0; j < i; j++)
+			assert_false(s[i].m == s[j].m && s[i].n == s[j].n && s[i].k == s[j].k);
+	}
+}
+
+/* ---- rotating buffers ---- */
+
+static void test_rotating_copies(void **state)
+{
+	(void)state;
+	/* 50 MiB L2 (H100): footprint >= 100 MiB */
+	assert_int_equal(gb_gemm_rotating_copies(256 * MiB, 50 * MiB), 2);  /* bf16 8192^3 */
+	assert_int_equal(gb_gemm_rotating_copies(4 * MiB, 50 * MiB), 25);   /* bf16 1024^3 */
+	assert_int_equal(gb_gemm_rotating_copies(32 * MiB, 50 * MiB), 4);   /* fp32 2048^3 */
+	assert_int_equal(gb_gemm_rotating_copies(50 * MiB, 50 * MiB), 2);   /* exactly 2x L2 */
+	assert_int_equal(gb_gemm_rotating_copies(49 * MiB, 50 * MiB), 3);  /* 2 x 49 < 100 */
+	/* 40 MiB L2 (A100): footprint >= 80 MiB */
+	assert_int_equal(gb_gemm_rotating_copies(256 * MiB, 40 * MiB), 2);
+	assert_int_equal(gb_gemm_rotating_copies(4 * MiB, 40 * MiB), 20);
+	assert_int_equal(gb_gemm_rotating_copies(32 * MiB, 40 * MiB), 3);
+	assert_int_equal(gb_gemm_rotating_copies(0.5 * MiB, 40 * MiB), 160);
+	/* never fewer than 2, unknown L2 taken as 128 MiB */
+	assert_int_equal(gb_gemm_rotating_copies(4096 * MiB, 40 * MiB), 2);
+	assert_int_equal(gb_gemm_rotating_copies(4 * MiB, NAN), 64);
+	assert_int_equal(gb_gemm_rotating_copies(4 * MiB, 0), 64);
+	assert_int_equal(gb_gemm_rotating_copies(0, 40 * MiB), 2);
+	/* tiny problems are capped */
+	assert_int_equal(gb_gemm_rotating_copies(1, 40 * MiB), 1u << 24);
+	assert_int_equal(gb_gemm_align_up(1), 256);
+	assert_int_equal(gb_gemm_align_up(256), 256);
+	assert_int_equal(gb_gemm_align_up(257), 512);
+}
+
+/* ---- timing helpers ---- */
+
+static void test_batch_and_settle(void **state)
+{
+	const double settled[] = { 0.9, 1.3, 1.00, 1.01, 1.015 };
+	const double moving[] = { 1.0, 1.01, 1.05 };
+	const double bad[] = { 1.0, 0.0, 1.0 };
+
+	(void)state;
+	assert_int_equal(gb_gemm_batch_iters(50, 2.0, 10, 1e-3), 50);
+	assert_int_equal(gb_gemm_batch_iters(0, 2.0, 10, 1e-3), 200);
+	assert_int_equal(gb_gemm_batch_iters(0, 2.0, 10, 1.0), 1);     /* slow GEMM: 1 each */
+	assert_int_equal(gb_gemm_batch_iters(0, 2.0, 10, 1e-12), 1000000);
+	assert_int_equal(gb_gemm_batch_iters(0, 2.0, 10, NAN), 1);
+	assert_true(gb_gemm_settled(settled, ARRAY_LEN(settled), 0.02));
+	assert_false(gb_gemm_settled(settled, 2, 0.02));
+	assert_false(gb_gemm_settled(moving, ARRAY_LEN(moving), 0.02));
+	assert_false(gb_gemm_settled(bad, ARRAY_LEN(bad), 0.02));
+}
+
+/* ---- sampled coordinates ---- */
+
+static bool has_pair(const uint32_t *rc, size_t n, uint32_t r, uint32_t c)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rc[2 * i] == r && rc[2 * i + 1] == c)
+			return true;
+	return false;
+}
+
+static void test_sample_coords(void **state)
+{
+	uint32_t *rc = malloc(sizeof(uint32_t) * 2 * GB_GEMM_VERIFY_ALL_MAX);
+	size_t n;
+
+	(void)state;
+	assert_non_null(rc);
+	/* up to 1M outputs: all of them, column-major */
+	n = gb_gemm_sample_coords(257, 511, rc, GB_GEMM_VERIFY_ALL_MAX);
+	assert_int_equal(n, 257 * 511);
+	assert_int_equal(rc[0], 0);
+	assert_int_equal(rc[1], 0);
+	assert_int_equal(rc[2], 1);
+	assert_int_equal(rc[3], 0);
+	assert_int_equal(rc[2 * (n - 1)], 256);
+	assert_int_equal(rc[2 * (n - 1) + 1], 510);
+	assert_int_equal(gb_gemm_sample_coords(1024, 1024, NULL, 0), 1u << 20);
+	/* beyond: 64 x 64 with the corners */
+	n = gb_gemm_sample_coords(8192, 8192, rc, GB_GEMM_VERIFY_ALL_MAX);
+	assert_int_equal(n, 4096);
+	assert_true(has_pair(rc, n, 0, 0));
+	assert_true(has_pair(rc, n, 8191, 0));
+	assert_true(has_pair(rc, n, 0, 8191));
+	assert_true(has_pair(rc, n, 8191, 8191));
+	for (size_t i = 0; i < n; i++)
+		assert_true(rc[2 * i] < 8192 && rc[2 * i + 1] < 8192);
+	/* a narrow matrix: every column, 64 rows */
+	n = gb_gemm_sample_coords(100000, 20, rc, GB_GEMM_VERIFY_ALL_MAX);
+	assert_int_equal(n, 64 * 20);
+	assert_true(has_pair(rc, n, 99999, 19));
+	/* writes nothing past max */
+	rc[2] = 12345;
+	assert_int_equal(gb_gemm_sample_coords(8192, 8192, rc, 1), 4096);
+	assert_int_equal(rc[2], 12345);
+	free(rc);
+}
+
+/* ---- error bound, against CPU-simulated dot products ---- */
+
+/* splitmix64 and a uniform [-1, 1) value, as the device fill does */
+static uint64_t mix64(uint64_t x)
+{
+	x += 0x9E3779B97F4A7C15ULL;
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+	return x ^ (x >> 31);
+}
+
+static double uniform(uint64_t seed, uint64_t i)
+{
+	return (double)(mix64(seed * 0x632BE59BD9B4E019ULL + i) >> 11) * 0x1p-53 * 2.0 - 1.0;
+}
+
+/* round to p significand bits, exponent of the smallest normal emin; trunc: toward zero */
+static double round_fmt(double x, int p, int emin, bool trunc_mode)
+{
+	int e;
+	double s;
+
+	if (x == 0 || !isfinite(x))
+		return x;
+	frexp(x, &e);
+	if (e - 1 < emin)
+		e = emin + 1;
+	s = ldexp(x, p - e);
+	s = trunc_mode ? trunc(s) : nearbyint(s);
+	return ldexp(s, e - p);
+}
+
+static double rnd16(double x)
+{
+	return round_fmt(x, 11, -14, false);
+}
+
+static double rndbf16(double x)
+{
+	return round_fmt(x, 8, -126, false);
+}
+
+/* encode a value already representable as FP16 */
+static uint16_t enc16(double v)
+{
+	uint16_t sign = v < 0 ? 0x8000 : 0;
+	int e;
+	double a = fabs(v), f;
+
+	if (a == 0)
+		return sign;
+	f = frexp(a, &e);  /* a = f * 2^e, f in [0.5, 1) */
+	if (e - 1 < -14)   /* subnormal */
+		return sign | (uint16_t)nearbyint(ldexp(a, 24));
+	return sign | (uint16_t)((e - 1 + 15) << 10) | ((uint16_t)nearbyint(ldexp(f, 11)) & 0x3ff);
+}
+
+struct dot {
+	double got;    /* result in the output format, as a double */
+	double ref;    /* exact dot product of the stored inputs */
+	double sum_abs;
+};
+
+/* One dot product of length k as precision p computes it (sequential order, the worst). */
+static struct dot simulate(enum gb_precision p, uint64_t k, uint64_t seed)
+{
+	long double ref = 0;
+	double sum_abs = 0, dacc = 0, part = 0;
+	float facc = 0;
+	struct dot d;
+
+	for (uint64_t i = 0; i < k; i++) {
+		double a = uniform(2 * seed + 1, i), b = uniform(2 * seed + 2, i);
+
+		switch (p) {
+		case GB_PREC_FP32:
+		case GB_PREC_TF32:
+			a = (float)a;
+			b = (float)b;
+			break;
+		case GB_PREC_FP16:
+		case GB_PREC_FP16_ACC16:
+			a = rnd16(a);
+			b = rnd16(b);
+			break;
+		case GB_PREC_BF16:
+			a = rndbf16(a);
+			b = rndbf16(b);
+			break;
+		case GB_PREC_FP8:
+			a = round_fmt(a, 4, -6, false);
+			b = round_fmt(b, 4, -6, false);
+			break;
+		default:
+			break;
+		}
+		ref += (long double)a * b;
+		sum_abs += fabs(a * b);
+		switch (p) {
+		case GB_PREC_FP32:
+			facc = fmaf((float)a, (float)b, facc);
+			break;
+		case GB_PREC_TF32:
+			/* TF32 inputs truncated to 10 mantissa bits, FP32 accumulation */
+			facc += (float)(round_fmt(a, 11, -126, true) *
+					round_fmt(b, 11, -126, true));
+			break;
+		case GB_PREC_FP16:
+		case GB_PREC_BF16:
+			facc += (float)(a * b);  /* exact product, FP32 sum */
+			break;
+		case GB_PREC_FP16_ACC16:
+			dacc = rnd16(dacc + a * b);
+			break;
+		case GB_PREC_FP8:
+			/* 14-bit truncating accumulator, promoted to FP32 every 128 terms */
+			part = round_fmt(part + a * b, 14, -126, true);
+			if ((i + 1) % 128 == 0) {
+				facc += (float)part;
+				part = 0;
+			}
+			break;
+		default:
+			dacc += a * b;
+			break;
+		}
+	}
+	switch (p) {
+	case GB_PREC_FP32:
+	case GB_PREC_TF32:
+		d.got = facc;
+		break;
+	case GB_PREC_FP16:
+		d.got = rnd16(facc);
+		break;
+	case GB_PREC_BF16:
+		d.got = rndbf16(facc);
+		break;
+	case GB_PREC_FP16_ACC16:
+		d.got = dacc;
+		break;
+	case GB_PREC_FP8:
+		d.got = rndbf16(facc + (float)part);
+		break;
+	default:
+		d.got = dacc;
+		break;
+	}
+	d.ref = (double)ref;
+	d.sum_abs = sum_abs;
+	return d;
+}
+
+/* the simulated result stored in its output format (flip tests need the bits) */
+static void store(enum gb_precision p, double v, unsigned char *out)
+{
+	enum gb_dtype t = gb_gemm_output_type(p);
+	float f = (float)v;
+	uint32_t u;
+	uint16_t h;
+
+	switch (t) {
+	case GB_DT_F64:
+		memcpy(out, &v, 8);
+		break;
+	case GB_DT_F32:
+		memcpy(out, &f, 4);
+		break;
+	case GB_DT_F16:
+		h = enc16(v);
+		memcpy(out, &h, 2);
+		break;
+	case GB_DT_BF16:
+		memcpy(&u, &f, 4);  /* v is already a BF16 value: the low half is zero */
+		h = (uint16_t)(u >> 16);
+		memcpy(out, &h, 2);
+		break;
+	default:
+		fail_msg("unexpected output type %s", gb_dtype_name(t));
+	}
+}
+
+#define SIM_K 8192
+#define SIM_DOTS 24
+
+static void test_bound_values(void **state)
+{
+	(void)state;
+	assert_near(gb_gemm_error_bound(GB_PREC_INT8, 8192), 0, 0);
+	/* the figures quoted in gemm_math.c and docs/gemm.md */
+	assert_true(gb_gemm_error_bound(GB_PREC_FP64, SIM_K) < 1.1e-13);
+	assert_true(gb_gemm_error_bound(GB_PREC_FP32, SIM_K) < 3e-5);
+	assert_true(gb_gemm_error_bound(GB_PREC_FP16, SIM_K) < 1.1e-3);
+	assert_true(gb_gemm_error_bound(GB_PREC_BF16, SIM_K) < 8e-3);
+	assert_true(gb_gemm_error_bound(GB_PREC_TF32, SIM_K) < 3.1e-3);
+	assert_true(gb_gemm_error_bound(GB_PREC_FP8, SIM_K) < 6.5e-2);
+	assert_true(gb_gemm_error_bound(GB_PREC_FP16_ACC16, SIM_K) < 0.23);
+	/* grows with k, never negative */
+	for (int p = 0; p < GB_GEMM_N_PRECS; p++) {
+		if (gb_gemm_precs[p] == GB_PREC_INT8)
+			continue;
+		assert_true(gb_gemm_error_bound(gb_gemm_precs[p], 1) > 0);
+		assert_true(gb_gemm_error_bound(gb_gemm_precs[p], 65536) >
+			    gb_gemm_error_bound(gb_gemm_precs[p], 1024));
+	}
+}
+
+static void test_rel_error(void **state)
+{
+	(void)state;
+	assert_near(gb_gemm_rel_error(1.0, 1.0, 4.0, 16), 0, 0);
+	/* |ref| + sum_abs / sqrt(k) = 1 + 4 / 4 = 2 */
+	assert_near(gb_gemm_rel_error(1.5, 1.0, 4.0, 16), 0.25, 1e-15);
+	/* a cancelled dot product is judged against the size of its terms */
+	assert_near(gb_gemm_rel_error(0.01, 0.0, 4.0, 16), 0.01, 1e-15);
+	assert_true(isnan(gb_gemm_rel_error(NAN, 1.0, 4.0, 16)));
+	assert_true(isinf(gb_gemm_rel_error(1.0, 0.0, 0.0, 16)));
+}
+
+/* Correct results of length 8192 stay within the bound, for every float precision. */
+static void test_bound_holds_for_correct_results(void **state)
+{
+	static const enum gb_precision precs[] = { GB_PREC_FP64, GB_PREC_FP32, GB_PREC_TF32,
+						   GB_PREC_FP16, GB_PREC_BF16, GB_PREC_FP16_ACC16,
+						   GB_PREC_FP8 };
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_LEN(precs); i++) {
+		double bound = gb_gemm_error_bound(precs[i], SIM_K), worst = 0;
+
+		for (uint64_t s = 0; s < SIM_DOTS; s++) {
+			struct dot d = simulate(precs[i], SIM_K, s + 1);
+			double e = gb_gemm_rel_error(d.got, d.ref, d.sum_abs, SIM_K);
+
+			assert_false(isnan(e));
+			worst = fmax(worst, e);
+		}
+		if (!(worst <= bound))
+			fail_msg("%s: correct result has error %.3g above the bound %.3g",
+				 gb_precision_name(precs[i]), worst, bound);
+		/* and the bound is not absurdly loose: within 40x of what rounding does */
+		if (precs[i] != GB_PREC_FP64 && !(worst * 40 > bound))
+			fail_msg("%s: bound %.3g is more than 40x the error seen (%.3g)",
+				 gb_precision_name(precs[i]), bound, worst);
+	}
+}
+
+/*
+ * The same results with a flipped high bit exceed the bound: the top
+ * exponent bit always; the top stored mantissa bit too wherever the bound is
+ * below 1/8 (all but fp16acc16). Judged on typical elements (|ref| at least
+ * sum_abs / sqrt(k)); a tiny cancelled element may hide a mantissa flip in
+ * the rounding noise of its own partial sums.
+ */
+static void test_flipped_bit_caught(void **state)
+{
+	static const enum gb_precision precs[] = { GB_PREC_FP64, GB_PREC_FP32, GB_PREC_TF32,
+						   GB_PREC_FP16, GB_PREC_BF16, GB_PREC_FP16_ACC16,
+						   GB_PREC_FP8 };
+	/* position of the top stored mantissa bit per output type */
+	int tested = 0;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_LEN(precs); i++) {
+		enum gb_precision p = precs[i];
+		enum gb_dtype t = gb_gemm_output_type(p);
+		double bound = gb_gemm_error_bound(p, SIM_K);
+		int mant_top = t == GB_DT_F64 ? 51 : t == GB_DT_F32 ? 22 : t == GB_DT_F16 ? 9 : 6;
+
+		for (uint64_t s = 0; s < SIM_DOTS; s++) {
+			struct dot d = simulate(p, SIM_K, s + 1);
+			unsigned char bits[8] = { 0 };
+			double e;
+
+			if (fabs(d.ref) < d.sum_abs / sqrt((double)SIM_K))
+				continue;
+			tested++;
+			store(p, d.got, bits);
+			assert_near(gb_dtype_to_double(bits, t), d.got, 0);
+			gb_gemm_flip_high_bit(bits, t);
+			e = gb_gemm_rel_error(gb_dtype_to_double(bits, t), d.ref, d.sum_abs, SIM_K);
+			if (!(e > bound || isnan(e)))
+				fail_msg("%s: exponent flip gives error %.3g within the bound %.3g",
+					 gb_precision_name(p), e, bound);
+			if (p == GB_PREC_FP16_ACC16)
+				continue;
+			store(p, d.got, bits);
+			bits[mant_top / 8] ^= (unsigned char)(1u << (mant_top % 8));
+			e = gb_gemm_rel_error(gb_dtype_to_double(bits, t), d.ref, d.sum_abs, SIM_K);
+			if (!(e > bound))
+				fail_msg("%s: mantissa flip gives error %.3g within the bound %.3g",
+					 gb_precision_name(p), e, bound);
+		}
+	}
+	assert_true(tested > 20);
+}
+
+static void test_int8_exact(void **state)
+{
+	int32_t v = 123456, w;
+	unsigned char b[4];
+
+	(void)state;
+	/* |sum| <= k * 64 * 64 < 2^30 at the largest k: bit 30 is free, so a flip always shows */
+	assert_true((double)GB_GEMM_MAX_DIM * GB_GEMM_INT8_MAX * GB_GEMM_INT8_MAX <= 0x1p30);
+	memcpy(b, &v, 4);
+	gb_gemm_flip_high_bit(b, GB_DT_I32);
+	memcpy(&w, b, 4);
+	assert_int_equal(w, v ^ (1 << 30));
+	assert_true(gb_gemm_rel_error(w, v, 1e6, 1024) > gb_gemm_error_bound(GB_PREC_INT8, 1024));
+}
+
+static void test_decode(void **state)
+{
+	const uint16_t h_one = 0x3C00, h_neg_two = 0xC000, h_min_sub = 0x0001, h_nan = 0x7E00;
+	const uint16_t bf_one = 0x3F80;
+	const uint8_t e4_one = 0x38, e4_max = 0x7E, e4_nan = 0x7F, e4_min_sub = 0x01;
+	const int8_t i8 = -64;
+
+	(void)state;
+	assert_near(gb_dtype_to_double(&h_one, GB_DT_F16), 1.0, 0);
+	assert_near(gb_dtype_to_double(&h_neg_two, GB_DT_F16), -2.0, 0);
+	assert_near(gb_dtype_to_double(&h_min_sub, GB_DT_F16), 0x1p-24, 0);
+	assert_true(isnan(gb_dtype_to_double(&h_nan, GB_DT_F16)));
+	assert_near(gb_dtype_to_double(&bf_one, GB_DT_BF16), 1.0, 0);
+	assert_near(gb_dtype_to_double(&e4_one, GB_DT_E4M3), 1.0, 0);
+	assert_near(gb_dtype_to_double(&e4_max, GB_DT_E4M3), 448.0, 0);
+	assert_near(gb_dtype_to_double(&e4_min_sub, GB_DT_E4M3), 0x1p-9, 0);
+	assert_true(isnan(gb_dtype_to_double(&e4_nan, GB_DT_E4M3)));
+	assert_near(gb_dtype_to_double(&i8, GB_DT_I8), -64, 0);
+	/* the encoder the flip test relies on round-trips */
+	for (double v = -3.0; v <= 3.0; v += 0.0625)
+		assert_near(gb_dtype_to_double(&(uint16_t){ enc16(v) }, GB_DT_F16), v, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_flops),
+		cmocka_unit_test(test_precision_names),
+		cmocka_unit_test(test_types),
+		cmocka_unit_test(test_support_table),
+		cmocka_unit_test(test_unsupported_reason),
+		cmocka_unit_test(test_peak_precision),
+		cmocka_unit_test(test_alignment),
+		cmocka_unit_test(test_shape_product),
+		cmocka_unit_test(test_search_grid),
+		cmocka_unit_test(test_rotating_copies),
+		cmocka_unit_test(test_batch_and_settle),
+		cmocka_unit_test(test_sample_coords),
+		cmocka_unit_test(test_bound_values),
+		cmocka_unit_test(test_rel_error),
+		cmocka_unit_test(test_bound_holds_for_correct_results),
+		cmocka_unit_test(test_flipped_bit_caught),
+		cmocka_unit_test(test_int8_exact),
+		cmocka_unit_test(test_decode),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

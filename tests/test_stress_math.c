@@ -1,0 +1,1257 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_stress_math.c - unit tests for the CPU core of `gpubench stress`
+ * (bench/stress_math.c, bench/stress_verdict_math.c): the data generator,
+ * exact-phase ranges, ABFT bounds on CPU matrices multiplied in float with
+ * round-to-nearest and with truncation (no false alarm; flipped exponent and
+ * high mantissa bits caught), sizing, load schedules, the cross-GPU vote, the
+ * hardware XID set, forensics formatting, thresholds, duration and percent
+ * parsing, and every verdict rule on synthetic observations, triggering and
+ * not.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "bench/stress_math.h"
+#include "cmd/cli.h"
+
+#include <cjson/cJSON.h>
+#include <fenv.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define GiB (1024.0 * 1024.0 * 1024.0)
+#define MiB (1024.0 * 1024.0)
+
+/* ======================================================================= */
+/* generator                                                               */
+
+static void test_value_random_representable(void **state)
+{
+	static const enum gb_stress_prec ps[] = { GB_SP_BF16, GB_SP_FP16, GB_SP_TF32,
+						  GB_SP_FP32, GB_SP_FP64, GB_SP_FP8 };
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_LEN(ps); i++) {
+		struct gb_stress_gemm_type t;
+		uint64_t key = gb_stress_key(7, 0);
+		double sum = 0, scale;
+
+		assert_int_equal(gb_stress_gemm_type(ps[i], &t), 0);
+		scale = ldexp(1.0, t.sig_bits);
+		for (uint64_t idx = 0; idx < 20000; idx++) {
+			double v = gb_stress_value(key, idx, t.sig_bits, 0);
+
+			/* |v| < 1 and v * 2^sig an integer: exactly representable */
+			assert_true(fabs(v) < 1.0);
+			assert_true(v * scale == floor(v * scale));
+			sum += v;
+		}
+		/* zero-mean, as the probabilistic bound assumes */
+		assert_true(fabs(sum / 20000) < 0.02);
+	}
+	/* the two matrices and two seeds differ */
+	assert_true(gb_stress_key(1, 0) != gb_stress_key(1, 1));
+	assert_true(gb_stress_key(1, 0) != gb_stress_key(2, 0));
+}
+
+static void test_value_exact_integers(void **state)
+{
+	uint64_t key = gb_stress_key(3, 1);
+	bool seen_lo = false, seen_hi = false;
+
+	(void)state;
+	for (uint64_t idx = 0; idx < 5000; idx++) {
+		double v = gb_stress_value(key, idx, 11, 16);
+
+		assert_true(v == floor(v));
+		assert_true(v >= -16 && v <= 16);
+		seen_lo |= v == -16;
+		seen_hi |= v == 16;
+	}
+	assert_true(seen_lo && seen_hi);
+}
+
+static void test_memtest_words(void **state)
+{
+	(void)state;
+	assert_int_equal(gb_memtest_word(GB_MT_WALK1, 0, 0, 0), 1u);
+	assert_int_equal(gb_memtest_word(GB_MT_WALK1, 3, 0, 0), 8u);
+	assert_int_equal(gb_memtest_word(GB_MT_WALK1, 31, 0, 1), 1u);
+	assert_int_equal(gb_memtest_word(GB_MT_WALK0, 0, 0, 2), ~4u);
+	assert_int_equal(gb_memtest_word(GB_MT_SOLID, 0x55555555u, 0, 123), 0x55555555u);
+	assert_int_equal(gb_memtest_word(GB_MT_RANDOM, 0, 9, 5), gb_memtest_word(GB_MT_RANDOM, 0, 9, 5));
+	assert_true(gb_memtest_word(GB_MT_RANDOM, 0, 9, 5) != gb_memtest_word(GB_MT_RANDOM, 0, 9, 6));
+	assert_true(gb_memtest_word(GB_MT_RANDOM, 0, 9, 5) != gb_memtest_word(GB_MT_RANDOM, 0, 10, 5));
+}
+
+static void test_digest(void **state)
+{
+	uint32_t w[64];
+	uint64_t d0, d1;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_LEN(w); i++)
+		w[i] = (uint32_t)(i * 2654435761u);
+	d0 = gb_stress_digest(w, ARRAY_LEN(w));
+	/* one flipped bit anywhere changes it */
+	for (size_t i = 0; i < ARRAY_LEN(w); i += 7) {
+		w[i] ^= 1u << (i % 32);
+		d1 = gb_stress_digest(w, ARRAY_LEN(w));
+		assert_true(d1 != d0);
+		w[i] ^= 1u << (i % 32);
+	}
+	/* the position matters: swapping two words changes it */
+	w[1] = w[0] + 1;
+	d0 = gb_stress_digest(w, ARRAY_LEN(w));
+	{
+		uint32_t t = w[0];
+
+		w[0] = w[1];
+		w[1] = t;
+	}
+	assert_true(gb_stress_digest(w, ARRAY_LEN(w)) != d0);
+	/* and it is the XOR of per-word terms, so any order of reduction agrees */
+	assert_true((gb_stress_digest(w, 32) ^ gb_stress_digest_word(w[32], 32)) ==
+		    gb_stress_digest(w, 33));
+}
+
+/* ======================================================================= */
+/* precisions, exact ranges, phases                                        */
+
+static void test_gemm_types(void **state)
+{
+	struct gb_stress_gemm_type t;
+	enum gb_stress_prec two[2];
+	char buf[128];
+
+	(void)state;
+	assert_int_equal(gb_stress_gemm_type(GB_SP_BF16, &t), 0);
+	assert_int_equal(t.in, GB_DT_BF16);
+	assert_int_equal(t.out, GB_DT_F32);
+	assert_int_equal(t.int_max, 256);
+	assert_int_equal(gb_stress_gemm_type(GB_SP_FP64, &t), 0);
+	assert_int_equal(t.out, GB_DT_F64);
+	assert_int_equal(gb_stress_gemm_type(GB_SP_MIXED, &t), -1);
+	assert_int_equal(gb_stress_expand_prec(GB_SP_MIXED, two), 2);
+	assert_int_equal(two[0], GB_SP_FP64);
+	assert_int_equal(two[1], GB_SP_FP16);
+	assert_int_equal(gb_stress_expand_prec(GB_SP_TF32, two), 1);
+	assert_int_equal(two[0], GB_SP_TF32);
+	assert_string_equal(gb_stress_prec_names[GB_SP_FP8], "fp8");
+	assert_null(gb_stress_prec_names[GB_SP_COUNT]);
+
+	assert_null(gb_stress_unsupported(GB_SP_FP8, 9, 0, buf, sizeof(buf)));
+	assert_null(gb_stress_unsupported(GB_SP_FP8, 8, 9, buf, sizeof(buf)));
+	assert_non_null(gb_stress_unsupported(GB_SP_FP8, 8, 0, buf, sizeof(buf)));
+	assert_string_equal(buf, "fp8 needs compute capability 8.9 or newer (this GPU is 8.0)");
+	assert_non_null(gb_stress_unsupported(GB_SP_BF16, 7, 5, buf, sizeof(buf)));
+	assert_null(gb_stress_unsupported(GB_SP_FP64, 6, 0, buf, sizeof(buf)));
+}
+
+/* every documented condition of the exact range, at the largest r and r + 1 */
+static void check_range(enum gb_stress_prec p, uint64_t m, uint64_t n, uint64_t k, int64_t want)
+{
+	struct gb_stress_gemm_type t;
+	int64_t r = gb_stress_exact_range(p, m, n, k);
+	uint64_t mn = m > n ? m : n;
+	double r2 = (double)r * (double)r;
+
+	assert_int_equal(gb_stress_gemm_type(p, &t), 0);
+	if (want >= 0)
+		assert_int_equal(r, want);
+	assert_true(r <= t.int_max);
+	assert_true((double)k * r2 < ldexp(1.0, t.acc_exact_bits));
+	assert_true((double)mn * (double)k * r2 < 0x1p53);
+	/* r + 1 breaks one of them */
+	r2 = (double)(r + 1) * (double)(r + 1);
+	assert_true(r + 1 > t.int_max || (double)k * r2 >= ldexp(1.0, t.acc_exact_bits) ||
+		    (double)mn * (double)k * r2 >= 0x1p53);
+}
+
+static void test_exact_range(void **state)
+{
+	(void)state;
+	/* the representable limits of the research notes, where k is small */
+	check_range(GB_SP_FP16, 4, 4, 1, 2048);
+	check_range(GB_SP_TF32, 4, 4, 1, 2048);
+	check_range(GB_SP_BF16, 4, 4, 1, 256);
+	check_range(GB_SP_FP8, 4, 4, 1, 16);
+	/* k r^2 < 2^24: 4 x 2048^2 = 2^24 is one too many */
+	check_range(GB_SP_TF32, 4, 4, 4, 2047);
+	/* at the stress's own 8192^3, FP32 accumulation decides: sqrt(2^24 / 8192) */
+	check_range(GB_SP_FP16, 8192, 8192, 8192, 45);
+	check_range(GB_SP_BF16, 8192, 8192, 8192, 45);
+	check_range(GB_SP_FP32, 8192, 8192, 8192, 45);
+	/* FP8 keeps partial sums within 14 bits */
+	check_range(GB_SP_FP8, 8192, 8192, 8192, 1);
+	check_range(GB_SP_FP8, 256, 256, 256, 7);
+	/* FP64: the checksums in double decide: sqrt(2^53 / 2^26) */
+	check_range(GB_SP_FP64, 8192, 8192, 8192, 11585);
+	check_range(GB_SP_FP64, 1024, 1024, 1024, -1);
+	/* nothing fits: FP8 at k = 2^15 */
+	assert_int_equal(gb_stress_exact_range(GB_SP_FP8, 64, 64, 32768), 0);
+	assert_int_equal(gb_stress_exact_range(GB_SP_MIXED, 64, 64, 64), 0);
+}
+
+static void test_phases(void **state)
+{
+	struct gb_stress_phase ph[4];
+
+	(void)state;
+	assert_int_equal(gb_stress_phases(GB_SP_BF16, false, 8192, 8192, 8192, ph, 4), 1);
+	assert_int_equal(ph[0].mode, GB_STRESS_RANDOM);
+	assert_int_equal(gb_stress_phases(GB_SP_BF16, true, 8192, 8192, 8192, ph, 4), 2);
+	assert_int_equal(ph[1].mode, GB_STRESS_EXACT);
+	assert_int_equal(ph[1].r, 45);
+	assert_int_equal(gb_stress_phases(GB_SP_MIXED, true, 1024, 1024, 1024, ph, 4), 4);
+	assert_int_equal(ph[0].prec, GB_SP_FP64);
+	assert_int_equal(ph[1].prec, GB_SP_FP16);
+	assert_int_equal(ph[2].prec, GB_SP_FP64);
+	assert_int_equal(ph[2].mode, GB_STRESS_EXACT);
+	assert_int_equal(ph[3].prec, GB_SP_FP16);
+	/* an exact range of 0 drops that exact phase */
+	assert_int_equal(gb_stress_phases(GB_SP_FP8, true, 64, 64, 32768, ph, 4), 1);
+	assert_int_equal(gb_stress_abft_kind(&ph[0]), GB_ABFT_PROBABILISTIC);
+}
+
+static void test_batch_schedule(void **state)
+{
+	size_t seq[8];
+
+	(void)state;
+	/* one precision with an exact phase: R R R E */
+	for (size_t b = 0; b < 8; b++)
+		seq[b] = gb_stress_batch_phase(1, 1, b);
+	assert_int_equal(seq[0], 0);
+	assert_int_equal(seq[2], 0);
+	assert_int_equal(seq[3], 1);
+	assert_int_equal(seq[4], 0);
+	assert_int_equal(seq[7], 1);
+	/* mixed: R64 R16 R64 R16 R64 R16 E64 E16 */
+	assert_int_equal(gb_stress_batch_phase(2, 2, 0), 0);
+	assert_int_equal(gb_stress_batch_phase(2, 2, 1), 1);
+	assert_int_equal(gb_stress_batch_phase(2, 2, 5), 1);
+	assert_int_equal(gb_stress_batch_phase(2, 2, 6), 2);
+	assert_int_equal(gb_stress_batch_phase(2, 2, 7), 3);
+	assert_int_equal(gb_stress_batch_phase(2, 2, 8), 0);
+	/* no exact phases: the random ones in turn */
+	assert_int_equal(gb_stress_batch_phase(2, 0, 3), 1);
+	assert_int_equal(gb_stress_batch_phase(1, 0, 3), 0);
+}
+
+/* ======================================================================= */
+/* ABFT on CPU matrices                                                    */
+
+struct mats {
+	uint64_t m, n, k;
+	double *a, *b; /* a: k x m (A's storage), b: k x n */
+	double *c;     /* m x n, the float result widened */
+};
+
+static void mats_gen(struct mats *x, uint64_t m, uint64_t n, uint64_t k, int sig_bits, int64_t r,
+		     uint64_t seed)
+{
+	uint64_t ka = gb_stress_key(seed, 0), kb = gb_stress_key(seed, 1);
+
+	x->m = m, x->n = n, x->k = k;
+	x->a = malloc(k * m * sizeof(double));
+	x->b = malloc(k * n * sizeof(double));
+	x->c = malloc(m * n * sizeof(double));
+	assert_non_null(x->a);
+	assert_non_null(x->b);
+	assert_non_null(x->c);
+	for (uint64_t i = 0; i < k * m; i++)
+		x->a[i] = gb_stress_value(ka, i, sig_bits, r);
+	for (uint64_t i = 0; i < k * n; i++)
+		x->b[i] = gb_stress_value(kb, i, sig_bits, r);
+}
+
+static void mats_free(struct mats *x)
+{
+	free(x->a);
+	free(x->b);
+	free(x->c);
+}
+
+/*
+ * C in float in the given rounding mode. blk = 1: one sequential
+ * accumulation per element, every product and addition rounded. blk > 1:
+ * the tensor-core model of Fasi et al. (PeerJ CS 2021): blk products summed
+ * exactly, then added to the FP32 accumulator with one rounding.
+ */
+static void gemm_float(struct mats *x, int mode, int blk)
+{
+	int old = fegetround();
+
+	assert_int_equal(fesetround(mode), 0);
+	for (uint64_t j = 0; j < x->n; j++) {
+		for (uint64_t i = 0; i < x->m; i++) {
+			const double *a = x->a + i * x->k, *b = x->b + j * x->k;
+			volatile float acc = 0.0f;
+
+			for (uint64_t p = 0; blk <= 1 && p < x->k; p++)
+				acc += (float)a[p] * (float)b[p];
+			for (uint64_t p = 0; blk > 1 && p < x->k; p += (uint64_t)blk) {
+				/* exact in double for inputs of up to 11 significand bits */
+				volatile double block = 0;
+
+				for (int q = 0; q < blk; q++)
+					block += a[p + (uint64_t)q] * b[p + (uint64_t)q];
+				acc = (float)((double)acc + block);
+			}
+			x->c[i + j * x->m] = acc;
+		}
+	}
+	fesetround(old);
+}
+
+static void mats_column(void *user, unsigned matrix, uint64_t col, double *out, uint64_t k)
+{
+	const struct mats *x = user;
+
+	memcpy(out, (matrix ? x->b : x->a) + col * k, k * sizeof(double));
+}
+
+/* mismatching checksums of x->c against a reference of the given kind */
+static uint64_t abft_count(const struct mats *x, enum gb_abft_kind kind, double u,
+			   int64_t *fc, int64_t *fr, double *worst_ratio)
+{
+	struct gb_abft_ref ref;
+	double *col = malloc(x->n * sizeof(double)), *row = malloc(x->m * sizeof(double));
+	uint64_t bad;
+
+	assert_int_equal(gb_stress_abft_build(mats_column, (void *)x, x->m, x->n, x->k, kind, u,
+					      0, &ref),
+			 0);
+	gb_stress_abft_sums(x->c, x->m, x->n, col, row);
+	bad = gb_stress_abft_check(&ref, col, row, fc, fr);
+	if (worst_ratio) {
+		*worst_ratio = 0;
+		for (uint64_t j = 0; j < x->n; j++)
+			*worst_ratio = fmax(*worst_ratio,
+					    fabs(col[j] - ref.col_exp[j]) / ref.col_bound[j]);
+		for (uint64_t i = 0; i < x->m; i++)
+			*worst_ratio = fmax(*worst_ratio,
+					    fabs(row[i] - ref.row_exp[i]) / ref.row_bound[i]);
+	}
+	gb_stress_abft_release(&ref);
+	free(col);
+	free(row);
+	return bad;
+}
+
+/* flip bit `bit` of element (i, j) as a float and return the old value */
+static double flip_f32(struct mats *x, uint64_t i, uint64_t j, int bit)
+{
+	float f = (float)x->c[i + j * x->m];
+	uint32_t u;
+	double old = x->c[i + j * x->m];
+
+	memcpy(&u, &f, sizeof(u));
+	u ^= 1u << bit;
+	memcpy(&f, &u, sizeof(f));
+	x->c[i + j * x->m] = f;
+	return old;
+}
+
+/* an element of column j whose magnitude is near the column's median */
+static uint64_t median_row(const struct mats *x, uint64_t j)
+{
+	double *v = malloc(x->m * sizeof(double)), med;
+	uint64_t best = 0;
+
+	for (uint64_t i = 0; i < x->m; i++)
+		v[i] = fabs(x->c[i + j * x->m]);
+	med = gb_percentile(v, x->m, 50.0);
+	for (uint64_t i = 1; i < x->m; i++)
+		if (fabs(v[i] - med) < fabs(v[best] - med))
+			best = i;
+	free(v);
+	return best;
+}
+
+/* Round to nearest, FP32 SIMT-style: the bound holds with a wide margin. */
+static void test_abft_no_false_alarm_rn(void **state)
+{
+	struct mats x;
+	int64_t fc, fr;
+	double ratio;
+
+	(void)state;
+	mats_gen(&x, 48, 40, 4096, 24, 0, 11);
+	gemm_float(&x, FE_TONEAREST, 1);
+	assert_int_equal(abft_count(&x, GB_ABFT_PROBABILISTIC, 0x1p-24, &fc, &fr, &ratio), 0);
+	assert_int_equal(fc, -1);
+	assert_int_equal(fr, -1);
+	/* not a near miss: the worst checksum uses under a tenth of its bound */
+	assert_true(ratio < 0.1);
+	assert_int_equal(abft_count(&x, GB_ABFT_RIGOROUS, 0x1p-24, &fc, &fr, NULL), 0);
+	mats_free(&x);
+}
+
+/*
+ * Truncation (round toward zero), with the doubled u_acc of the tensor-core
+ * types: no false alarm with tensor-core-like blocks of 4 at k = 8192, nor
+ * with sequential truncation of every operation at k = 1024. (Sequential
+ * truncation at k = 8192, which no NVIDIA GEMM does, would come within 4
+ * standard deviations of the bound: see stress_math.c.)
+ */
+static void test_abft_no_false_alarm_rz(void **state)
+{
+	struct mats x;
+	int64_t fc, fr;
+	double ratio;
+
+	(void)state;
+	mats_gen(&x, 32, 32, 8192, 11, 0, 12); /* FP16-like inputs: exact products */
+	gemm_float(&x, FE_TOWARDZERO, 4);
+	assert_int_equal(abft_count(&x, GB_ABFT_PROBABILISTIC, 0x1p-23, &fc, &fr, &ratio), 0);
+	assert_true(ratio < 0.35);
+	assert_int_equal(abft_count(&x, GB_ABFT_RIGOROUS, 0x1p-23, &fc, &fr, NULL), 0);
+	mats_free(&x);
+
+	mats_gen(&x, 48, 40, 1024, 24, 0, 13); /* FP32 inputs, products truncated too */
+	gemm_float(&x, FE_TOWARDZERO, 1);
+	assert_int_equal(abft_count(&x, GB_ABFT_PROBABILISTIC, 0x1p-23, &fc, &fr, &ratio), 0);
+	assert_true(ratio < 0.35);
+	assert_int_equal(abft_count(&x, GB_ABFT_RIGOROUS, 0x1p-23, &fc, &fr, NULL), 0);
+	mats_free(&x);
+}
+
+/* A single flipped exponent or high mantissa bit is caught, in its row and column. */
+static void test_abft_catches_flips(void **state)
+{
+	static const int bits[] = { 30, 29, 27, 24, 23, 22, 21, 20 };
+	struct mats x;
+	int64_t fc, fr;
+
+	(void)state;
+	mats_gen(&x, 48, 40, 4096, 24, 0, 14);
+	gemm_float(&x, FE_TONEAREST, 1);
+	for (size_t b = 0; b < ARRAY_LEN(bits); b++) {
+		uint64_t j = 3 + b, i = median_row(&x, j);
+		double old = flip_f32(&x, i, j, bits[b]);
+
+		assert_int_equal(abft_count(&x, GB_ABFT_PROBABILISTIC, 0x1p-24, &fc, &fr, NULL), 2);
+		assert_int_equal(fc, (int64_t)j);
+		assert_int_equal(fr, (int64_t)i);
+		x.c[i + j * x.m] = old;
+	}
+	/* the rigorous bound is too loose for a mantissa flip, but not for the exponent */
+	{
+		uint64_t i = median_row(&x, 5);
+		double old = flip_f32(&x, i, 5, 20);
+
+		assert_int_equal(abft_count(&x, GB_ABFT_RIGOROUS, 0x1p-24, &fc, &fr, NULL), 0);
+		x.c[i + 5 * x.m] = old;
+		old = flip_f32(&x, i, 5, 29); /* x 2^64 */
+		assert_int_equal(abft_count(&x, GB_ABFT_RIGOROUS, 0x1p-24, &fc, &fr, NULL), 2);
+		x.c[i + 5 * x.m] = old;
+	}
+	/* NaN is a mismatch */
+	x.c[7] = NAN;
+	assert_true(abft_count(&x, GB_ABFT_PROBABILISTIC, 0x1p-24, &fc, &fr, NULL) >= 2);
+	mats_free(&x);
+}
+
+/* Exact phase: integer data give exact sums in any rounding mode; any flip shows. */
+static void test_abft_exact(void **state)
+{
+	struct mats x;
+	int64_t fc, fr, r = gb_stress_exact_range(GB_SP_FP16, 40, 40, 2048);
+
+	(void)state;
+	assert_int_equal(r, 90);
+	mats_gen(&x, 40, 40, 2048, 11, r, 15);
+	gemm_float(&x, FE_TOWARDZERO, 1);
+	assert_int_equal(abft_count(&x, GB_ABFT_EXACT, 0, &fc, &fr, NULL), 0);
+	gemm_float(&x, FE_TONEAREST, 8);
+	assert_int_equal(abft_count(&x, GB_ABFT_EXACT, 0, &fc, &fr, NULL), 0);
+	/* the lowest mantissa bit of an integer-valued float */
+	{
+		uint64_t i = median_row(&x, 9);
+
+		flip_f32(&x, i, 9, 0);
+		assert_int_equal(abft_count(&x, GB_ABFT_EXACT, 0, &fc, &fr, NULL), 2);
+		assert_int_equal(fc, 9);
+		assert_int_equal(fr, (int64_t)i);
+	}
+	mats_free(&x);
+}
+
+/* The generator-backed reference equals one built from the same matrices. */
+static void test_abft_reference_matches(void **state)
+{
+	struct gb_stress_phase ph = { GB_SP_BF16, GB_STRESS_RANDOM, 0 };
+	struct gb_abft_ref a, b;
+	struct mats x;
+
+	(void)state;
+	mats_gen(&x, 24, 20, 64, 8, 0, 99);
+	assert_int_equal(gb_stress_abft_reference(&ph, 99, 24, 20, 64, 0, &a), 0);
+	assert_int_equal(gb_stress_abft_build(mats_column, &x, 24, 20, 64, GB_ABFT_PROBABILISTIC,
+					      0x1p-23, 64, &b),
+			 0);
+	for (size_t j = 0; j < 20; j++) {
+		assert_true(a.col_exp[j] == b.col_exp[j]);
+		assert_true(a.col_bound[j] == b.col_bound[j]);
+		assert_true(a.col_bound[j] > 0);
+	}
+	for (size_t i = 0; i < 24; i++)
+		assert_true(a.row_exp[i] == b.row_exp[i]);
+	gb_stress_abft_release(&a);
+	gb_stress_abft_release(&b);
+	/* exact phases have zero bounds */
+	ph.mode = GB_STRESS_EXACT;
+	ph.r = 5;
+	assert_int_equal(gb_stress_abft_reference(&ph, 99, 24, 20, 64, 0, &a), 0);
+	assert_true(a.col_bound[0] == 0 && a.row_bound[23] == 0);
+	assert_true(a.col_exp[0] == floor(a.col_exp[0]));
+	gb_stress_abft_release(&a);
+	/* one element from the generator: the exact product of the stored inputs */
+	{
+		double e = 0;
+
+		for (uint64_t p = 0; p < 64; p++)
+			e += x.a[p + 7 * 64] * x.b[p + 3 * 64];
+		ph.mode = GB_STRESS_RANDOM;
+		ph.r = 0;
+		assert_true(gb_stress_element(&ph, 99, 64, 7, 3) == e);
+	}
+	mats_free(&x);
+}
+
+static void test_abft_bound_values(void **state)
+{
+	double p, r;
+
+	(void)state;
+	/* tau u sqrt(k) scale, plus a negligible double-summation floor */
+	p = gb_stress_abft_bound(GB_ABFT_PROBABILISTIC, 0x1p-24, 0, 8192, 8192, 2730.0, 1.67e7);
+	assert_true(fabs(p - 64 * 0x1p-24 * sqrt(8192.0) * 2730.0) < 1e-4);
+	assert_true(p > 0.9 && p < 1.0);
+	/* the rigorous bound at the same size is thousands of times looser */
+	r = gb_stress_abft_bound(GB_ABFT_RIGOROUS, 0x1p-24, 0, 8192, 8192, 2730.0, 1.67e7);
+	assert_true(r > 1000 * p);
+	assert_true(gb_stress_abft_bound(GB_ABFT_EXACT, 0x1p-24, 0, 8192, 8192, 1, 1) == 0);
+}
+
+/* ======================================================================= */
+/* sizing                                                                  */
+
+static void test_sizing(void **state)
+{
+	struct gb_stress_phase ph[4];
+	struct gb_stress_sizing sz;
+	size_t np = gb_stress_phases(GB_SP_BF16, true, 8192, 8192, 8192, ph, 4);
+	char err[256];
+
+	(void)state;
+	/* an 80 GiB GPU at 90%: 8192^2 bf16 inputs for two phases, FP32 slots */
+	assert_int_equal(gb_stress_size(80 * GiB, 0.9, 0, ph, np, 64 * MiB, &sz, err, sizeof(err)),
+			 0);
+	assert_int_equal(sz.n, 8192);
+	assert_int_equal(sz.bytes_slot, 8192ULL * 8192 * 4);
+	assert_int_equal(sz.bytes_inputs, 2ULL * 2 * 8192 * 8192 * 2);
+	assert_int_equal(sz.slots, 285); /* (72 GiB - 512 MiB - 64 MiB) / 256 MiB */
+	assert_true((double)sz.bytes_total <= 0.9 * 80 * GiB);
+	assert_true((double)(sz.bytes_total + sz.bytes_slot) > 0.9 * 80 * GiB);
+
+	/* a small GPU gets smaller matrices, still two working slots */
+	assert_int_equal(gb_stress_size(1 * GiB, 0.9, 0, ph, np, 32 * MiB, &sz, err, sizeof(err)),
+			 0);
+	assert_true(sz.n < 8192);
+	assert_true(sz.slots >= np + 2);
+	assert_true((double)sz.bytes_total <= 0.9 * GiB);
+
+	/* an explicit size that does not fit says how much it needs */
+	assert_int_equal(gb_stress_size(1 * GiB, 0.5, 8192, ph, np, 0, &sz, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "8192 x 8192 GEMMs need"));
+	assert_non_null(strstr(err, "50% of free memory is 512 MiB"));
+	assert_int_equal(gb_stress_size(0, 0.9, 0, ph, np, 0, &sz, err, sizeof(err)), -1);
+
+	/* fp64 slots are 8 bytes */
+	np = gb_stress_phases(GB_SP_MIXED, false, 4096, 4096, 4096, ph, 4);
+	assert_int_equal(gb_stress_size(16 * GiB, 0.9, 4096, ph, np, 0, &sz, err, sizeof(err)), 0);
+	assert_int_equal(sz.bytes_slot, 4096ULL * 4096 * 8);
+	assert_int_equal(sz.bytes_inputs, 4096ULL * 4096 * (2 * 8 + 2 * 2));
+}
+
+static void test_batch_gemms(void **state)
+{
+	(void)state;
+	assert_int_equal(gb_stress_batch_gemms(0.002, 0.5, 1000), 250);
+	assert_int_equal(gb_stress_batch_gemms(0.002, 0.5, 100), 100);
+	assert_int_equal(gb_stress_batch_gemms(2.0, 0.5, 100), 1);
+	assert_int_equal(gb_stress_batch_gemms(NAN, 0.5, 100), 1);
+	assert_int_equal(gb_stress_batch_gemms(0.1, 0.5, 0), 1);
+}
+
+/* ======================================================================= */
+/* profiles                                                                */
+
+static void test_profiles(void **state)
+{
+	struct gb_stress_schedule s = { GB_PROFILE_SUSTAINED, 100, 10, 0.5 };
+
+	(void)state;
+	assert_true(gb_stress_load_level(&s, 0) == 1.0);
+	assert_true(gb_stress_load_level(&s, 99) == 1.0);
+	assert_true(gb_stress_idle_after(&s, 50, 1.0) == 0.0);
+
+	s.profile = GB_PROFILE_PULSE;
+	assert_true(gb_stress_load_level(&s, 0) == 1.0);
+	assert_true(gb_stress_load_level(&s, 4.9) == 1.0);
+	assert_true(gb_stress_load_level(&s, 5.0) == 0.0);
+	assert_true(gb_stress_load_level(&s, 12) == 1.0);
+	assert_true(gb_stress_idle_after(&s, 2, 0.5) == 0.0);
+	/* in the off half: idle until the next period */
+	assert_true(fabs(gb_stress_idle_after(&s, 7, 0.5) - 3.0) < 1e-9);
+	s.duty = 0.2;
+	assert_true(gb_stress_load_level(&s, 2.5) == 0.0);
+
+	s.profile = GB_PROFILE_RAMP;
+	assert_true(gb_stress_load_level(&s, 0) == 0.25);
+	assert_true(gb_stress_load_level(&s, 30) == 0.5);
+	assert_true(gb_stress_load_level(&s, 60) == 0.75);
+	assert_true(gb_stress_load_level(&s, 99) == 1.0);
+	assert_true(gb_stress_load_level(&s, 150) == 1.0);
+	/* at 25% load a 1 s batch is followed by 3 s of idle */
+	assert_true(fabs(gb_stress_idle_after(&s, 10, 1.0) - 3.0) < 1e-9);
+	/* ... but never into the next step */
+	assert_true(fabs(gb_stress_idle_after(&s, 24, 1.0) - 1.0) < 1e-9);
+	assert_true(gb_stress_idle_after(&s, 80, 1.0) == 0.0);
+	assert_string_equal(gb_stress_profile_names[GB_PROFILE_PULSE], "pulse");
+}
+
+/* ======================================================================= */
+/* cross-GPU vote                                                          */
+
+static void test_cross_vote(void **state)
+{
+	uint64_t d[4] = { 5, 5, 7, 5 };
+	bool v[4] = { true, true, true, true };
+	enum gb_cross out[4];
+
+	(void)state;
+	gb_stress_cross_vote(d, v, 4, out);
+	assert_int_equal(out[0], GB_CROSS_AGREE);
+	assert_int_equal(out[2], GB_CROSS_OUTLIER);
+	assert_int_equal(out[3], GB_CROSS_AGREE);
+	/* three GPUs name the outlier too */
+	gb_stress_cross_vote(d + 1, v, 3, out);
+	assert_int_equal(out[0], GB_CROSS_AGREE);
+	assert_int_equal(out[1], GB_CROSS_OUTLIER);
+	/* two that differ: no majority */
+	gb_stress_cross_vote(d + 1, v, 2, out);
+	assert_int_equal(out[0], GB_CROSS_UNDECIDED);
+	assert_int_equal(out[1], GB_CROSS_UNDECIDED);
+	/* a 2-2 split: undecided */
+	d[1] = 7;
+	gb_stress_cross_vote(d, v, 4, out);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(out[i], GB_CROSS_UNDECIDED);
+	/* all agree */
+	d[1] = d[2] = 5;
+	gb_stress_cross_vote(d, v, 4, out);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(out[i], GB_CROSS_AGREE);
+	/* invalid digests do not vote; one valid is nothing to compare */
+	v[0] = v[1] = v[2] = false;
+	gb_stress_cross_vote(d, v, 4, out);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(out[i], GB_CROSS_NONE);
+}
+
+/* ======================================================================= */
+/* XIDs                                                                    */
+
+static void test_xid_set(void **state)
+{
+	static const unsigned hw[] = { 48,  56,  57,  58,  62,  63,  64,  68,  74,  77,  79, 86,
+				       88,  89,  92,  94,  95,  105, 110, 119, 120, 122, 125 };
+	static const unsigned app[] = { 0, 13, 31, 32, 43, 45, 47, 49, 55, 59, 61, 65,
+					66, 67, 78, 87, 90, 91, 93, 106, 109, 121, 126, 1000 };
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_LEN(hw); i++)
+		assert_true(gb_stress_xid_is_hardware(hw[i]));
+	for (size_t i = 0; i < ARRAY_LEN(app); i++)
+		assert_false(gb_stress_xid_is_hardware(app[i]));
+}
+
+/* ======================================================================= */
+/* forensics                                                               */
+
+static void test_flipped_bits(void **state)
+{
+	int pos[8];
+
+	(void)state;
+	assert_int_equal(gb_stress_flipped_bits(0, pos, 8), 0);
+	assert_int_equal(gb_stress_flipped_bits(0x8000000000000001ULL, pos, 8), 2);
+	assert_int_equal(pos[0], 0);
+	assert_int_equal(pos[1], 63);
+	/* more bits than room: counted, not written */
+	assert_int_equal(gb_stress_flipped_bits(0xFF, pos, 2), 8);
+	assert_string_equal(gb_stress_bit_field(GB_DT_F32, 31), "sign");
+	assert_string_equal(gb_stress_bit_field(GB_DT_F32, 30), "exponent");
+	assert_string_equal(gb_stress_bit_field(GB_DT_F32, 23), "exponent");
+	assert_string_equal(gb_stress_bit_field(GB_DT_F32, 22), "mantissa");
+	assert_string_equal(gb_stress_bit_field(GB_DT_F64, 52), "exponent");
+	assert_string_equal(gb_stress_bit_field(GB_DT_F64, 51), "mantissa");
+	assert_string_equal(gb_stress_bit_field(GB_DT_F64, 63), "sign");
+	assert_string_equal(gb_stress_bit_field(GB_DT_I32, 5), "bit");
+	assert_string_equal(gb_stress_bit_field(GB_DT_F32, 40), "none");
+}
+
+static void forensic_element(struct gb_stress_forensic *f)
+{
+	gb_stress_forensic_init(f);
+	f->device = 1;
+	f->t_s = 12.5;
+	f->layer = "repeat";
+	f->batch = 7;
+	f->slot = 3;
+	f->row = 10;
+	f->col = 20;
+	f->type = GB_DT_F32;
+	f->have_bits = true;
+	f->expected_bits = 0x41f00000; /* 30 */
+	f->got_bits = 0x49f00000;      /* bit 27 flipped */
+	f->expected = 30;
+	f->got = 1966080;
+}
+
+static void test_forensic_format(void **state)
+{
+	struct gb_stress_forensic f;
+	char line[512];
+
+	(void)state;
+	forensic_element(&f);
+	gb_stress_forensic_format(&f, line, sizeof(line));
+	assert_string_equal(line, "gpu 1 at 12.5 s, repeat, batch 7 slot 3 (row 10, col 20): "
+				  "expected 0x41f00000 (30) got 0x49f00000 (1966080), "
+				  "flipped bit 27 (exponent)");
+	/* with telemetry and two flipped bits, highest first */
+	f.got_bits = 0x49f00001;
+	f.have_tel = true;
+	f.tel.temp_c = 71;
+	f.tel.power_w = 650;
+	f.tel.sm_mhz = 1755;
+	f.tel.have_reasons = true;
+	f.tel.clock_event_reasons = GB_CLK_SW_POWER_CAP;
+	f.injected = true;
+	gb_stress_forensic_format(&f, line, sizeof(line));
+	assert_non_null(strstr(line, "repeat (injected on purpose)"));
+	assert_non_null(strstr(line, "flipped bits 27 (exponent), 0 (mantissa)"));
+	assert_non_null(strstr(line, "; 71 C, 650 W, 1755 MHz, sw_power_cap"));
+
+	/* an ABFT checksum without an element */
+	gb_stress_forensic_init(&f);
+	f.device = 0;
+	f.t_s = 3;
+	f.layer = "abft";
+	f.batch = 2;
+	f.slot = 5;
+	f.col = 17;
+	f.sum_observed = 130.5;
+	f.sum_expected = 120.25;
+	f.sum_bound = 0.9;
+	gb_stress_forensic_format(&f, line, sizeof(line));
+	assert_string_equal(line, "gpu 0 at 3.0 s, abft, batch 2 slot 5 column 17 checksum: "
+				  "sum 130.5 expected 120.25 (bound 0.9)");
+
+	/* a memtest word */
+	gb_stress_forensic_init(&f);
+	f.device = 0;
+	f.t_s = 1;
+	f.layer = "memtest";
+	f.offset = 0x1000;
+	f.type = GB_DT_I32;
+	f.have_bits = true;
+	f.expected_bits = 0x55555555;
+	f.got_bits = 0x55555554;
+	gb_stress_forensic_format(&f, line, sizeof(line));
+	assert_string_equal(line, "gpu 0 at 1.0 s, memtest, offset 0x1000: expected 0x55555555 got "
+				  "0x55555554, flipped bit 0 (bit)");
+	/* a tiny buffer is still terminated */
+	gb_stress_forensic_format(&f, line, 8);
+	assert_int_equal(strlen(line), 7);
+}
+
+static void test_forensic_json(void **state)
+{
+	struct gb_stress_forensic f;
+	cJSON *o, *bits;
+
+	(void)state;
+	forensic_element(&f);
+	o = gb_stress_forensic_json(&f);
+	assert_non_null(o);
+	assert_int_equal(cJSON_GetObjectItem(o, "device")->valueint, 1);
+	assert_string_equal(cJSON_GetObjectItem(o, "layer")->valuestring, "repeat");
+	assert_int_equal(cJSON_GetObjectItem(o, "row")->valueint, 10);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "offset")));
+	assert_string_equal(cJSON_GetObjectItem(o, "expected_bits")->valuestring, "0x41f00000");
+	assert_string_equal(cJSON_GetObjectItem(o, "got_bits")->valuestring, "0x49f00000");
+	bits = cJSON_GetObjectItem(o, "flipped_bits");
+	assert_int_equal(cJSON_GetArraySize(bits), 1);
+	assert_int_equal(cJSON_GetArrayItem(bits, 0)->valueint, 27);
+	assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(o, "flipped_fields"), 0)->valuestring,
+			    "exponent");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "sum_observed")));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "telemetry")));
+	assert_true(cJSON_IsFalse(cJSON_GetObjectItem(o, "injected")));
+	assert_non_null(strstr(cJSON_GetObjectItem(o, "message")->valuestring, "flipped bit 27"));
+	cJSON_Delete(o);
+}
+
+/* ======================================================================= */
+/* thresholds and option values                                            */
+
+static void test_thresholds(void **state)
+{
+	struct gb_stress_thresholds th;
+	char err[256];
+
+	(void)state;
+	gb_stress_thresholds_default(&th);
+	assert_true(th.temp_limit_c == 85);
+	assert_true(th.tflops_drop_max == 0.10);
+	assert_true(th.peer_slow_max == 0.10);
+	assert_int_equal(th.throttle_mask, GB_CLK_HW_SLOWDOWN | GB_CLK_SW_THERMAL |
+						   GB_CLK_HW_THERMAL | GB_CLK_HW_POWER_BRAKE);
+	assert_int_equal(gb_stress_thresholds_parse(
+				 "{\"temp_limit_c\": 83, \"ecc_sbe_warn\": 10, "
+				 "\"throttle_mask\": [\"hw_slowdown\", \"hw_thermal\"]}",
+				 &th, err, sizeof(err)),
+			 0);
+	assert_true(th.temp_limit_c == 83);
+	assert_int_equal(th.ecc_sbe_warn, 10);
+	assert_int_equal(th.throttle_mask, GB_CLK_HW_SLOWDOWN | GB_CLK_HW_THERMAL);
+	assert_int_equal(gb_stress_thresholds_parse("{\"temp_limt_c\": 83}", &th, err, sizeof(err)),
+			 -1);
+	assert_string_equal(err, "unknown threshold 'temp_limt_c'");
+	assert_int_equal(gb_stress_thresholds_parse("{\"temp_limit_c\": \"hot\"}", &th, err,
+						    sizeof(err)),
+			 -1);
+	assert_string_equal(err, "'temp_limit_c' must be a number");
+	assert_int_equal(gb_stress_thresholds_parse("{\"ecc_dbe_max\": 1.5}", &th, err, sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "a whole number"));
+	assert_int_equal(gb_stress_thresholds_parse("{\"throttle_mask\": [\"hot\"]}", &th, err,
+						    sizeof(err)),
+			 -1);
+	assert_string_equal(err, "unknown clock-event reason 'hot' in 'throttle_mask'");
+	assert_int_equal(gb_stress_thresholds_parse("[1]", &th, err, sizeof(err)), -1);
+	assert_int_equal(gb_stress_thresholds_parse("not json", &th, err, sizeof(err)), -1);
+	assert_int_equal(gb_stress_thresholds_parse("{\"throttle_mask\": 8}", &th, err, sizeof(err)),
+			 0);
+	assert_int_equal(th.throttle_mask, 8);
+}
+
+static void test_duration_percent(void **state)
+{
+	double v;
+
+	(void)state;
+	assert_int_equal(gb_parse_duration("10m", &v), 0);
+	assert_true(v == 600);
+	assert_int_equal(gb_parse_duration("1s", &v), 0);
+	assert_true(v == 1);
+	assert_int_equal(gb_parse_duration("500ms", &v), 0);
+	assert_true(v == 0.5);
+	assert_int_equal(gb_parse_duration("1.5h", &v), 0);
+	assert_true(v == 5400);
+	assert_int_equal(gb_parse_duration("10", &v), -1); /* a unit is required */
+	assert_int_equal(gb_parse_duration("ten", &v), -1);
+	assert_int_equal(gb_parse_percent("90%", &v), 0);
+	assert_true(fabs(v - 0.9) < 1e-12);
+	assert_int_equal(gb_parse_percent("150%", &v), 0); /* the range is the option's */
+	assert_true(fabs(v - 1.5) < 1e-12);
+	assert_int_equal(gb_parse_percent("90", &v), -1);
+}
+
+/* ======================================================================= */
+/* verdict rules                                                           */
+
+/* A GPU that ran 100 s cleanly with full telemetry at 1 TFLOP/s per second. */
+static void obs_clean(struct gb_stress_obs *o)
+{
+	struct gb_telemetry_sample s;
+
+	gb_stress_obs_init(o, 0);
+	o->ran = true;
+	o->abft_on = o->exact_on = o->repeat_on = o->cross_on = true;
+	o->gemms = 5000;
+	o->batches = 200;
+	o->cross = GB_CROSS_AGREE;
+	o->nvml = true;
+	o->xid_watch = 1;
+	o->have_health = true;
+	memset(&o->before, 0, sizeof(o->before));
+	memset(&o->after, 0, sizeof(o->after));
+	o->before.nvlink_crc_errors = o->after.nvlink_crc_errors = -1;
+	o->before.nvlink_replay_errors = o->after.nvlink_replay_errors = -1;
+	o->before.nvlink_recovery_errors = o->after.nvlink_recovery_errors = -1;
+	memset(&s, 0, sizeof(s));
+	s.temp_c = 70;
+	s.power_w = 600;
+	s.sm_mhz = 1755;
+	s.mem_mhz = 2619;
+	s.util_pct = 100;
+	s.mem_used_bytes = 7e10;
+	s.have_reasons = true;
+	for (int t = 1; t <= 100; t++) {
+		gb_stress_obs_add_sample(o, &s);
+		gb_stress_obs_add_throughput(o, t, 700.0 + (t % 3));
+	}
+}
+
+static const struct gb_stress_check *find(const struct gb_stress_check *c, size_t n,
+					  const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(c[i].name, name))
+			return &c[i];
+	fail_msg("no check '%s'", name);
+	return NULL;
+}
+
+static enum gb_status status_of(const struct gb_stress_obs *o, const char *name, double peer)
+{
+	struct gb_stress_thresholds th;
+	struct gb_stress_check c[GB_STRESS_MAX_CHECKS];
+	size_t n;
+
+	gb_stress_thresholds_default(&th);
+	n = gb_stress_judge(o, &th, peer, c, ARRAY_LEN(c));
+	return find(c, n, name)->status;
+}
+
+static void test_verdict_clean(void **state)
+{
+	static const char *const passed[] = { "could_run", "cuda_error", "abft", "exact", "repeat",
+					      "cross_gpu", "nan", "temperature", "throttle",
+					      "power_cap", "ecc_dbe", "ecc_sbe", "row_remap",
+					      "retired_pages", "pcie_replays", "xid",
+					      "throughput_drop", "telemetry" };
+	struct gb_stress_thresholds th;
+	struct gb_stress_check c[GB_STRESS_MAX_CHECKS];
+	struct gb_stress_obs o;
+	size_t n;
+
+	(void)state;
+	obs_clean(&o);
+	gb_stress_thresholds_default(&th);
+	n = gb_stress_judge(&o, &th, NAN, c, ARRAY_LEN(c));
+	for (size_t i = 0; i < ARRAY_LEN(passed); i++) {
+		const struct gb_stress_check *k = find(c, n, passed[i]);
+
+		if (k->status != GB_STATUS_PASSED)
+			fail_msg("%s: %s", k->name, k->message);
+	}
+	/* no NVLink counters, no peer: skipped, never passed */
+	assert_int_equal(find(c, n, "nvlink")->status, GB_STATUS_SKIPPED);
+	assert_int_equal(find(c, n, "peer_throughput")->status, GB_STATUS_SKIPPED);
+	assert_true(fabs(gb_stress_settled(&o) - 701) < 1.01);
+	/* a bounded output: fewer slots than rules is no overflow */
+	assert_int_equal(gb_stress_judge(&o, &th, NAN, c, 3), 3);
+	gb_stress_obs_release(&o);
+}
+
+static void test_verdict_could_not_run(void **state)
+{
+	struct gb_stress_obs o;
+
+	(void)state;
+	gb_stress_obs_init(&o, 2);
+	snprintf(o.error, sizeof(o.error), "hung: no progress for 31 s");
+	assert_int_equal(status_of(&o, "could_run", NAN), GB_STATUS_ERROR);
+	assert_int_equal(status_of(&o, "abft", NAN), GB_STATUS_SKIPPED);
+	/* no verified result without a reason is still not a pass */
+	o.error[0] = '\0';
+	assert_int_equal(status_of(&o, "could_run", NAN), GB_STATUS_ERROR);
+	assert_int_equal(status_of(&o, "nan", NAN), GB_STATUS_SKIPPED);
+	/* a sticky CUDA error is a finding */
+	obs_clean(&o);
+	snprintf(o.cuda_failure, sizeof(o.cuda_failure), "cudaErrorIllegalAddress after 12 s");
+	assert_int_equal(status_of(&o, "cuda_error", NAN), GB_STATUS_FAILED);
+	gb_stress_obs_release(&o);
+}
+
+static void test_verdict_layers(void **state)
+{
+	struct gb_stress_obs o;
+
+	(void)state;
+	obs_clean(&o);
+	o.abft_mismatches = 2;
+	assert_int_equal(status_of(&o, "abft", NAN), GB_STATUS_FAILED);
+	o.exact_mismatches = 1;
+	assert_int_equal(status_of(&o, "exact", NAN), GB_STATUS_FAILED);
+	o.repeat_mismatches = 1;
+	assert_int_equal(status_of(&o, "repeat", NAN), GB_STATUS_FAILED);
+	o.nan_count = 3;
+	assert_int_equal(status_of(&o, "nan", NAN), GB_STATUS_FAILED);
+	o.abft_on = false;
+	assert_int_equal(status_of(&o, "abft", NAN), GB_STATUS_SKIPPED);
+	o.cross = GB_CROSS_OUTLIER;
+	assert_int_equal(status_of(&o, "cross_gpu", NAN), GB_STATUS_FAILED);
+	o.cross = GB_CROSS_UNDECIDED;
+	assert_int_equal(status_of(&o, "cross_gpu", NAN), GB_STATUS_FAILED);
+	o.cross = GB_CROSS_NONE;
+	assert_int_equal(status_of(&o, "cross_gpu", NAN), GB_STATUS_SKIPPED);
+	o.cross_on = false;
+	assert_int_equal(status_of(&o, "cross_gpu", NAN), GB_STATUS_SKIPPED);
+	/* memtest mode judges memory errors instead */
+	o.memtest = true;
+	assert_int_equal(status_of(&o, "memtest", NAN), GB_STATUS_PASSED);
+	o.mem_errors = 1;
+	assert_int_equal(status_of(&o, "memtest", NAN), GB_STATUS_FAILED);
+	gb_stress_obs_release(&o);
+}
+
+static void add_reason_samples(struct gb_stress_obs *o, uint64_t reasons, int n)
+{
+	struct gb_telemetry_sample s;
+
+	memset(&s, 0, sizeof(s));
+	s.temp_c = s.power_w = s.sm_mhz = s.mem_mhz = s.util_pct = s.mem_used_bytes = NAN;
+	s.have_reasons = true;
+	s.clock_event_reasons = reasons;
+	for (int i = 0; i < n; i++)
+		gb_stress_obs_add_sample(o, &s);
+}
+
+static void test_verdict_throttle(void **state)
+{
+	struct gb_stress_obs o;
+
+	(void)state;
+	/* 1 in 101 samples: a single sample is not a trend */
+	obs_clean(&o);
+	add_reason_samples(&o, GB_CLK_HW_SLOWDOWN, 1);
+	assert_int_equal(status_of(&o, "throttle", NAN), GB_STATUS_PASSED);
+	/* 3 in 103 (2.9%) with hw slowdown combined with the power cap: a bitmask, not equality */
+	add_reason_samples(&o, GB_CLK_HW_SLOWDOWN | GB_CLK_SW_POWER_CAP, 2);
+	assert_int_equal(status_of(&o, "throttle", NAN), GB_STATUS_FAILED);
+	gb_stress_obs_release(&o);
+
+	/* each of DCGM's four counts */
+	for (int b = 0; b < 4; b++) {
+		static const uint64_t bits[] = { GB_CLK_HW_SLOWDOWN, GB_CLK_SW_THERMAL,
+						 GB_CLK_HW_THERMAL, GB_CLK_HW_POWER_BRAKE };
+
+		obs_clean(&o);
+		add_reason_samples(&o, bits[b], 5);
+		assert_int_equal(status_of(&o, "throttle", NAN), GB_STATUS_FAILED);
+		gb_stress_obs_release(&o);
+	}
+
+	/* the power cap warns and does not fail */
+	obs_clean(&o);
+	add_reason_samples(&o, GB_CLK_SW_POWER_CAP, 50);
+	assert_int_equal(status_of(&o, "throttle", NAN), GB_STATUS_PASSED);
+	assert_int_equal(status_of(&o, "power_cap", NAN), GB_STATUS_WARNING);
+	gb_stress_obs_release(&o);
+
+	/* no reasons read: skipped */
+	gb_stress_obs_init(&o, 0);
+	o.ran = true;
+	assert_int_equal(status_of(&o, "throttle", NAN), GB_STATUS_SKIPPED);
+	assert_int_equal(status_of(&o, "temperature", NAN), GB_STATUS_SKIPPED);
+	gb_stress_obs_release(&o);
+}
+
+static void test_verdict_temperature(void **state)
+{
+	struct gb_stress_obs o;
+	struct gb_telemetry_sample s;
+
+	(void)state;
+	obs_clean(&o);
+	memset(&s, 0, sizeof(s));
+	s.power_w = s.sm_mhz = s.mem_mhz = s.util_pct = s.mem_used_bytes = NAN;
+	s.temp_c = 85;
+	gb_stress_obs_add_sample(&o, &s);
+	assert_int_equal(status_of(&o, "temperature", NAN), GB_STATUS_PASSED);
+	s.temp_c = 86;
+	gb_stress_obs_add_sample(&o, &s);
+	assert_int_equal(status_of(&o, "temperature", NAN), GB_STATUS_FAILED);
+	assert_true(o.temp_max == 86);
+	gb_stress_obs_release(&o);
+}
+
+static void test_verdict_health(void **state)
+{
+	struct gb_stress_obs o;
+
+	(void)state;
+	obs_clean(&o);
+	o.after.ecc_dbe_volatile = 1;
+	assert_int_equal(status_of(&o, "ecc_dbe", NAN), GB_STATUS_FAILED);
+	o.after.ecc_sbe_volatile = 4;
+	assert_int_equal(status_of(&o, "ecc_sbe", NAN), GB_STATUS_WARNING);
+	o.after.remap_pending = 1;
+	assert_int_equal(status_of(&o, "row_remap", NAN), GB_STATUS_FAILED);
+	o.after.remap_pending = 0;
+	o.after.remap_failed = 1;
+	assert_int_equal(status_of(&o, "row_remap", NAN), GB_STATUS_FAILED);
+	o.after.remap_pending = o.after.remap_failed = -1;
+	assert_int_equal(status_of(&o, "row_remap", NAN), GB_STATUS_SKIPPED);
+	o.after.retired_pending = 1;
+	assert_int_equal(status_of(&o, "retired_pages", NAN), GB_STATUS_FAILED);
+	o.after.retired_pending = 0;
+	o.after.retired_pages_dbe = 2;
+	assert_int_equal(status_of(&o, "retired_pages", NAN), GB_STATUS_WARNING);
+	o.after.pcie_replays = 81;
+	assert_int_equal(status_of(&o, "pcie_replays", NAN), GB_STATUS_WARNING);
+	o.after.pcie_replays = 80;
+	assert_int_equal(status_of(&o, "pcie_replays", NAN), GB_STATUS_PASSED);
+	o.before.nvlink_crc_errors = 0;
+	o.after.nvlink_crc_errors = 101;
+	assert_int_equal(status_of(&o, "nvlink", NAN), GB_STATUS_WARNING);
+	o.after.nvlink_crc_errors = 100;
+	assert_int_equal(status_of(&o, "nvlink", NAN), GB_STATUS_PASSED);
+	o.before.nvlink_recovery_errors = 0;
+	o.after.nvlink_recovery_errors = 1;
+	assert_int_equal(status_of(&o, "nvlink", NAN), GB_STATUS_WARNING);
+	/* unknown before or after: skipped */
+	o.before.ecc_dbe_volatile = -1;
+	assert_int_equal(status_of(&o, "ecc_dbe", NAN), GB_STATUS_SKIPPED);
+	o.have_health = false;
+	assert_int_equal(status_of(&o, "ecc_dbe", NAN), GB_STATUS_SKIPPED);
+	gb_stress_obs_release(&o);
+}
+
+static void test_verdict_xid(void **state)
+{
+	struct gb_stress_obs o;
+
+	(void)state;
+	obs_clean(&o);
+	gb_stress_obs_add_xid(&o, 31);
+	assert_int_equal(status_of(&o, "xid", NAN), GB_STATUS_WARNING);
+	gb_stress_obs_add_xid(&o, 79);
+	assert_int_equal(status_of(&o, "xid", NAN), GB_STATUS_FAILED);
+	o.xid_watch = 0;
+	assert_int_equal(status_of(&o, "xid", NAN), GB_STATUS_SKIPPED);
+	gb_stress_obs_release(&o);
+}
+
+static void test_verdict_throughput(void **state)
+{
+	struct gb_stress_obs o;
+	double at;
+
+	(void)state;
+	/* settles at 700, then falls 20% in the last eighth */
+	gb_stress_obs_init(&o, 0);
+	o.ran = true;
+	for (int t = 1; t <= 80; t++)
+		gb_stress_obs_add_throughput(&o, t, t > 70 ? 560 : 700);
+	assert_true(gb_stress_settled(&o) == 700);
+	assert_true(fabs(gb_stress_drop(&o, &at) - 0.2) < 1e-12);
+	assert_true(at == 70);
+	assert_int_equal(status_of(&o, "throughput_drop", NAN), GB_STATUS_FAILED);
+	gb_stress_obs_release(&o);
+
+	/* a 5% dip passes; the warm-up (first quarter) does not count */
+	gb_stress_obs_init(&o, 0);
+	o.ran = true;
+	for (int t = 1; t <= 80; t++)
+		gb_stress_obs_add_throughput(&o, t, t < 20 ? 300 : t > 60 ? 665 : 700);
+	assert_int_equal(status_of(&o, "throughput_drop", NAN), GB_STATUS_PASSED);
+	/* 12% slower than the best of the model fails; 8% passes */
+	assert_int_equal(status_of(&o, "peer_throughput", 700 / 0.88), GB_STATUS_FAILED);
+	assert_int_equal(status_of(&o, "peer_throughput", 700 / 0.92), GB_STATUS_PASSED);
+	assert_int_equal(status_of(&o, "peer_throughput", 700), GB_STATUS_PASSED);
+	gb_stress_obs_release(&o);
+
+	/* too short to judge: skipped */
+	gb_stress_obs_init(&o, 0);
+	o.ran = true;
+	for (int t = 1; t <= 6; t++)
+		gb_stress_obs_add_throughput(&o, t, 700);
+	assert_true(isnan(gb_stress_settled(&o)));
+	assert_int_equal(status_of(&o, "throughput_drop", NAN), GB_STATUS_SKIPPED);
+	assert_int_equal(status_of(&o, "peer_throughput", 700), GB_STATUS_SKIPPED);
+	/* NaN and negative intervals are ignored */
+	gb_stress_obs_add_throughput(&o, 7, NAN);
+	gb_stress_obs_add_throughput(&o, 8, -1);
+	assert_int_equal(o.n_tp, 6);
+	gb_stress_obs_release(&o);
+}
+
+static void test_verdict_telemetry(void **state)
+{
+	struct gb_stress_obs o;
+	struct gb_stress_thresholds th;
+	struct gb_stress_check c[GB_STRESS_MAX_CHECKS];
+	size_t n;
+
+	(void)state;
+	obs_clean(&o);
+	gb_stress_obs_missing(&o, "power_w");
+	gb_stress_obs_missing(&o, "ecc_dbe");
+	gb_stress_obs_missing(&o, "power_w");
+	assert_string_equal(o.missing, "power_w,ecc_dbe");
+	gb_stress_thresholds_default(&th);
+	n = gb_stress_judge(&o, &th, NAN, c, ARRAY_LEN(c));
+	assert_int_equal(find(c, n, "telemetry")->status, GB_STATUS_WARNING);
+	assert_non_null(strstr(find(c, n, "telemetry")->message, "power_w,ecc_dbe"));
+	o.nvml = false;
+	assert_int_equal(status_of(&o, "telemetry", NAN), GB_STATUS_WARNING);
+	gb_stress_obs_release(&o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_value_random_representable),
+		cmocka_unit_test(test_value_exact_integers),
+		cmocka_unit_test(test_memtest_words),
+		cmocka_unit_test(test_digest),
+		cmocka_unit_test(test_gemm_types),
+		cmocka_unit_test(test_exact_range),
+		cmocka_unit_test(test_phases),
+		cmocka_unit_test(test_batch_schedule),
+		cmocka_unit_test(test_abft_no_false_alarm_rn),
+		cmocka_unit_test(test_abft_no_false_alarm_rz),
+		cmocka_unit_test(test_abft_catches_flips),
+		cmocka_unit_test(test_abft_exact),
+		cmocka_unit_test(test_abft_reference_matches),
+		cmocka_unit_test(test_abft_bound_values),
+		cmocka_unit_test(test_sizing),
+		cmocka_unit_test(test_batch_gemms),
+		cmocka_unit_test(test_profiles),
+		cmocka_unit_test(test_cross_vote),
+		cmocka_unit_test(test_xid_set),
+		cmocka_unit_test(test_flipped_bits),
+		cmocka_unit_test(test_forensic_format),
+		cmocka_unit_test(test_forensic_json),
+		cmocka_unit_test(test_thresholds),
+		cmocka_unit_test(test_duration_percent),
+		cmocka_unit_test(test_verdict_clean),
+		cmocka_unit_test(test_verdict_could_not_run),
+		cmocka_unit_test(test_verdict_layers),
+		cmocka_unit_test(test_verdict_throttle),
+		cmocka_unit_test(test_verdict_temperature),
+		cmocka_unit_test(test_verdict_health),
+		cmocka_unit_test(test_verdict_xid),
+		cmocka_unit_test(test_verdict_throughput),
+		cmocka_unit_test(test_verdict_telemetry),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,418 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_thresholds.c - unit tests for report/thresholds.c: the built-in
+ * rules of each profile, overrides from a thresholds file, malformed files
+ * (one line naming the field, nothing changed), the warning for a GPU with
+ * no known peak, peaks taken from the device when the metric has none, the
+ * link-at-max rule, and "GPUs of the same model within 10%".
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "report/result.h"
+#include "report/theory.h"
+#include "report/thresholds.h"
+
+/* ---- helpers ---- */
+
+/* A run with n H100-like GPUs (names and peaks known unless anonymous). */
+static struct gb_bench_result *make_run(struct gb_run *run, int n, const char *model,
+					bool peaks, const char *bench)
+{
+	struct gb_bench_result *b;
+
+	gb_run_init(run, "run", 0, NULL);
+	for (int i = 0; i < n; i++) {
+		struct gb_device_info *d = gb_run_add_device(run);
+
+		d->index = i;
+		d->name = gb_strdup(model);
+		d->pcie_max_gen = 5;
+		d->pcie_max_width = 16;
+		if (peaks) {
+			d->peaks.spec[GB_PREC_BF16] = 989.4e12;
+			d->peaks.max_clock[GB_PREC_BF16] = 1070.5e12;
+			d->peaks.mem_bw_bps_spec = 3350e9;
+			d->peaks.pcie_bps = 63.015e9;
+		}
+	}
+	b = gb_run_add_bench(run, bench);
+	for (int i = 0; i < n; i++)
+		gb_bench_add_device(b, i);
+	return b;
+}
+
+static const struct gb_check *find_check(const struct gb_bench_result *b, const char *name,
+					 int device)
+{
+	for (size_t i = 0; i < b->n_checks; i++)
+		if (!strcmp(b->checks[i].name, name) && b->checks[i].device == device)
+			return &b->checks[i];
+	return NULL;
+}
+
+static void apply_profile(struct gb_run *run, const char *profile)
+{
+	struct gb_thresholds t;
+
+	assert_int_equal(gb_thresholds_builtin(&t, profile), 0);
+	gb_thresholds_apply(&t, run);
+	gb_thresholds_release(&t);
+}
+
+/* thresholds from JSON text over the quick built-ins; returns gb_thresholds_from_json's rc */
+static int from_text(struct gb_thresholds *t, const char *json, char *err, size_t errlen)
+{
+	cJSON *doc = cJSON_Parse(json);
+	int rc;
+
+	assert_non_null(doc);
+	assert_int_equal(gb_thresholds_builtin(t, "quick"), 0);
+	rc = gb_thresholds_from_json(t, doc, "t.json", err, errlen);
+	cJSON_Delete(doc);
+	return rc;
+}
+
+/* ---- built-ins ---- */
+
+static void test_builtin_bf16(void **state)
+{
+	struct gb_run run;
+	struct gb_bench_result *b = make_run(&run, 2, "NVIDIA H100 80GB HBM3", true, "gemm");
+	const struct gb_check *c;
+
+	(void)state;
+	gb_bench_add_value(b, "tflops_bf16", "TFLOP/s", GB_BETTER_HIGHER, 0, 742, 989.4);
+	gb_bench_add_value(b, "tflops_bf16", "TFLOP/s", GB_BETTER_HIGHER, 1, 614.4, 989.4);
+	apply_profile(&run, "quick");
+	c = find_check(b, "tflops_bf16_efficiency", 0);
+	assert_non_null(c);
+	assert_int_equal(c->status, GB_STATUS_PASSED);
+	assert_true(fabs(c->threshold - 0.70) < 1e-12);
+	c = find_check(b, "tflops_bf16_efficiency", 1);
+	assert_non_null(c);
+	assert_int_equal(c->status, GB_STATUS_FAILED);
+	assert_true(fabs(c->observed - 614.4 / 989.4) < 1e-12);
+	assert_non_null(strstr(c->message, "tflops_bf16 on GPU 1 is 614.4 TFLOP/s, 62.1% of"));
+	assert_non_null(strstr(c->message, "below 70%"));
+	assert_int_equal(b->status, GB_STATUS_FAILED);
+	gb_run_verdict(&run);
+	assert_int_equal(run.verdict, GB_STATUS_FAILED);
+	gb_run_release(&run);
+}
+
+/* acceptance is stricter than quick */
+static void test_profiles_differ(void **state)
+{
+	struct gb_run run;
+	struct gb_bench_result *b;
+	struct gb_thresholds t;
+
+	(void)state;
+	b = make_run(&run, 1, "H", true, "gemm");
+	gb_bench_add_value(b, "tflops_bf16", "TFLOP/s", GB_BETTER_HIGHER, 0, 712, 989.4);
+	apply_profile(&run, "quick");
+	assert_int_equal(find_check(b, "tflops_bf16_efficiency", 0)->status, GB_STATUS_PASSED);
+	gb_run_release(&run);
+	b = make_run(&run, 1, "H", true, "gemm");
+	gb_bench_add_value(b, "tflops_bf16", "TFLOP/s", GB_BETTER_HIGHER, 0, 712, 989.4);
+	apply_profile(&run, "acceptance");
+	assert_int_equal(find_check(b, "tflops_bf16_efficiency", 0)->status, GB_STATUS_FAILED);
+	gb_run_release(&run);
+	assert_int_equal(gb_thresholds_builtin(&t, "nightly"), -1);
+}
+
+/* A metric without a peak of its own is measured against the device's. */
+static void test_device_peaks(void **state)
+{
+	struct gb_run run;
+	struct gb_bench_result *b = make_run(&run, 1, "H", true, "bandwidth");
+	const struct gb_check *c;
+
+	(void)state;
+	gb_bench_add_value(b, "h2d_pinned_gbps", "GB/s", GB_BETTER_HIGHER, 0, 40.0, NAN);
+	gb_bench_add_value(b, "memory_copy_gbps", "GB/s", GB_BETTER_HIGHER, 0, 2900, NAN);
+	gb_bench_add_value(b, "tflops_bf16_8192x8192x8192", "TFLOP/s", GB_BETTER_HIGHER, 0, 800,
+			   NAN);
+	apply_profile(&run, "quick");
+	c = find_check(b, "h2d_pinned_gbps_efficiency", 0);
+	assert_int_equal(c->status, GB_STATUS_FAILED); /* 63% of the link, below 75% */
+	assert_true(fabs(c->observed - 40.0 / 63.015) < 1e-9);
+	assert_non_null(strstr(c->message, "PCIe"));
+	c = find_check(b, "memory_copy_gbps_efficiency", 0);
+	assert_int_equal(c->status, GB_STATUS_PASSED);
+	assert_true(fabs(c->observed - 2900.0 / 3350) < 1e-9);
+	c = find_check(b, "tflops_bf16_8192x8192x8192_efficiency", 0);
+	assert_true(fabs(c->observed - 800 / 989.4) < 1e-9);
+	assert_true(fabs(c->threshold - 0.70) < 1e-12);
+	assert_non_null(strstr(c->message, "spec-sheet"));
+	gb_run_release(&run);
+}
+
+/* An unknown GPU still gets checked: a warning, never a silent skip. */
+static void test_unknown_gpu_warns(void **state)
+{
+	struct gb_run run;
+	struct gb_bench_result *b = make_run(&run, 1, "NVIDIA Mystery 9000", false, "gemm");
+	const struct gb_check *c;
+
+	(void)state;
+	gb_bench_add_value(b, "tflops_bf16", "TFLOP/s", GB_BETTER_HIGHER, 0, 500, NAN);
+	apply_profile(&run, "quick");
+	c = find_check(b, "tflops_bf16_efficiency", 0);
+	assert_non_null(c);
+	assert_int_equal(c->status, GB_STATUS_WARNING);
+	assert_non_null(strstr(c->message, "no peak is known for 'NVIDIA Mystery 9000'"));
+	assert_non_null(strstr(c->message, "relative checks still apply"));
+	gb_run_verdict(&run);
+	assert_int_equal(run.verdict, GB_STATUS_WARNING);
+	gb_run_release(&run);
+}
+
+static void test_link_at_max_and_findings(void **state)
+{
+	struct gb_run run;
+	struct gb_bench_result *b = make_run(&run, 2, "H", true, "bandwidth");
+	const struct gb_check *c;
+
+	(void)state;
+	gb_bench_add_value(b, "pcie_gen", NULL, GB_BETTER_HIGHER, 0, 4, NAN);
+	gb_bench_add_value(b, "pcie_width", NULL, GB_BETTER_HIGHER, 0, 16, NAN);
+	gb_bench_add_value(b, "temp_c_max_bf16", "C", GB_BETTER_LOWER, 1, 93, NAN);
+	gb_bench_add_value(b, "h2d_ce_pinned_gbps", "GB/s", GB_BETTER_HIGHER, 1, NAN, NAN);
+	gb_bench_add_value(b, "h2d_ce_pageable_gbps", "GB/s", GB_BETTER_HIGHER, 1, 9, NAN);
+	apply_profile(&run, "acceptance");
+	c = find_check(b, "pcie_gen_at_max", 0);
+	assert_int_equal(c->status, GB_STATUS_FAILED);
+	assert_non_null(strstr(c->message, "pcie_gen on GPU 0 is 4 under load, below"));
+	assert_int_equal(find_check(b, "pcie_width_at_max", 0)->status, GB_STATUS_PASSED);
+	/* too hot is a warning, not a failure */
+	assert_int_equal(find_check(b, "temp_c_max_bf16_max", 1)->status, GB_STATUS_WARNING);
+	/* a value that is not there is never a pass: the check says it was skipped */
+	assert_int_equal(find_check(b, "h2d_ce_pinned_gbps", 1)->status, GB_STATUS_SKIPPED);
+	/* pageable copies are not judged against the link */
+	assert_null(find_check(b, "h2d_ce_pageable_gbps_efficiency", 1));
+	gb_run_verdict(&run);
+	assert_int_equal(run.verdict, GB_STATUS_FAILED);
+	gb_run_release(&run);
+}
+
+/* Skipped benchmarks keep their reason; no checks are invented for them. */
+static void test_skipped_untouched(void **state)
+{
+	struct gb_run run;
+	struct gb_bench_result *b = make_run(&run, 1, "H", true, "p2p");
+
+	(void)state;
+	gb_bench_set_status(b, GB_STATUS_SKIPPED, "p2p needs 2 GPUs, found 1");
+	apply_profile(&run, "quick");
+	assert_int_equal(b->n_checks, 0);
+	assert_int_equal(b->status, GB_STATUS_SKIPPED);
+	gb_run_release(&run);
+}
+
+/* ---- same model ---- */
+
+static void test_same_model_outlier(void **state)
+{
+	struct gb_run run;
+	struct gb_bench_result *b = make_run(&run, 3, "NVIDIA H100 80GB HBM3", false, "gemm");
+	const struct gb_check *c;
+
+	(void)state;
+	gb_bench_add_value(b, "tflops_bf16", "TFLOP/s", GB_BETTER_HIGHER, 0, 740, NAN);
+	gb_bench_add_value(b, "tflops_bf16", "TFLOP/s", GB_BETTER_HIGHER, 1, 735, NAN);
+	gb_bench_add_value(b, "tflops_bf16", "TFLOP/s", GB_BETTER_HIGHER, 2, 650, NAN);
+	apply_profile(&run, "quick");
+	c = find_check(b, "tflops_bf16_same_model", 2);
+	assert_non_null(c);
+	assert_int_equal(c->status, GB_STATUS_FAILED);
+	assert_true(fabs(c->observed - 90.0 / 740) < 1e-9);
+	assert_non_null(strstr(c->message, "12.2% below GPU 0"));
+	assert_null(find_check(b, "tflops_bf16_same_model", 1));
+	/* the unknown GPU gets its relative check and a warning for the absolute one */
+	assert_int_equal(find_check(b, "tflops_bf16_efficiency", 0)->status, GB_STATUS_WARNING);
+	gb_run_release(&run);
+}
+
+static void test_same_model_passes_and_models_apart(void **state)
+{
+	struct gb_run run;
+	struct gb_bench_result *b = make_run(&run, 3, "A", true, "gemm");
+	const struct gb_check *c;
+
+	(void)state;
+	free(run.devices[2].name);
+	run.devices[2].name = gb_strdup("B"); /* another model: never compared with A */
+	gb_bench_add_value(b, "tflops_bf16", "TFLOP/s", GB_BETTER_HIGHER, 0, 740, 989.4);
+	gb_bench_add_value(b, "tflops_bf16", "TFLOP/s", GB_BETTER_HIGHER, 1, 700, 989.4);
+	gb_bench_add_value(b, "tflops_bf16", "TFLOP/s", GB_BETTER_HIGHER, 2, 300, 989.4);
+	apply_profile(&run, "quick");
+	c = find_check(b, "tflops_bf16_same_model", -1);
+	assert_non_null(c);
+	assert_int_equal(c->status, GB_STATUS_PASSED);
+	assert_non_null(strstr(c->message, "2 A GPUs within 5.4%"));
+	assert_null(find_check(b, "tflops_bf16_same_model", 2));
+	gb_run_release(&run);
+}
+
+/* ---- the file ---- */
+
+static void test_file_overrides(void **state)
+{
+	struct gb_thresholds t;
+	struct gb_run run;
+	struct gb_bench_result *b;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(
+		from_text(&t,
+			  "{\"schema\": \"gpubench.thresholds/1\", \"same_model_max_spread\": \"5%\","
+			  " \"thresholds\": ["
+			  "{\"metric\": \"tflops_bf16\", \"min_efficiency\": \"80%\"},"
+			  "{\"metric\": \"tflops_fp16\", \"off\": true},"
+			  "{\"metric\": \"temp_c_max*\", \"max_value\": 85},"
+			  "{\"metric\": \"h2d_*\", \"benchmark\": \"other\", \"min_efficiency\": 0.1}"
+			  "]}",
+			  err, sizeof(err)),
+		0);
+	assert_true(fabs(t.same_model_spread - 0.05) < 1e-12);
+	assert_non_null(strstr(t.source, "'t.json'"));
+	assert_true(fabs(gb_thresholds_match(&t, "gemm", "tflops_bf16")->min_efficiency - 0.8) <
+		    1e-12);
+	/* a rule for another benchmark does not match this one: the built-in does */
+	assert_true(fabs(gb_thresholds_match(&t, "bandwidth", "h2d_gbps")->min_efficiency -
+			 0.75) < 1e-12);
+	b = make_run(&run, 2, "H", true, "gemm");
+	gb_bench_add_value(b, "tflops_bf16", "TFLOP/s", GB_BETTER_HIGHER, 0, 750, 989.4);
+	gb_bench_add_value(b, "tflops_bf16", "TFLOP/s", GB_BETTER_HIGHER, 1, 700, 989.4);
+	gb_bench_add_value(b, "tflops_fp16", "TFLOP/s", GB_BETTER_HIGHER, 0, 100, 989.4);
+	gb_bench_add_value(b, "temp_c_max", "C", GB_BETTER_LOWER, 0, 88, NAN);
+	gb_thresholds_apply(&t, &run);
+	assert_int_equal(find_check(b, "tflops_bf16_efficiency", 0)->status, GB_STATUS_FAILED);
+	assert_null(find_check(b, "tflops_fp16_efficiency", 0));
+	assert_int_equal(find_check(b, "temp_c_max_max", 0)->status, GB_STATUS_FAILED);
+	/* 6.7% apart: fine at 10%, not at the file's 5% */
+	assert_int_equal(find_check(b, "tflops_bf16_same_model", 1)->status, GB_STATUS_FAILED);
+	gb_run_release(&run);
+	gb_thresholds_release(&t);
+}
+
+static void test_file_same_model_off(void **state)
+{
+	struct gb_thresholds t;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(from_text(&t, "{\"same_model_max_spread\": null}", err, sizeof(err)), 0);
+	assert_true(isnan(t.same_model_spread));
+	gb_thresholds_release(&t);
+}
+
+struct bad_case {
+	const char *json;
+	const char *message;
+};
+
+static void test_malformed_files(void **state)
+{
+	static const struct bad_case cases[] = {
+		{ "[1, 2]", "'t.json': must hold a JSON object" },
+		{ "{\"thresholds\": {}}", "'t.json': thresholds must be an array" },
+		{ "{\"tresholds\": []}", "'t.json': has an unknown key 'tresholds'" },
+		{ "{\"thresholds\": [{\"min_efficiency\": 0.8}]}",
+		  "'t.json': thresholds[0].metric must be a non-empty string" },
+		{ "{\"thresholds\": [{\"metric\": \"x\"}]}", "'t.json': thresholds[0] sets no limit" },
+		{ "{\"thresholds\": [{\"metric\": \"x\", \"min_efficiency\": 80}]}",
+		  "'t.json': thresholds[0].min_efficiency must be a fraction" },
+		{ "{\"thresholds\": [{\"metric\": \"x\", \"min_efficiency\": \"80\"}]}",
+		  "thresholds[0].min_efficiency must be a fraction" },
+		{ "{\"thresholds\": [{\"metric\": \"x\", \"max_value\": \"85\"}]}",
+		  "thresholds[0].max_value must be a number" },
+		{ "{\"thresholds\": [{\"metric\": \"x\", \"max_value\": 1}, {\"metric\": \"y\", "
+		  "\"min_efficency\": 0.5}]}",
+		  "'t.json': thresholds[1] has an unknown key 'min_efficency'" },
+		{ "{\"thresholds\": [{\"metric\": \"x\", \"max_value\": 1, \"severity\": \"fatal\"}]}",
+		  "thresholds[0].severity must be \"error\" or \"warning\"" },
+		{ "{\"thresholds\": [{\"metric\": \"x\", \"max_value\": 1, \"peak\": \"moon\"}]}",
+		  "thresholds[0].peak must be one of" },
+		{ "{\"schema\": \"gpubench.thresholds/2\"}", "newer than this gpubench understands" },
+		{ "{\"same_model_max_spread\": 3}", "same_model_max_spread must be a fraction" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct gb_thresholds t;
+		char err[512] = "";
+		size_t n_before;
+
+		assert_int_equal(from_text(&t, cases[i].json, err, sizeof(err)), -1);
+		if (!strstr(err, cases[i].message))
+			fail_msg("case %zu: '%s' does not contain '%s'", i, err, cases[i].message);
+		/* nothing half-applied: the built-ins are still all there is */
+		n_before = t.n;
+		assert_null(strstr(t.source, "t.json"));
+		assert_true(n_before > 0);
+		gb_thresholds_release(&t);
+	}
+}
+
+static void test_load_file_errors(void **state)
+{
+	char dir[] = "/tmp/gb_test_thr.XXXXXX", path[128], err[512];
+	struct gb_thresholds t;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/t.json", dir);
+	assert_int_equal(gb_thresholds_builtin(&t, "quick"), 0);
+	assert_int_equal(gb_thresholds_load_file(&t, path, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "cannot read thresholds file"));
+	f = fopen(path, "w");
+	fputs("{\n  \"thresholds\": [\n    {\"metric\": \"x\",, }\n]}", f);
+	fclose(f);
+	assert_int_equal(gb_thresholds_load_file(&t, path, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "is not valid JSON (line 3)"));
+	f = fopen(path, "w");
+	fputs("{\"thresholds\": [{\"metric\": \"tflops_*\", \"min_efficiency\": 0.9}]}", f);
+	fclose(f);
+	assert_int_equal(gb_thresholds_load_file(&t, path, err, sizeof(err)), 0);
+	assert_true(fabs(gb_thresholds_match(&t, "gemm", "tflops_bf16")->min_efficiency - 0.9) <
+		    1e-12);
+	gb_thresholds_release(&t);
+	unlink(path);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_builtin_bf16),
+		cmocka_unit_test(test_profiles_differ),
+		cmocka_unit_test(test_device_peaks),
+		cmocka_unit_test(test_unknown_gpu_warns),
+		cmocka_unit_test(test_link_at_max_and_findings),
+		cmocka_unit_test(test_skipped_untouched),
+		cmocka_unit_test(test_same_model_outlier),
+		cmocka_unit_test(test_same_model_passes_and_models_apart),
+		cmocka_unit_test(test_file_overrides),
+		cmocka_unit_test(test_file_same_model_off),
+		cmocka_unit_test(test_malformed_files),
+		cmocka_unit_test(test_load_file_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
