@@ -6,6 +6,7 @@
  * the command-line options a user would type, parsed by the same option
  * tables, so `gpubench <bench> <those options>` reproduces any step.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@ static const char *const profile_names[] = { "quick", "acceptance", "burnin", NU
 struct run_params {
 	int profile;
 	const char *thresholds; /* --thresholds FILE: overrides of the profile's built-ins */
+	bool plan;              /* --plan: print the steps and check their options, run nothing */
 };
 
 /* Options per benchmark and profile; NULL: the benchmark's own defaults. */
@@ -109,8 +111,39 @@ static const struct gb_opt run_opts[] = {
 	{ GB_OPT_STRING, 0, "thresholds", offsetof(struct run_params, thresholds), "FILE",
 	  "JSON file overriding the built-in pass/fail thresholds (docs/thresholds.md)", 0, 0,
 	  NULL, 0 },
+	{ GB_OPT_BOOL, 0, "plan", offsetof(struct run_params, plan), NULL,
+	  "print the benchmark commands of the profile and check them; measure nothing", 0, 0,
+	  NULL, 0 },
 	{ GB_OPT_END, 0, NULL, 0, NULL, NULL, 0, 0, NULL, 0 },
 };
+
+/*
+ * --plan: each step as the command a user could type, after parsing its
+ * options exactly as the suite will, so a bad profile entry is found without
+ * a GPU (the CLI tests run this for every profile).
+ */
+static int print_plan(int profile)
+{
+	size_t nb;
+	const struct gb_bench *const *benches = gb_bench_all(&nb);
+	int rc = GB_EXIT_OK;
+
+	for (size_t i = 0; i < nb; i++) {
+		const struct gb_bench *b = benches[i];
+		const char *args = profile_args_for(b->name, profile);
+		void *params = calloc(1, b->params_size ? b->params_size : 1);
+
+		if (profile_params(b, profile, params)) {
+			gb_error("profile '%s': invalid options for '%s': %s", profile_names[profile],
+				 b->name, args ? args : "");
+			rc = GB_EXIT_CANNOT_RUN;
+		} else {
+			printf("gpubench %s%s%s\n", b->name, args ? " " : "", args ? args : "");
+		}
+		free(params);
+	}
+	return rc;
+}
 
 int cmd_run(int argc, const char **argv)
 {
@@ -132,6 +165,8 @@ int cmd_run(int argc, const char **argv)
 		return rc;
 	if (gb_cmd_check_common(&common))
 		return GB_EXIT_USAGE;
+	if (rp.plan)
+		return print_plan(rp.profile);
 	/* a bad thresholds file is found before hours of measuring, not after */
 	gb_thresholds_builtin(&thr, profile_names[rp.profile]);
 	if (rp.thresholds && gb_thresholds_load_file(&thr, rp.thresholds, err, sizeof(err))) {

@@ -54,4 +54,13 @@ run "$BIN" info --format yaml
 expect_rc 2 "info with an unknown format"
 expect_one_error "--format" "info bad format names the option"
 
+# every profile of the acceptance suite parses with the benchmarks' own option tables
+for p in quick acceptance burnin; do
+	run "$BIN" run --plan --profile "$p"
+	expect_rc 0 "run --plan --profile $p"
+	expect_out "^gpubench gemm" "run --plan lists gemm first ($p)"
+done
+run "$BIN" run --plan --profile nightly
+expect_rc 2 "run with an unknown profile"
+
 finish
