@@ -92,8 +92,7 @@ static void mpi_error(int code, const char *call, char *err, size_t errlen)
 }
 
 /* Poll one request until it completes (0), the deadline passes (1) or MPI fails (-1). */
-static int wait_req(MPI_Request *req, double deadline, const char *call, char *err,
-		    size_t errlen)
+static int wait_req(MPI_Request *req, double deadline, const char *call, char *err, size_t errlen)
 {
 	for (;;) {
 		int flag = 0, rc = MPI_Test(req, &flag, MPI_STATUS_IGNORE);
@@ -190,8 +189,8 @@ void gb_mpi_abort(const struct gb_mpi_world *w, int code)
 		MPI_Abort(MPI_COMM_WORLD, code);
 }
 
-int gb_mpi_bcast(const struct gb_mpi_world *w, void *buf, size_t len, const char *what,
-		 char *err, size_t errlen)
+int gb_mpi_bcast(const struct gb_mpi_world *w, void *buf, size_t len, const char *what, char *err,
+		 size_t errlen)
 {
 	MPI_Request req;
 	int rc;
@@ -210,8 +209,9 @@ int gb_mpi_bcast(const struct gb_mpi_world *w, void *buf, size_t len, const char
 	/* rank 0 may itself have waited a whole timeout for another rank first */
 	rc = wait_req(&req, now_s() + 2 * w->timeout_s, "MPI_Ibcast", err, errlen);
 	if (rc > 0)
-		snprintf(err, errlen, "rank %d on host %s: %s did not arrive from rank 0 within %g s",
-			 w->rank, w->host, what, 2 * w->timeout_s);
+		snprintf(err, errlen,
+			 "rank %d on host %s: %s did not arrive from rank 0 within %g s", w->rank,
+			 w->host, what, 2 * w->timeout_s);
 	return rc ? -1 : 0;
 }
 
@@ -264,7 +264,8 @@ static int gather_send(const struct gb_mpi_world *w, int tag, const void *mine, 
 		rc = wait_req(&req[i], deadline, "MPI_Isend", err, errlen);
 		if (rc > 0)
 			snprintf(err, errlen,
-				 "rank %d on host %s: rank 0 did not take this rank's results within "
+				 "rank %d on host %s: rank 0 did not take this rank's results "
+				 "within "
 				 "%g s",
 				 w->rank, w->host, w->timeout_s);
 		if (rc)
@@ -325,7 +326,9 @@ tested:
 static void gather_cancel(struct gather *g, struct gb_mpi_parts *parts, int n)
 {
 	for (int r = 1; r < n; r++) {
-		MPI_Request *req = g->phase[r] == 0 ? &g->lreq[r] : g->phase[r] == 1 ? &g->dreq[r] : NULL;
+		MPI_Request *req = g->phase[r] == 0   ? &g->lreq[r]
+				   : g->phase[r] == 1 ? &g->dreq[r]
+						      : NULL;
 
 		if (!req || *req == MPI_REQUEST_NULL)
 			continue;
@@ -335,8 +338,8 @@ static void gather_cancel(struct gather *g, struct gb_mpi_parts *parts, int n)
 	}
 }
 
-static int gather_root(const struct gb_mpi_world *w, int tag, struct gb_mpi_parts *parts,
-		       char *err, size_t errlen)
+static int gather_root(const struct gb_mpi_world *w, int tag, struct gb_mpi_parts *parts, char *err,
+		       size_t errlen)
 {
 	struct gather g;
 	size_t n = (size_t)w->size;
@@ -427,8 +430,8 @@ void gb_mpi_abort(const struct gb_mpi_world *w, int code)
 	(void)code;
 }
 
-int gb_mpi_bcast(const struct gb_mpi_world *w, void *buf, size_t len, const char *what,
-		 char *err, size_t errlen)
+int gb_mpi_bcast(const struct gb_mpi_world *w, void *buf, size_t len, const char *what, char *err,
+		 size_t errlen)
 {
 	(void)w;
 	(void)buf;

@@ -28,10 +28,10 @@
 struct gb_mpi_world {
 	int rank;
 	int size;
-	int local_rank;      /* rank among the processes on this host: picks the GPU */
+	int local_rank; /* rank among the processes on this host: picks the GPU */
 	int local_size;
-	bool active;         /* MPI was initialised here (size > 1) */
-	double timeout_s;    /* the longest any exchange waits */
+	bool active;	  /* MPI was initialised here (size > 1) */
+	double timeout_s; /* the longest any exchange waits */
 	char host[128];
 };
 
@@ -62,8 +62,8 @@ void gb_mpi_abort(const struct gb_mpi_world *w, int code);
  * (rank 0 may first wait a whole timeout for a gather). 0, or -1 with one
  * line in err.
  */
-int gb_mpi_bcast(const struct gb_mpi_world *w, void *buf, size_t len, const char *what,
-		 char *err, size_t errlen);
+int gb_mpi_bcast(const struct gb_mpi_world *w, void *buf, size_t len, const char *what, char *err,
+		 size_t errlen);
 
 /* Wait until every rank has arrived. 0, or -1 with one line in err. */
 int gb_mpi_barrier(const struct gb_mpi_world *w, const char *what, char *err, size_t errlen);
@@ -71,7 +71,7 @@ int gb_mpi_barrier(const struct gb_mpi_world *w, const char *what, char *err, si
 /* What rank 0 holds after a gather: one part per rank. */
 struct gb_mpi_parts {
 	int n;
-	char **data;         /* data[r]: rank r's bytes, NUL-terminated; NULL if it did not arrive */
+	char **data; /* data[r]: rank r's bytes, NUL-terminated; NULL if it did not arrive */
 	size_t *len;
 	bool *arrived;
 };

@@ -36,10 +36,11 @@
 #include "nccl_dl.h"
 
 static const ncclDataType_t nccl_types[GB_NCCL_DTYPE_COUNT] = {
-	[GB_NCCL_INT8] = ncclInt8,     [GB_NCCL_UINT8] = ncclUint8,	  [GB_NCCL_INT32] = ncclInt32,
-	[GB_NCCL_UINT32] = ncclUint32, [GB_NCCL_INT64] = ncclInt64,	  [GB_NCCL_UINT64] = ncclUint64,
-	[GB_NCCL_HALF] = ncclFloat16,  [GB_NCCL_FLOAT] = ncclFloat32,	  [GB_NCCL_DOUBLE] = ncclFloat64,
-	[GB_NCCL_BFLOAT16] = ncclBfloat16,
+	[GB_NCCL_INT8] = ncclInt8,	[GB_NCCL_UINT8] = ncclUint8,
+	[GB_NCCL_INT32] = ncclInt32,	[GB_NCCL_UINT32] = ncclUint32,
+	[GB_NCCL_INT64] = ncclInt64,	[GB_NCCL_UINT64] = ncclUint64,
+	[GB_NCCL_HALF] = ncclFloat16,	[GB_NCCL_FLOAT] = ncclFloat32,
+	[GB_NCCL_DOUBLE] = ncclFloat64, [GB_NCCL_BFLOAT16] = ncclBfloat16,
 };
 
 static const ncclRedOp_t nccl_ops[GB_NCCL_REDOP_COUNT] = {
@@ -49,7 +50,7 @@ static const ncclRedOp_t nccl_ops[GB_NCCL_REDOP_COUNT] = {
 
 /* One local GPU: one rank of the communicator. */
 struct gpu {
-	int dev;                    /* CUDA index */
+	int dev; /* CUDA index */
 	int rank;
 	ncclComm_t comm;
 	cudaStream_t stream;
@@ -67,9 +68,9 @@ struct engine {
 	const struct gb_mpi_world *world; /* NULL: one process */
 	const char *host;
 	struct gpu *g;
-	int n;                            /* local GPUs */
+	int n; /* local GPUs */
 	int nranks;
-	size_t send_bytes, recv_bytes;    /* per GPU, the largest any point needs */
+	size_t send_bytes, recv_bytes; /* per GPU, the largest any point needs */
 	uint64_t sizes[GB_NCCL_SWEEP_MAX];
 	size_t n_sizes;
 	struct gb_nccl_row *rows;
@@ -80,8 +81,8 @@ struct engine {
 struct op {
 	enum gb_nccl_coll coll;
 	enum gb_nccl_dtype dtype;
-	int redop;                        /* -1 for collectives that do not reduce */
-	int root;                         /* -1 for collectives without a root */
+	int redop; /* -1 for collectives that do not reduce */
+	int root;  /* -1 for collectives without a root */
 	bool inplace;
 	struct gb_nccl_shape shape;
 	uint64_t seed;
@@ -113,10 +114,10 @@ static int nccl_fail(struct engine *e, const struct gpu *g, ncclResult_t r, cons
 	const char *last = gb_nccl_last_error(g ? g->comm : NULL);
 
 	if (g)
-		gb_bench_set_status(e->res, GB_STATUS_ERROR, "'%s' failed on rank %d (GPU %d%s%s): %s%s%s",
-				    what, g->rank, g->dev, e->host ? ", host " : "",
-				    e->host ? e->host : "", gb_nccl.ncclGetErrorString(r),
-				    *last ? ": " : "", last);
+		gb_bench_set_status(e->res, GB_STATUS_ERROR,
+				    "'%s' failed on rank %d (GPU %d%s%s): %s%s%s", what, g->rank,
+				    g->dev, e->host ? ", host " : "", e->host ? e->host : "",
+				    gb_nccl.ncclGetErrorString(r), *last ? ": " : "", last);
 	else
 		gb_bench_set_status(e->res, GB_STATUS_ERROR, "'%s' failed: %s%s%s", what,
 				    gb_nccl.ncclGetErrorString(r), *last ? ": " : "", last);
@@ -288,7 +289,8 @@ static int init_comms(struct engine *e, const unsigned char *id_bytes)
 	gb_nccl.ncclGroupStart();
 	for (int i = 0; i < e->n && failed < 0; i++) {
 		GB_CUDA_GOTO(e->res, cudaSetDevice(e->g[i].dev), end_group);
-		r = gb_nccl.ncclCommInitRankConfig(&e->g[i].comm, e->nranks, id, e->g[i].rank, &cfg);
+		r = gb_nccl.ncclCommInitRankConfig(&e->g[i].comm, e->nranks, id, e->g[i].rank,
+						   &cfg);
 		if (!nccl_ok(r))
 			failed = i;
 	}
@@ -563,8 +565,8 @@ static int prepare(struct engine *e, struct gpu *g, const struct op *o)
 			     cudaMemsetAsync(g->recv, 0xff, o->shape.recv_count * elt, g->stream),
 			     out);
 	GB_CUDA_GOTO(e->res,
-		     gb_launch_nccl_fill(s, o->shape.send_count, o->dtype, pattern_redop(o), o->seed,
-					 g->rank, 0, g->stream),
+		     gb_launch_nccl_fill(s, o->shape.send_count, o->dtype, pattern_redop(o),
+					 o->seed, g->rank, 0, g->stream),
 		     out);
 	GB_CUDA_GOTO(e->res, cudaMemsetAsync(g->nwrong, 0, sizeof(*g->nwrong), g->stream), out);
 out:
@@ -597,7 +599,8 @@ static int verify(struct engine *e, struct gpu *g, const struct op *o)
 	op_buffers(g, o, &s, &r);
 	GB_CUDA_GOTO(e->res, cudaSetDevice(g->dev), out);
 	GB_CUDA_GOTO(e->res,
-		     gb_launch_nccl_verify(r, o->shape.recv_count, 0, &x, g->nwrong, g->stream), out);
+		     gb_launch_nccl_verify(r, o->shape.recv_count, 0, &x, g->nwrong, g->stream),
+		     out);
 out:
 	return rc;
 }
@@ -624,7 +627,8 @@ static int check_op(struct engine *e, const struct op *o, int64_t *nwrong)
 			continue;
 		GB_CUDA_GOTO(e->res, cudaSetDevice(e->g[i].dev), out);
 		/* the stream is idle (waited above), so this copy cannot hang */
-		GB_CUDA_GOTO(e->res, cudaMemcpy(&h, e->g[i].nwrong, sizeof(h), cudaMemcpyDeviceToHost),
+		GB_CUDA_GOTO(e->res,
+			     cudaMemcpy(&h, e->g[i].nwrong, sizeof(h), cudaMemcpyDeviceToHost),
 			     out);
 		*nwrong += (int64_t)h;
 	}
@@ -662,6 +666,14 @@ static int run_point(struct engine *e, const struct op *o)
 	return 0;
 }
 
+/* Whether o's placement is timed: as asked, and in-place only where NCCL defines it. */
+static bool placement_wanted(const struct engine *e, const struct op *o)
+{
+	if (!o->inplace)
+		return gb_nccl_want_outofplace(e->p);
+	return gb_nccl_want_inplace(e->p) && gb_nccl_coll_has_inplace(o->coll);
+}
+
 /* Every size, out-of-place then in-place, of one collective, type and operator. */
 static int sweep_group(struct engine *e, struct op *o)
 {
@@ -679,8 +691,7 @@ static int sweep_group(struct engine *e, struct op *o)
 			  ((uint64_t)(o->redop + 1) << 32) ^ (uint64_t)(i + 1);
 		for (int place = 0; place < 2; place++) {
 			o->inplace = place == 1;
-			if (o->inplace ? !gb_nccl_want_inplace(e->p) || !gb_nccl_coll_has_inplace(o->coll)
-				       : !gb_nccl_want_outofplace(e->p))
+			if (!placement_wanted(e, o))
 				continue;
 			if (run_point(e, o))
 				return -1;
@@ -689,31 +700,36 @@ static int sweep_group(struct engine *e, struct op *o)
 	return 0;
 }
 
+/* One collective and type: once per selected operator, or once if it does not reduce. */
+static int sweep_ops(struct engine *e, enum gb_nccl_coll c, enum gb_nccl_dtype t)
+{
+	bool reduces = gb_nccl_coll_reduces(c);
+
+	for (int r = reduces ? 0 : -1; r < (reduces ? GB_NCCL_REDOP_COUNT : 0); r++) {
+		struct op o = {
+			.coll = c,
+			.dtype = t,
+			.redop = r,
+			.root = gb_nccl_coll_rooted(c) ? (int)e->p->root : -1,
+		};
+
+		if (r >= 0 && !(e->p->redops & (1u << r)))
+			continue;
+		if (gb_should_stop(e->ctx))
+			return 0; /* cmd/ marks the result interrupted */
+		if (sweep_group(e, &o))
+			return -1;
+	}
+	return 0;
+}
+
 static int sweep(struct engine *e)
 {
-	for (int c = 0; c < GB_NCCL_COLL_COUNT; c++) {
-		for (int t = 0; t < GB_NCCL_DTYPE_COUNT; t++) {
-			bool reduces = gb_nccl_coll_reduces(c);
-
-			if (!(e->p->colls & (1u << c)) || !(e->p->dtypes & (1u << t)))
-				continue;
-			for (int r = reduces ? 0 : -1; r < (reduces ? GB_NCCL_REDOP_COUNT : 0); r++) {
-				struct op o = {
-					.coll = c,
-					.dtype = t,
-					.redop = r,
-					.root = gb_nccl_coll_rooted(c) ? (int)e->p->root : -1,
-				};
-
-				if (r >= 0 && !(e->p->redops & (1u << r)))
-					continue;
-				if (gb_should_stop(e->ctx))
-					return 0; /* cmd/ marks the result interrupted */
-				if (sweep_group(e, &o))
-					return -1;
-			}
-		}
-	}
+	for (int c = 0; c < GB_NCCL_COLL_COUNT; c++)
+		for (int t = 0; t < GB_NCCL_DTYPE_COUNT; t++)
+			if ((e->p->colls & (1u << c)) && (e->p->dtypes & (1u << t)) &&
+			    sweep_ops(e, c, t))
+				return -1;
 	return 0;
 }
 
@@ -863,7 +879,8 @@ int gb_nccl_run_world(struct gb_ctx *ctx, const void *params, const struct gb_mp
 	int rc;
 
 	if (ctx->n_devices != 1) {
-		gb_bench_set_status(res, GB_STATUS_ERROR, "internal: a rank drives exactly one GPU");
+		gb_bench_set_status(res, GB_STATUS_ERROR,
+				    "internal: a rank drives exactly one GPU");
 		return -1;
 	}
 	engine_init(&e, ctx, params, res, w);
@@ -926,8 +943,9 @@ static void param_mask(struct gb_bench_result *res, const char *key, uint32_t ma
 
 	for (int i = 0; names[i]; i++)
 		if (mask & (1u << i))
-			pos += (size_t)snprintf(buf + pos, pos < sizeof(buf) ? sizeof(buf) - pos : 0,
-						"%s%s", pos ? "," : "", names[i]);
+			pos += (size_t)snprintf(buf + pos,
+						pos < sizeof(buf) ? sizeof(buf) - pos : 0, "%s%s",
+						pos ? "," : "", names[i]);
 	gb_bench_param_str(res, key, buf);
 }
 
@@ -949,8 +967,9 @@ void gb_nccl_record_params(struct gb_bench_result *res, const void *params, int 
 	gb_bench_param_bool(res, "graph", p->graph);
 	gb_bench_param_num(res, "timeout_s", p->timeout_s);
 	gb_bench_param_num(res, "nranks", nranks);
-	gb_bench_param_str(res, "timing", "CUDA events around iters operations; time = slowest "
-					  "GPU / iters (nccl-tests' per-operation time)");
+	gb_bench_param_str(res, "timing",
+			   "CUDA events around iters operations; time = slowest "
+			   "GPU / iters (nccl-tests' per-operation time)");
 	if (gb_nccl_loaded_version() > 0)
 		gb_bench_param_num(res, "nccl_version", gb_nccl_loaded_version());
 }

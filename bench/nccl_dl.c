@@ -23,16 +23,19 @@ int gb_nccl_dl_load(const char *path, char *err, size_t errlen)
 	if (!h) {
 		const char *why = dlerror();
 
-		snprintf(err, errlen, "cannot load NCCL ('%s'): %s", lib, why ? why : "unknown error");
+		snprintf(err, errlen, "cannot load NCCL ('%s'): %s", lib,
+			 why ? why : "unknown error");
 		return -1;
 	}
 	/* ISO C has no function-pointer <-> void * conversion; POSIX dlsym needs this form */
-#define GB_NCCL_LOAD_REQUIRED(name)                                                          \
-	*(void **)(&gb_nccl.name) = dlsym(h, #name);                                          \
-	if (!gb_nccl.name) {                                                                 \
-		snprintf(err, errlen, "cannot load NCCL ('%s'): it has no '%s' (NCCL 2.14 or " \
-			 "later is needed)", lib, #name);                                     \
-		goto fail;                                                                   \
+#define GB_NCCL_LOAD_REQUIRED(name)                                                                \
+	*(void **)(&gb_nccl.name) = dlsym(h, #name);                                               \
+	if (!gb_nccl.name) {                                                                       \
+		snprintf(err, errlen,                                                              \
+			 "cannot load NCCL ('%s'): it has no '%s' (NCCL 2.14 or "                  \
+			 "later is needed)",                                                       \
+			 lib, #name);                                                              \
+		goto fail;                                                                         \
 	}
 	GB_NCCL_REQUIRED(GB_NCCL_LOAD_REQUIRED)
 #undef GB_NCCL_LOAD_REQUIRED

@@ -18,17 +18,21 @@
 #include "report/theory.h"
 
 const char *const gb_nccl_coll_names[] = {
-	[GB_NCCL_ALLREDUCE] = "allreduce",	   [GB_NCCL_ALLGATHER] = "allgather",
-	[GB_NCCL_REDUCESCATTER] = "reducescatter", [GB_NCCL_BROADCAST] = "broadcast",
-	[GB_NCCL_REDUCE] = "reduce",		   [GB_NCCL_ALLTOALL] = "alltoall",
+	[GB_NCCL_ALLREDUCE] = "allreduce",
+	[GB_NCCL_ALLGATHER] = "allgather",
+	[GB_NCCL_REDUCESCATTER] = "reducescatter",
+	[GB_NCCL_BROADCAST] = "broadcast",
+	[GB_NCCL_REDUCE] = "reduce",
+	[GB_NCCL_ALLTOALL] = "alltoall",
 	[GB_NCCL_COLL_COUNT] = NULL,
 };
 
 const char *const gb_nccl_dtype_names[] = {
-	[GB_NCCL_INT8] = "int8",	 [GB_NCCL_UINT8] = "uint8",   [GB_NCCL_INT32] = "int32",
-	[GB_NCCL_UINT32] = "uint32",	 [GB_NCCL_INT64] = "int64",   [GB_NCCL_UINT64] = "uint64",
-	[GB_NCCL_HALF] = "half",	 [GB_NCCL_FLOAT] = "float",   [GB_NCCL_DOUBLE] = "double",
-	[GB_NCCL_BFLOAT16] = "bfloat16", [GB_NCCL_DTYPE_COUNT] = NULL,
+	[GB_NCCL_INT8] = "int8",     [GB_NCCL_UINT8] = "uint8",	  [GB_NCCL_INT32] = "int32",
+	[GB_NCCL_UINT32] = "uint32", [GB_NCCL_INT64] = "int64",	  [GB_NCCL_UINT64] = "uint64",
+	[GB_NCCL_HALF] = "half",     [GB_NCCL_FLOAT] = "float",	  [GB_NCCL_DOUBLE] = "double",
+	[GB_NCCL_BFLOAT16] = "bfloat16",
+	[GB_NCCL_DTYPE_COUNT] = NULL,
 };
 
 const char *const gb_nccl_redop_names[] = {
@@ -61,8 +65,8 @@ bool gb_nccl_coll_has_inplace(enum gb_nccl_coll c)
 #define P(field) offsetof(struct gb_nccl_params, field)
 
 const struct gb_opt gb_nccl_opts[] = {
-	{ GB_OPT_ENUM_LIST, 0, "op", P(colls), "LIST",
-	  "collectives to time (default allreduce)", 0, 0, gb_nccl_coll_names, 0 },
+	{ GB_OPT_ENUM_LIST, 0, "op", P(colls), "LIST", "collectives to time (default allreduce)", 0,
+	  0, gb_nccl_coll_names, 0 },
 	{ GB_OPT_SIZE, 'b', "min-bytes", P(min_bytes), "SIZE",
 	  "smallest size of the sweep (nccl-tests -b)", 1, 64.0 * (1ULL << 30), NULL, 0 },
 	{ GB_OPT_SIZE, 'e', "max-bytes", P(max_bytes), "SIZE",
@@ -74,12 +78,12 @@ const struct gb_opt gb_nccl_opts[] = {
 	{ GB_OPT_ENUM_LIST, 0, "redop", P(redops), "LIST",
 	  "reduction operators of allreduce, reducescatter, reduce (default sum)", 0, 0,
 	  gb_nccl_redop_names, 0 },
-	{ GB_OPT_COUNT, 'n', "iters", P(iters), "N", "timed operations per size (nccl-tests -n)",
-	  1, 1e6, NULL, 0 },
+	{ GB_OPT_COUNT, 'n', "iters", P(iters), "N", "timed operations per size (nccl-tests -n)", 1,
+	  1e6, NULL, 0 },
 	{ GB_OPT_COUNT, 'w', "warmup", P(warmup), "N",
 	  "untimed operations per size before the timed ones (nccl-tests -w)", 0, 1e6, NULL, 0 },
-	{ GB_OPT_COUNT, 'r', "root", P(root), "RANK", "root rank of broadcast and reduce", 0,
-	  65535, NULL, 0 },
+	{ GB_OPT_COUNT, 'r', "root", P(root), "RANK", "root rank of broadcast and reduce", 0, 65535,
+	  NULL, 0 },
 	{ GB_OPT_BOOL, 0, "inplace", P(inplace), NULL,
 	  "time in-place only (default: out-of-place and in-place)", 0, 0, NULL, 0 },
 	{ GB_OPT_BOOL, 0, "outofplace", P(outofplace), NULL,
@@ -89,8 +93,7 @@ const struct gb_opt gb_nccl_opts[] = {
 	  "(nccl-tests -G)",
 	  0, 0, NULL, 0 },
 	{ GB_OPT_DURATION, 0, "timeout", P(timeout_s), "TIME",
-	  "longest wait for a collective or for another rank before giving up", 1, 86400, NULL,
-	  0 },
+	  "longest wait for a collective or for another rank before giving up", 1, 86400, NULL, 0 },
 	{ GB_OPT_END, 0, NULL, 0, NULL, NULL, 0, 0, NULL, 0 },
 };
 
@@ -125,7 +128,8 @@ int gb_nccl_validate(const void *params, char *err, size_t errlen)
 		return -1;
 	}
 	if (p->factor < 2) {
-		snprintf(err, errlen, "--factor must be at least 2 (got %lld)", (long long)p->factor);
+		snprintf(err, errlen, "--factor must be at least 2 (got %lld)",
+			 (long long)p->factor);
 		return -1;
 	}
 	if (p->min_bytes == 0) {
@@ -199,8 +203,8 @@ int gb_nccl_shape_of(enum gb_nccl_coll c, uint64_t bytes, enum gb_nccl_dtype t, 
 	return s->param_count ? 0 : -1;
 }
 
-double gb_nccl_algbw_bytes(enum gb_nccl_coll c, const struct gb_nccl_shape *s,
-			   enum gb_nccl_dtype t, int nranks)
+double gb_nccl_algbw_bytes(enum gb_nccl_coll c, const struct gb_nccl_shape *s, enum gb_nccl_dtype t,
+			   int nranks)
 {
 	return gb_algbw_bytes(gb_nccl_coll_names[c], (double)s->param_count,
 			      (double)gb_nccl_dtype_size(t), nranks);
@@ -223,15 +227,15 @@ static bool same_hosts(const struct gb_nccl_rank_link *r, size_t n, size_t *n_ho
 	return hosts <= 1;
 }
 
-static double nvlink_theory(const struct gb_nccl_rank_link *r, size_t n, char *basis,
-			    size_t len)
+static double nvlink_theory(const struct gb_nccl_rank_link *r, size_t n, char *basis, size_t len)
 {
 	double best = INFINITY;
 	size_t slowest = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		double bps = r[i].nvlink_up > 0 ? r[i].nvlink_up * gb_nvlink_link_bps(r[i].nvlink_gen)
-						: 0;
+		double bps = r[i].nvlink_up > 0
+				     ? r[i].nvlink_up * gb_nvlink_link_bps(r[i].nvlink_gen)
+				     : 0;
 
 		if (!(bps > 0)) {
 			snprintf(basis, len, "NVLink rate of rank %zu unknown", i);
@@ -294,10 +298,10 @@ void gb_nccl_rank_link_of(const struct gb_device_info *d, const char *host,
 {
 	out->host = host;
 	out->nvlink_up = d->nvlink_up;
-	out->nvlink_gen = d->nvlink_gen > 0 ? d->nvlink_gen
-					    : gb_nvlink_gen_for_cc(d->cc_major, d->cc_minor);
-	out->pcie_bps = d->peaks.pcie_bps_current > 0 ? d->peaks.pcie_bps_current
-						     : d->peaks.pcie_bps;
+	out->nvlink_gen =
+		d->nvlink_gen > 0 ? d->nvlink_gen : gb_nvlink_gen_for_cc(d->cc_major, d->cc_minor);
+	out->pcie_bps =
+		d->peaks.pcie_bps_current > 0 ? d->peaks.pcie_bps_current : d->peaks.pcie_bps;
 	if (!(out->pcie_bps > 0))
 		out->pcie_bps = NAN;
 }
@@ -516,8 +520,8 @@ int gb_nccl_summarize(const struct gb_nccl_row *rows, size_t n, int nranks,
 	return 0;
 }
 
-void gb_nccl_group_name(const struct gb_nccl_row *r, bool multi_dtype, bool multi_redop,
-			char *buf, size_t len)
+void gb_nccl_group_name(const struct gb_nccl_row *r, bool multi_dtype, bool multi_redop, char *buf,
+			size_t len)
 {
 	snprintf(buf, len, "%s%s%s%s%s%s", gb_nccl_coll_names[r->coll], multi_dtype ? "_" : "",
 		 multi_dtype ? gb_nccl_dtype_names[r->dtype] : "",
@@ -534,15 +538,15 @@ static bool same_group(const struct gb_nccl_row *a, const struct gb_nccl_row *b)
 	       a->inplace == b->inplace;
 }
 
-static void distinct(const struct gb_nccl_row *rows, size_t n, bool *multi_dtype,
-		     bool *multi_redop)
+static void distinct(const struct gb_nccl_row *rows, size_t n, bool *multi_dtype, bool *multi_redop)
 {
 	*multi_dtype = *multi_redop = false;
 	for (size_t i = 1; i < n; i++) {
 		*multi_dtype |= rows[i].dtype != rows[0].dtype;
 		if (rows[i].redop >= 0)
 			for (size_t j = 0; j < i; j++)
-				*multi_redop |= rows[j].redop >= 0 && rows[j].redop != rows[i].redop;
+				*multi_redop |=
+					rows[j].redop >= 0 && rows[j].redop != rows[i].redop;
 	}
 }
 
@@ -658,8 +662,10 @@ static void fill_extra(struct gb_bench_result *res, const struct gb_nccl_row *ro
 		cJSON_AddStringToObject(
 			extra, "note",
 			"one rank: nothing crosses a link, so bus bandwidth is 0 by definition for "
-			"allreduce, allgather, reducescatter and alltoall (factor (n-1)/n); read the "
-			"algorithm bandwidth (algbw). broadcast and reduce keep nccl-tests' factor 1");
+			"allreduce, allgather, reducescatter and alltoall (factor (n-1)/n); read "
+			"the "
+			"algorithm bandwidth (algbw). broadcast and reduce keep nccl-tests' factor "
+			"1");
 }
 
 void gb_nccl_fill_result(struct gb_bench_result *res, const struct gb_nccl_row *rows, size_t n,

@@ -95,19 +95,19 @@ bool gb_nccl_coll_has_inplace(enum gb_nccl_coll c);
 /* ---- options ---- */
 
 struct gb_nccl_params {
-	uint32_t colls;      /* bitmask over gb_nccl_coll_names */
-	uint32_t dtypes;     /* bitmask over gb_nccl_dtype_names */
-	uint32_t redops;     /* bitmask over gb_nccl_redop_names */
+	uint32_t colls;	 /* bitmask over gb_nccl_coll_names */
+	uint32_t dtypes; /* bitmask over gb_nccl_dtype_names */
+	uint32_t redops; /* bitmask over gb_nccl_redop_names */
 	uint64_t min_bytes;
 	uint64_t max_bytes;
 	int64_t factor;
-	int64_t iters;       /* timed operations per size */
-	int64_t warmup;      /* untimed operations per size before them */
+	int64_t iters;	/* timed operations per size */
+	int64_t warmup; /* untimed operations per size before them */
 	int64_t root;
-	bool inplace;        /* only in-place (both, or neither: both placements) */
-	bool outofplace;     /* only out-of-place */
-	bool graph;          /* capture the timed operations in a CUDA graph and replay it */
-	double timeout_s;    /* longest wait for a collective or another rank */
+	bool inplace;	  /* only in-place (both, or neither: both placements) */
+	bool outofplace;  /* only out-of-place */
+	bool graph;	  /* capture the timed operations in a CUDA graph and replay it */
+	double timeout_s; /* longest wait for a collective or another rank */
 };
 
 #ifndef __CUDACC__
@@ -116,7 +116,10 @@ extern const struct gb_opt gb_nccl_opts[];
 #endif
 /* Defaults: allreduce, float, sum, 8 B to 1 GiB x2, 20 iterations after 5, root 0, 120 s. */
 void gb_nccl_set_defaults(void *params);
-/* Cross-field checks: 0, or -1 with one line in err ("--min-bytes (1G) is above --max-bytes (8M)"). */
+/*
+ * Cross-field checks: 0, or -1 with one line in err
+ * ("--min-bytes (1 GiB) is above --max-bytes (8 MiB)").
+ */
 int gb_nccl_validate(const void *params, char *err, size_t errlen);
 /* Out-of-place and in-place as the options select them (neither given: both). */
 bool gb_nccl_want_outofplace(const struct gb_nccl_params *p);
@@ -143,7 +146,7 @@ size_t gb_nccl_sweep(uint64_t min_bytes, uint64_t max_bytes, uint64_t factor, ui
 struct gb_nccl_shape {
 	uint64_t send_count;          /* elements in each rank's send buffer */
 	uint64_t recv_count;          /* elements in each rank's receive buffer */
-	uint64_t param_count;         /* the count passed to NCCL, nccl-tests' "count" column */
+	uint64_t param_count;         /* the count passed to NCCL: nccl-tests' "count" */
 	uint64_t inplace_send_offset; /* in-place: send = recv + rank x this (allgather) */
 	uint64_t inplace_recv_offset; /* in-place: recv = send + rank x this (reducescatter) */
 };
@@ -153,8 +156,8 @@ int gb_nccl_shape_of(enum gb_nccl_coll c, uint64_t bytes, enum gb_nccl_dtype t, 
 		     struct gb_nccl_shape *s);
 
 /* Bytes S of algbw = S / t for one operation of this shape. */
-double gb_nccl_algbw_bytes(enum gb_nccl_coll c, const struct gb_nccl_shape *s,
-			   enum gb_nccl_dtype t, int nranks);
+double gb_nccl_algbw_bytes(enum gb_nccl_coll c, const struct gb_nccl_shape *s, enum gb_nccl_dtype t,
+			   int nranks);
 
 /* ---- the correctness pass: predictable data and the expected result ---- */
 
@@ -185,11 +188,11 @@ static inline GB_NCCL_HD int gb_nccl_input(int redop, uint64_t seed, int rank, u
 
 /* Everything a rank needs to know to predict its receive buffer. */
 struct gb_nccl_expect {
-	int coll;            /* enum gb_nccl_coll */
-	int redop;           /* enum gb_nccl_redop; ignored by collectives that do not reduce */
-	int dtype;           /* enum gb_nccl_dtype */
+	int coll;  /* enum gb_nccl_coll */
+	int redop; /* enum gb_nccl_redop; ignored by collectives that do not reduce */
+	int dtype; /* enum gb_nccl_dtype */
 	int nranks;
-	int rank;            /* the rank whose receive buffer is checked */
+	int rank; /* the rank whose receive buffer is checked */
 	int root;
 	uint64_t param_count;
 	uint64_t seed;
@@ -376,10 +379,10 @@ static inline GB_NCCL_HD bool gb_nccl_value_ok(double got, double expected, doub
 
 /* What one rank's GPU offers for collectives. */
 struct gb_nccl_rank_link {
-	const char *host;    /* hostname, NULL if unknown */
-	int nvlink_up;       /* NVLink links up, <= 0 none or unknown */
-	int nvlink_gen;      /* NVLink generation, <= 0 unknown */
-	double pcie_bps;     /* host link per direction (current, else maximum), NAN unknown */
+	const char *host; /* hostname, NULL if unknown */
+	int nvlink_up;	  /* NVLink links up, <= 0 none or unknown */
+	int nvlink_gen;	  /* NVLink generation, <= 0 unknown */
+	double pcie_bps;  /* host link per direction (current, else maximum), NAN unknown */
 };
 
 /*
@@ -398,7 +401,10 @@ double gb_nccl_link_theory(const struct gb_nccl_rank_link *r, size_t n, bool all
 struct gb_device_info;
 struct gb_run;
 
-/* A rank's link figures from its device record (NVLink generation from the compute capability when NVML did not say). */
+/*
+ * A rank's link figures from its device record (the NVLink generation from
+ * the compute capability when NVML did not say).
+ */
 void gb_nccl_rank_link_of(const struct gb_device_info *d, const char *host,
 			  struct gb_nccl_rank_link *out);
 
@@ -409,18 +415,18 @@ bool gb_nccl_pairs_nvlink(const struct gb_run *run, const int *devs, size_t n);
 
 /* One line of nccl-tests' table: one collective at one size and placement. */
 struct gb_nccl_row {
-	int coll;            /* enum gb_nccl_coll */
-	int dtype;           /* enum gb_nccl_dtype */
-	int redop;           /* enum gb_nccl_redop, -1 for collectives that do not reduce */
-	int root;            /* -1 for collectives without a root */
+	int coll;  /* enum gb_nccl_coll */
+	int dtype; /* enum gb_nccl_dtype */
+	int redop; /* enum gb_nccl_redop, -1 for collectives that do not reduce */
+	int root;  /* -1 for collectives without a root */
 	bool inplace;
-	uint64_t size;       /* bytes: the larger of one rank's send and receive buffers */
-	uint64_t count;      /* elements: the count passed to NCCL */
-	double algbytes;     /* S of algbw */
-	double time_us;      /* per operation */
+	uint64_t size;	 /* bytes: the larger of one rank's send and receive buffers */
+	uint64_t count;	 /* elements: the count passed to NCCL */
+	double algbytes; /* S of algbw */
+	double time_us;	 /* per operation */
 	double algbw_gbps;
 	double busbw_gbps;
-	int64_t nwrong;      /* wrong elements over all ranks, -1 when not checked */
+	int64_t nwrong; /* wrong elements over all ranks, -1 when not checked */
 };
 
 /* Fill size, count and algbytes of a row from its shape. */
@@ -450,12 +456,12 @@ struct gb_nccl_summary {
 	double latency_smallest_us;
 	uint64_t smallest_bytes, largest_bytes;
 	bool fit_ok;
-	double alpha_us;        /* latency of the fit t = alpha + S / beta */
-	double beta_gbps;       /* asymptotic algbw */
-	double beta_bus_gbps;   /* the same as bus bandwidth: beta x the busbw factor */
+	double alpha_us;      /* latency of the fit t = alpha + S / beta */
+	double beta_gbps;     /* asymptotic algbw */
+	double beta_bus_gbps; /* the same as bus bandwidth: beta x the busbw factor */
 	double r2;
-	int64_t nwrong;         /* total, -1 when nothing was checked */
-	int64_t first_wrong;    /* index of the first row with wrong elements, -1 if none */
+	int64_t nwrong;	     /* total, -1 when nothing was checked */
+	int64_t first_wrong; /* index of the first row with wrong elements, -1 if none */
 };
 
 /* Summarize rows (one collective, type, operator and placement); 0, or -1 if n == 0. */
@@ -466,8 +472,8 @@ int gb_nccl_summarize(const struct gb_nccl_row *rows, size_t n, int nranks,
  * The name of a row's group: "allreduce", with "_half" when the rows hold
  * several types, "_max" when several operators, "_inplace" for in-place.
  */
-void gb_nccl_group_name(const struct gb_nccl_row *r, bool multi_dtype, bool multi_redop,
-			char *buf, size_t len);
+void gb_nccl_group_name(const struct gb_nccl_row *r, bool multi_dtype, bool multi_redop, char *buf,
+			size_t len);
 
 struct gb_bench_result;
 

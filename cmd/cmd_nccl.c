@@ -46,8 +46,8 @@
 /* ---- the launcher, from the environment (only cmd/ reads it) ---- */
 
 struct launcher {
-	int size;          /* processes it started; 0 when not started by one */
-	int rank;          /* this process's rank as the launcher numbers it */
+	int size; /* processes it started; 0 when not started by one */
+	int rank; /* this process's rank as the launcher numbers it */
 	const char *name;
 };
 
@@ -150,7 +150,8 @@ static const struct gb_nccl_row *partner(const struct gb_nccl_row *rows, size_t 
 {
 	for (size_t i = 0; i < n; i++)
 		if (rows[i].inplace == inplace && rows[i].coll == r->coll &&
-		    rows[i].dtype == r->dtype && rows[i].redop == r->redop && rows[i].size == r->size)
+		    rows[i].dtype == r->dtype && rows[i].redop == r->redop &&
+		    rows[i].size == r->size)
 			return &rows[i];
 	return NULL;
 }
@@ -199,7 +200,8 @@ static void print_rows(const struct gb_nccl_row *rows, size_t n)
 /* Rows of the nccl entry of a report, as extra.rows holds them; *n rows, NULL if none. */
 static struct gb_nccl_row *rows_of(const struct gb_bench_result *b, size_t *n)
 {
-	const cJSON *arr = b && b->extra ? cJSON_GetObjectItemCaseSensitive(b->extra, "rows") : NULL;
+	const cJSON *arr =
+		b && b->extra ? cJSON_GetObjectItemCaseSensitive(b->extra, "rows") : NULL;
 	struct gb_nccl_row *rows;
 	size_t k = 0;
 	const cJSON *it;
@@ -210,9 +212,7 @@ static struct gb_nccl_row *rows_of(const struct gb_bench_result *b, size_t *n)
 	rows = calloc((size_t)cJSON_GetArraySize(arr), sizeof(*rows));
 	if (!rows)
 		return NULL;
-	cJSON_ArrayForEach(it, arr)
-		if (gb_nccl_row_from_json(it, &rows[k]) == 0)
-			k++;
+	cJSON_ArrayForEach(it, arr) if (gb_nccl_row_from_json(it, &rows[k]) == 0) k++;
 	*n = k;
 	return rows;
 }
@@ -281,7 +281,8 @@ static int run_one_process(struct nccl_cmd *nc, int argc, const char **argv)
 		}
 		if (gb_nccl_load(getenv("GPUBENCH_NCCL_LIBRARY"), err, sizeof(err))) {
 			gb_error("%s", err);
-			gb_bench_set_status(gb_run_add_bench(&run, "nccl"), GB_STATUS_ERROR, "%s", err);
+			gb_bench_set_status(gb_run_add_bench(&run, "nccl"), GB_STATUS_ERROR, "%s",
+					    err);
 		} else {
 			gb_cmd_run_one_bench(&gb_bench_nccl, &run, &nc->common, nc->params);
 		}
@@ -298,27 +299,27 @@ static int run_one_process(struct nccl_cmd *nc, int argc, const char **argv)
 struct hello {
 	int32_t ready;
 	int32_t local_rank;
-	int32_t device;       /* CUDA index this rank uses, -1 none */
+	int32_t device; /* CUDA index this rank uses, -1 none */
 	int32_t pid;
 	char host[128];
 	char pci[32];
 	char uuid[64];
 	char gpu[96];
-	char reason[512];     /* why not ready */
+	char reason[512]; /* why not ready */
 };
 
 /* Rank 0's answer. */
 struct decision {
-	int32_t go;           /* every rank ready: measure */
-	int32_t exit_now;     /* >= 0: stop at once with this exit code (a usage error on rank 0) */
+	int32_t go;	  /* every rank ready: measure */
+	int32_t exit_now; /* >= 0: stop at once with this exit code (a usage error on rank 0) */
 	unsigned char id[GB_NCCL_ID_BYTES];
-	char why[512];        /* why not, for the ready ranks' reports */
+	char why[512]; /* why not, for the ready ranks' reports */
 };
 
 struct world_run {
 	struct nccl_cmd *nc;
 	struct gb_mpi_world w;
-	struct gb_run local;  /* this rank's own report */
+	struct gb_run local; /* this rank's own report */
 	struct hello me;
 	int device;
 };
@@ -427,7 +428,8 @@ static bool duplicate_gpu(const struct gb_mpi_parts *hellos, char *why, size_t l
 			if (hb && hb->ready && !strcmp(ha->host, hb->host) && *ha->uuid &&
 			    !strcmp(ha->uuid, hb->uuid)) {
 				snprintf(why, len,
-					 "ranks %d and %d on host %s both use GPU %s: NCCL needs one "
+					 "ranks %d and %d on host %s both use GPU %s: NCCL needs "
+					 "one "
 					 "GPU per rank",
 					 a, b, ha->host, ha->pci);
 				return true;
@@ -513,8 +515,8 @@ static void measure(struct world_run *wr, const struct decision *d)
 struct merge {
 	struct world_run *wr;
 	const struct gb_mpi_parts *hellos, *frags;
-	struct gb_run *runs;   /* every rank's report, parsed; runs[r].command NULL if none */
-	char **unreadable;     /* why rank r's report could not be read, NULL if it could */
+	struct gb_run *runs; /* every rank's report, parsed; runs[r].command NULL if none */
+	char **unreadable;   /* why rank r's report could not be read, NULL if it could */
 	int n;
 	char no_answer[96];
 };
@@ -677,7 +679,7 @@ static void merge_devices(struct merge *m, struct gb_run *final, int *pos)
 		pos[r] = -1;
 		if (!d)
 			continue;
-		pos[r] = (int)final->n_devices;
+		pos[r] = (int) final->n_devices;
 		*gb_run_add_device(final) = *d;
 		gb_device_info_init(d); /* stolen: the parsed run must not free its strings */
 	}
@@ -884,8 +886,8 @@ static int finish_root(struct world_run *wr, const struct gb_mpi_parts *hellos,
 {
 	struct merge m = { .wr = wr, .hellos = hellos, .frags = frags, .n = wr->w.size };
 
-	snprintf(m.no_answer, sizeof(m.no_answer), "did not answer within %g s: it stopped or hangs",
-		 wr->w.timeout_s);
+	snprintf(m.no_answer, sizeof(m.no_answer),
+		 "did not answer within %g s: it stopped or hangs", wr->w.timeout_s);
 
 	merge(&m, &wr->local);
 	print_table(&wr->local, &wr->nc->common);

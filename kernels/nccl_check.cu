@@ -17,7 +17,8 @@
 
 #include "../bench/nccl_math.h"
 
-namespace {
+namespace
+{
 
 constexpr int kThreads = 256;
 constexpr unsigned kMaxBlocks = 4096;
@@ -34,10 +35,19 @@ unsigned grid_for(uint64_t n)
 /* Conversions between the element types and int/double, one place for all. */
 template <typename T> struct elem {
 	static constexpr bool is_float = std::is_floating_point<T>::value;
-	__device__ static T from_int(int v) { return (T)v; }
-	__device__ static double to_double(T x) { return (double)x; }
+	__device__ static T from_int(int v)
+	{
+		return (T)v;
+	}
+	__device__ static double to_double(T x)
+	{
+		return (double)x;
+	}
 	/* the expected value as the type holds it */
-	__device__ static double round(double v) { return (double)(T)v; }
+	__device__ static double round(double v)
+	{
+		return (double)(T)v;
+	}
 	__device__ static uint64_t bits(T x)
 	{
 		return (uint64_t)(typename std::make_unsigned<T>::type)x;
@@ -46,37 +56,82 @@ template <typename T> struct elem {
 
 template <> struct elem<float> {
 	static constexpr bool is_float = true;
-	__device__ static float from_int(int v) { return (float)v; }
-	__device__ static double to_double(float x) { return (double)x; }
-	__device__ static double round(double v) { return (double)(float)v; }
-	__device__ static uint64_t bits(float) { return 0; }
+	__device__ static float from_int(int v)
+	{
+		return (float)v;
+	}
+	__device__ static double to_double(float x)
+	{
+		return (double)x;
+	}
+	__device__ static double round(double v)
+	{
+		return (double)(float)v;
+	}
+	__device__ static uint64_t bits(float)
+	{
+		return 0;
+	}
 };
 
 template <> struct elem<double> {
 	static constexpr bool is_float = true;
-	__device__ static double from_int(int v) { return (double)v; }
-	__device__ static double to_double(double x) { return x; }
-	__device__ static double round(double v) { return v; }
-	__device__ static uint64_t bits(double) { return 0; }
+	__device__ static double from_int(int v)
+	{
+		return (double)v;
+	}
+	__device__ static double to_double(double x)
+	{
+		return x;
+	}
+	__device__ static double round(double v)
+	{
+		return v;
+	}
+	__device__ static uint64_t bits(double)
+	{
+		return 0;
+	}
 };
 
 template <> struct elem<__half> {
 	static constexpr bool is_float = true;
-	__device__ static __half from_int(int v) { return __float2half_rn((float)v); }
-	__device__ static double to_double(__half x) { return (double)__half2float(x); }
-	__device__ static double round(double v) { return (double)__half2float(__float2half_rn((float)v)); }
-	__device__ static uint64_t bits(__half) { return 0; }
+	__device__ static __half from_int(int v)
+	{
+		return __float2half_rn((float)v);
+	}
+	__device__ static double to_double(__half x)
+	{
+		return (double)__half2float(x);
+	}
+	__device__ static double round(double v)
+	{
+		return (double)__half2float(__float2half_rn((float)v));
+	}
+	__device__ static uint64_t bits(__half)
+	{
+		return 0;
+	}
 };
 
 template <> struct elem<__nv_bfloat16> {
 	static constexpr bool is_float = true;
-	__device__ static __nv_bfloat16 from_int(int v) { return __float2bfloat16_rn((float)v); }
-	__device__ static double to_double(__nv_bfloat16 x) { return (double)__bfloat162float(x); }
+	__device__ static __nv_bfloat16 from_int(int v)
+	{
+		return __float2bfloat16_rn((float)v);
+	}
+	__device__ static double to_double(__nv_bfloat16 x)
+	{
+		return (double)__bfloat162float(x);
+	}
 	__device__ static double round(double v)
 	{
 		return (double)__bfloat162float(__float2bfloat16_rn((float)v));
 	}
-	__device__ static uint64_t bits(__nv_bfloat16) { return 0; }
+	__device__ static uint64_t bits(__nv_bfloat16)
+	{
+		return 0;
+	}
 };
 
 /* Warp-aggregated count: one atomic per warp instead of one per wrong element. */
@@ -100,7 +155,8 @@ __global__ static void fill_kernel(T *buf, uint64_t count, int redop, uint64_t s
 		buf[j] = elem<T>::from_int(gb_nccl_input(redop, seed, rank, first + j));
 }
 
-template <typename T> __device__ static bool element_ok(T got, const gb_nccl_expect &e, uint64_t i, double tol)
+template <typename T>
+__device__ static bool element_ok(T got, const gb_nccl_expect &e, uint64_t i, double tol)
 {
 	double f;
 	uint64_t u;
@@ -112,8 +168,8 @@ template <typename T> __device__ static bool element_ok(T got, const gb_nccl_exp
 }
 
 template <typename T>
-__global__ static void verify_kernel(const T *buf, uint64_t count, uint64_t first,
-				     gb_nccl_expect e, double tol, unsigned long long *nwrong)
+__global__ static void verify_kernel(const T *buf, uint64_t count, uint64_t first, gb_nccl_expect e,
+				     double tol, unsigned long long *nwrong)
 {
 	uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
 	uint64_t base = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -135,48 +191,49 @@ static cudaError_t fill_as(void *buf, uint64_t count, int redop, uint64_t seed, 
 			   uint64_t first, cudaStream_t stream)
 {
 	fill_kernel<T><<<grid_for(count), kThreads, 0, stream>>>((T *)buf, count, redop, seed, rank,
-								  first);
+								 first);
 	return cudaGetLastError();
 }
 
 template <typename T>
 static cudaError_t verify_as(const void *buf, uint64_t count, uint64_t first,
-			     const gb_nccl_expect &e, unsigned long long *nwrong, cudaStream_t stream)
+			     const gb_nccl_expect &e, unsigned long long *nwrong,
+			     cudaStream_t stream)
 {
 	double tol = gb_nccl_tolerance(e.dtype, e.coll, e.redop, e.nranks);
 
 	verify_kernel<T><<<grid_for(count), kThreads, 0, stream>>>((const T *)buf, count, first, e,
-								    tol, nwrong);
+								   tol, nwrong);
 	return cudaGetLastError();
 }
 
 /* Call F<T>(args...) for the element type of dtype. */
-#define GB_NCCL_DISPATCH(dtype, F, ...)                                \
-	do {                                                           \
-		switch (dtype) {                                       \
-		case GB_NCCL_INT8:                                     \
-			return F<int8_t>(__VA_ARGS__);                 \
-		case GB_NCCL_UINT8:                                    \
-			return F<uint8_t>(__VA_ARGS__);                \
-		case GB_NCCL_INT32:                                    \
-			return F<int32_t>(__VA_ARGS__);                \
-		case GB_NCCL_UINT32:                                   \
-			return F<uint32_t>(__VA_ARGS__);               \
-		case GB_NCCL_INT64:                                    \
-			return F<int64_t>(__VA_ARGS__);                \
-		case GB_NCCL_UINT64:                                   \
-			return F<uint64_t>(__VA_ARGS__);               \
-		case GB_NCCL_HALF:                                     \
-			return F<__half>(__VA_ARGS__);                 \
-		case GB_NCCL_FLOAT:                                    \
-			return F<float>(__VA_ARGS__);                  \
-		case GB_NCCL_DOUBLE:                                   \
-			return F<double>(__VA_ARGS__);                 \
-		case GB_NCCL_BFLOAT16:                                 \
-			return F<__nv_bfloat16>(__VA_ARGS__);          \
-		default:                                               \
-			return cudaErrorInvalidValue;                  \
-		}                                                      \
+#define GB_NCCL_DISPATCH(dtype, F, ...)                                                            \
+	do {                                                                                       \
+		switch (dtype) {                                                                   \
+		case GB_NCCL_INT8:                                                                 \
+			return F<int8_t>(__VA_ARGS__);                                             \
+		case GB_NCCL_UINT8:                                                                \
+			return F<uint8_t>(__VA_ARGS__);                                            \
+		case GB_NCCL_INT32:                                                                \
+			return F<int32_t>(__VA_ARGS__);                                            \
+		case GB_NCCL_UINT32:                                                               \
+			return F<uint32_t>(__VA_ARGS__);                                           \
+		case GB_NCCL_INT64:                                                                \
+			return F<int64_t>(__VA_ARGS__);                                            \
+		case GB_NCCL_UINT64:                                                               \
+			return F<uint64_t>(__VA_ARGS__);                                           \
+		case GB_NCCL_HALF:                                                                 \
+			return F<__half>(__VA_ARGS__);                                             \
+		case GB_NCCL_FLOAT:                                                                \
+			return F<float>(__VA_ARGS__);                                              \
+		case GB_NCCL_DOUBLE:                                                               \
+			return F<double>(__VA_ARGS__);                                             \
+		case GB_NCCL_BFLOAT16:                                                             \
+			return F<__nv_bfloat16>(__VA_ARGS__);                                      \
+		default:                                                                           \
+			return cudaErrorInvalidValue;                                              \
+		}                                                                                  \
 	} while (0)
 
 extern "C" cudaError_t gb_launch_nccl_fill(void *buf, uint64_t count, int dtype, int redop,

@@ -26,8 +26,8 @@
 #include <string.h>
 
 #define assert_near(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
-#define assert_rel(a, b, rel) \
-	assert_true(fabs((double)(a) - (double)(b)) <= (rel) * fabs((double)(b)))
+#define assert_rel(a, b, rel)                                                                      \
+	assert_true(fabs((double)(a) - (double)(b)) <= (rel)*fabs((double)(b)))
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 #define KiB 1024ULL
@@ -59,8 +59,8 @@ static void test_busbw_factors(void **state)
 		for (size_t k = 0; k < ARRAY_LEN(rank_counts); k++) {
 			int n = rank_counts[k];
 
-			assert_near(gb_busbw_factor(gb_nccl_coll_names[c], n), expected_factor(c, n),
-				    1e-12);
+			assert_near(gb_busbw_factor(gb_nccl_coll_names[c], n),
+				    expected_factor(c, n), 1e-12);
 		}
 	}
 	/* spot values: all-reduce on 8 ranks moves 2*7/8 of the data over each link */
@@ -77,7 +77,9 @@ static void test_row_bandwidth(void **state)
 		for (size_t k = 0; k < ARRAY_LEN(rank_counts); k++) {
 			int n = rank_counts[k];
 			struct gb_nccl_shape s;
-			struct gb_nccl_row r = { .coll = c, .dtype = GB_NCCL_FLOAT, .time_us = 1000 };
+			struct gb_nccl_row r = { .coll = c,
+						 .dtype = GB_NCCL_FLOAT,
+						 .time_us = 1000 };
 			double sharded = c == GB_NCCL_ALLGATHER || c == GB_NCCL_REDUCESCATTER ||
 					 c == GB_NCCL_ALLTOALL;
 
@@ -87,8 +89,8 @@ static void test_row_bandwidth(void **state)
 			assert_near(r.algbytes, (double)s.param_count * 4 * (sharded ? n : 1), 0);
 			gb_nccl_row_bw(&r, n);
 			assert_rel(r.algbw_gbps, r.algbytes / 1e-3 / 1e9, 1e-12);
-			assert_rel(r.busbw_gbps + 1e-300, r.algbw_gbps * expected_factor(c, n) + 1e-300,
-				   1e-12);
+			assert_rel(r.busbw_gbps + 1e-300,
+				   r.algbw_gbps * expected_factor(c, n) + 1e-300, 1e-12);
 		}
 	}
 }
@@ -194,7 +196,8 @@ static void test_input_pattern(void **state)
 
 	(void)state;
 	for (uint64_t i = 0; i < 4000; i++) {
-		int v = gb_nccl_input(GB_NCCL_SUM, 7, 3, i), p = gb_nccl_input(GB_NCCL_PROD, 7, 3, i);
+		int v = gb_nccl_input(GB_NCCL_SUM, 7, 3, i),
+		    p = gb_nccl_input(GB_NCCL_PROD, 7, 3, i);
 
 		assert_in_range(v, 1, 4); /* never zero */
 		assert_in_range(p, 1, 2);
@@ -218,9 +221,9 @@ static void model(const struct gb_nccl_expect *e, uint64_t k, double *f, uint64_
 	if (e->coll == GB_NCCL_BROADCAST || e->coll == GB_NCCL_ALLGATHER ||
 	    e->coll == GB_NCCL_ALLTOALL) {
 		int src = e->coll == GB_NCCL_BROADCAST ? e->root : (int)(k / pc);
-		uint64_t idx = e->coll == GB_NCCL_BROADCAST ? k
+		uint64_t idx = e->coll == GB_NCCL_BROADCAST   ? k
 			       : e->coll == GB_NCCL_ALLGATHER ? k % pc
-							       : (uint64_t)e->rank * pc + k % pc;
+							      : (uint64_t)e->rank * pc + k % pc;
 		int v = gb_nccl_input(GB_NCCL_SUM, e->seed, src, idx);
 
 		*f = v;
@@ -229,7 +232,10 @@ static void model(const struct gb_nccl_expect *e, uint64_t k, double *f, uint64_
 	}
 	{
 		uint64_t idx = e->coll == GB_NCCL_REDUCESCATTER ? (uint64_t)e->rank * pc + k : k;
-		double acc = pat == GB_NCCL_PROD ? 1 : pat == GB_NCCL_MAX ? 0 : pat == GB_NCCL_MIN ? 99 : 0;
+		double acc = pat == GB_NCCL_PROD  ? 1
+			     : pat == GB_NCCL_MAX ? 0
+			     : pat == GB_NCCL_MIN ? 99
+						  : 0;
 		uint64_t iacc = pat == GB_NCCL_PROD ? 1 : pat == GB_NCCL_MIN ? 99 : 0;
 
 		for (int s = 0; s < e->nranks; s++) {
@@ -268,13 +274,19 @@ static void test_expected_every_collective(void **state)
 				for (size_t k = 0; k < ARRAY_LEN(rank_counts); k++) {
 					int n = rank_counts[k];
 					struct gb_nccl_expect e = {
-						.coll = c, .redop = op, .dtype = t, .nranks = n,
-						.rank = n - 1, .root = n > 1 ? 1 : 0,
-						.param_count = 8, .seed = 42,
+						.coll = c,
+						.redop = op,
+						.dtype = t,
+						.nranks = n,
+						.rank = n - 1,
+						.root = n > 1 ? 1 : 0,
+						.param_count = 8,
+						.seed = 42,
 					};
-					uint64_t recv = c == GB_NCCL_ALLGATHER || c == GB_NCCL_ALLTOALL
-								? 8 * (uint64_t)n
-								: 8;
+					uint64_t recv =
+						c == GB_NCCL_ALLGATHER || c == GB_NCCL_ALLTOALL
+							? 8 * (uint64_t)n
+							: 8;
 
 					for (uint64_t i = 0; i < recv; i++) {
 						double f, mf;
@@ -291,8 +303,14 @@ static void test_expected_every_collective(void **state)
 static void test_expected_values(void **state)
 {
 	struct gb_nccl_expect e = {
-		.coll = GB_NCCL_ALLREDUCE, .redop = GB_NCCL_SUM, .dtype = GB_NCCL_FLOAT,
-		.nranks = 2, .rank = 0, .root = 0, .param_count = 100, .seed = 9,
+		.coll = GB_NCCL_ALLREDUCE,
+		.redop = GB_NCCL_SUM,
+		.dtype = GB_NCCL_FLOAT,
+		.nranks = 2,
+		.rank = 0,
+		.root = 0,
+		.param_count = 100,
+		.seed = 9,
 	};
 	double f;
 	uint64_t u;
@@ -308,13 +326,22 @@ static void test_expected_values(void **state)
 	gb_nccl_expected(&e, 17, &f, &u);
 	assert_near(f, gb_nccl_input(GB_NCCL_AVG, 9, 0, 17), 0);
 	/* broadcast: the root's data on every rank */
-	e = (struct gb_nccl_expect){ .coll = GB_NCCL_BROADCAST, .dtype = GB_NCCL_INT32, .nranks = 4,
-				     .rank = 2, .root = 3, .param_count = 100, .seed = 9 };
+	e = (struct gb_nccl_expect){ .coll = GB_NCCL_BROADCAST,
+				     .dtype = GB_NCCL_INT32,
+				     .nranks = 4,
+				     .rank = 2,
+				     .root = 3,
+				     .param_count = 100,
+				     .seed = 9 };
 	gb_nccl_expected(&e, 5, &f, &u);
 	assert_int_equal(u, (uint64_t)gb_nccl_input(GB_NCCL_SUM, 9, 3, 5));
 	/* alltoall: element s*pc+j of rank r is what rank s sent to r */
-	e = (struct gb_nccl_expect){ .coll = GB_NCCL_ALLTOALL, .dtype = GB_NCCL_INT32, .nranks = 4,
-				     .rank = 2, .param_count = 10, .seed = 9 };
+	e = (struct gb_nccl_expect){ .coll = GB_NCCL_ALLTOALL,
+				     .dtype = GB_NCCL_INT32,
+				     .nranks = 4,
+				     .rank = 2,
+				     .param_count = 10,
+				     .seed = 9 };
 	gb_nccl_expected(&e, 3 * 10 + 4, &f, &u);
 	assert_int_equal(u, (uint64_t)gb_nccl_input(GB_NCCL_SUM, 9, 3, 2 * 10 + 4));
 }
@@ -322,8 +349,12 @@ static void test_expected_values(void **state)
 static void test_integer_wrap(void **state)
 {
 	struct gb_nccl_expect e = {
-		.coll = GB_NCCL_ALLREDUCE, .redop = GB_NCCL_SUM, .dtype = GB_NCCL_UINT8,
-		.nranks = 200, .param_count = 4, .seed = 1,
+		.coll = GB_NCCL_ALLREDUCE,
+		.redop = GB_NCCL_SUM,
+		.dtype = GB_NCCL_UINT8,
+		.nranks = 200,
+		.param_count = 4,
+		.seed = 1,
 	};
 	double f;
 	uint64_t u;
@@ -370,7 +401,9 @@ static void test_tolerance(void **state)
 static void test_link_theory(void **state)
 {
 	struct gb_nccl_rank_link r[3] = {
-		{ "n1", 18, 4, 63e9 }, { "n1", 18, 4, 63e9 }, { "n1", 18, 4, 31.5e9 },
+		{ "n1", 18, 4, 63e9 },
+		{ "n1", 18, 4, 63e9 },
+		{ "n1", 18, 4, 31.5e9 },
 	};
 	char basis[256];
 	double bps;
@@ -414,7 +447,8 @@ static void test_pairs_and_rank_link(void **state)
 	for (int a = 0; a < 3; a++)
 		for (int b = 0; b < 3; b++)
 			if (a != b)
-				gb_run_add_link(&run, a, b, a < 2 && b < 2 ? "nvlink" : "pcie_switch");
+				gb_run_add_link(&run, a, b,
+						a < 2 && b < 2 ? "nvlink" : "pcie_switch");
 	assert_true(gb_nccl_pairs_nvlink(&run, devs, 2));
 	assert_false(gb_nccl_pairs_nvlink(&run, devs, 3));
 	assert_false(gb_nccl_pairs_nvlink(&run, devs, 1));
@@ -533,8 +567,10 @@ static void test_combine_ranks(void **state)
 
 static void test_group_names(void **state)
 {
-	struct gb_nccl_row r = { .coll = GB_NCCL_REDUCESCATTER, .dtype = GB_NCCL_HALF,
-				 .redop = GB_NCCL_MAX, .inplace = true };
+	struct gb_nccl_row r = { .coll = GB_NCCL_REDUCESCATTER,
+				 .dtype = GB_NCCL_HALF,
+				 .redop = GB_NCCL_MAX,
+				 .inplace = true };
 	char name[96];
 
 	(void)state;
@@ -650,10 +686,10 @@ static void test_options_defaults(void **state)
 
 static void test_options_values(void **state)
 {
-	static const char *const a[] = { "--op",     "all",	"--dtype", "half,bfloat16",
-					 "--redop", "max,avg", "-b",	  "1K",
-					 "-e",	     "64M",	"-f",	   "4",
-					 "--inplace", "--graph", "--timeout", "30s" };
+	static const char *const a[] = {
+		"--op", "all", "--dtype", "half,bfloat16", "--redop", "max,avg", "-b", "1K",
+		"-e", "64M", "-f", "4", "--inplace", "--graph", "--timeout", "30s",
+	};
 	struct gb_nccl_params p;
 	char err[256];
 

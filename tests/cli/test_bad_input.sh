@@ -24,7 +24,9 @@
 #             where a command has such a pair, a missing --thresholds file.
 # report and compare, when built, also get truncated and hostile JSON: a 0-byte
 # file, a binary file, deep nesting (100000 levels), huge numbers, strings where
-# numbers belong, a folder, a missing file.
+# numbers belong, a folder, a missing file; so do --thresholds files. Last, a
+# hostile environment: secrets never reach the report, only whitelisted
+# variables do, recorded whole and escaped.
 #
 # lib.sh's run() keeps going after a failing command, so this script uses
 # `set -u -o pipefail` (from lib.sh and here) but not -e.
@@ -365,6 +367,37 @@ for cmd in run stress; do
 		bad "$cmd --thresholds $(basename "$f")" "" "$cmd" --thresholds "$f"
 	done
 done
+
+# ---- a hostile environment: only whitelisted variables reach the report ----
+# (secrets stay out; a whitelisted value with control characters or of 100 kB is
+# recorded as JSON, and the report still validates)
+if has_cmd info; then
+	envrep="$TMP/env.json"
+	big=$(head -c 100000 /dev/zero | tr '\0' 'x')
+	run env SECRET_TOKEN=hunter2-secret AWS_SECRET_ACCESS_KEY=aws-secret-value \
+		LD_PRELOAD= NCCL_DEBUG="$big" NCCL_SOCKET_IFNAME=$'eth0\n\x1b[2Jforged' \
+		"$BIN" info -q -o "$envrep"
+	checks=$((checks + 1))
+	if [ "$rc" -ne 0 ] && [ "$rc" -ne 3 ]; then
+		fail "info in a hostile environment: exit $rc: $err"
+	elif [ ! -f "$envrep" ]; then
+		fail "info in a hostile environment wrote no report"
+	else
+		validate "$envrep"
+		checks=$((checks + 1))
+		if grep -qE 'hunter2-secret|aws-secret-value|SECRET_TOKEN|AWS_SECRET_ACCESS_KEY' "$envrep"; then
+			fail "a variable outside the whitelist reached the report"
+		fi
+		checks=$((checks + 1))
+		python3 - "$envrep" <<'PY' || fail "the report's environment is not the whitelisted variables"
+import json, sys
+env = json.load(open(sys.argv[1]))["environment"]
+assert len(env.get("NCCL_DEBUG", "")) == 100000, "NCCL_DEBUG not recorded whole"
+assert env.get("NCCL_SOCKET_IFNAME") == "eth0\n\x1b[2Jforged", "control characters mangled"
+assert "LD_PRELOAD" not in env and "PATH" not in env and "HOME" not in env, sorted(env)
+PY
+	fi
+fi
 
 if [ ${#skipped[@]} -gt 0 ]; then
 	echo "not built yet, skipped: ${skipped[*]}"

@@ -106,7 +106,8 @@ static int assert_rows_correct(const struct gb_bench_result *r, int nranks)
 	const cJSON *row;
 	int n = 0;
 
-	cJSON_ArrayForEach(row, rows_of(r)) {
+	cJSON_ArrayForEach(row, rows_of(r))
+	{
 		double t = cJSON_GetObjectItem(row, "time_us")->valuedouble;
 		const cJSON *bus = cJSON_GetObjectItem(row, "busbw");
 		const char *coll = cJSON_GetObjectItem(row, "collective")->valuestring;
@@ -143,8 +144,9 @@ static void skip_without_nccl(const struct fixture *f)
 
 static void test_single_gpu_sweep(void **state)
 {
-	static const char *const args[] = { "--min-bytes", "8", "--max-bytes", "64M", "--iters", "5",
-					    "--warmup", "2" };
+	static const char *const args[] = {
+		"--min-bytes", "8", "--max-bytes", "64M", "--iters", "5", "--warmup", "2",
+	};
 	struct fixture *f = *state;
 	const cJSON *note;
 
@@ -163,9 +165,10 @@ static void test_single_gpu_sweep(void **state)
 
 static void test_every_collective_and_type(void **state)
 {
-	static const char *const args[] = { "--op", "all", "--dtype", "all", "--redop", "all",
-					    "--min-bytes", "1K", "--max-bytes", "1M", "--factor",
-					    "32", "--iters", "2", "--warmup", "1" };
+	static const char *const args[] = {
+		"--op", "all", "--dtype", "all", "--redop", "all", "--min-bytes", "1K",
+		"--max-bytes", "1M", "--factor", "32", "--iters", "2", "--warmup", "1",
+	};
 	struct fixture *f = *state;
 
 	run_nccl(f, 1, args, (int)ARRAY_LEN(args));
@@ -176,8 +179,9 @@ static void test_every_collective_and_type(void **state)
 
 static void test_graph_replay(void **state)
 {
-	static const char *const args[] = { "--graph", "--min-bytes", "1M", "--max-bytes", "16M",
-					    "--iters", "10" };
+	static const char *const args[] = {
+		"--graph", "--min-bytes", "1M", "--max-bytes", "16M", "--iters", "10",
+	};
 	struct fixture *f = *state;
 
 	run_nccl(f, 1, args, (int)ARRAY_LEN(args));
@@ -188,8 +192,10 @@ static void test_graph_replay(void **state)
 
 static void test_all_gpus(void **state)
 {
-	static const char *const args[] = { "--op", "all", "--min-bytes", "1K", "--max-bytes",
-					    "256M", "--factor", "4", "--iters", "5" };
+	static const char *const args[] = {
+		"--op", "all", "--min-bytes", "1K", "--max-bytes", "256M", "--factor", "4",
+		"--iters", "5",
+	};
 	struct fixture *f = *state;
 
 	if (n_gpus < 2) {
