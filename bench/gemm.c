@@ -1815,7 +1815,8 @@ static void run_device(struct gb_ctx *ctx, const struct gemm_params *p,
 				note_skip(st, res, g.dev, prec, sfx, buf);
 				continue;
 			}
-			lost = run_shape(ctx, p, res, st, &g, prec, &shapes[s], several, own[i]) != 0;
+			lost = run_shape(ctx, p, res, st, &g, prec, &shapes[s], several,
+					 own[i]) != 0;
 		}
 	}
 	if (lost) {
@@ -1866,8 +1867,8 @@ static void record_params(const struct gemm_params *p, struct gb_bench_result *r
 	buf[0] = '\0';
 	for (int i = 0; i < GEMM_N_IMPLS; i++)
 		if (p->impls & (1u << i))
-			pos += (size_t)snprintf(buf + pos, sizeof(buf) - pos, "%s%s", pos ? "," : "",
-						impl_names[i]);
+			pos += (size_t)snprintf(buf + pos, sizeof(buf) - pos, "%s%s",
+						pos ? "," : "", impl_names[i]);
 	gb_bench_param_str(res, "impl", buf);
 	if (n_shapes == 1) {
 		gb_bench_param_num(res, "m", (double)shapes[0].m);

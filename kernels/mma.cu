@@ -129,7 +129,9 @@ __device__ __forceinline__ void load_operand(uint32_t tile, const T *const (&src
 		const unsigned kk = slice * kBk + chunk[i] * 8;
 
 		if (kVec) {
-			cp_async16(tile + soff[i], kk < k ? src[i] + kk : src[i], kk < k ? 16u : 0u);
+			const bool in = kk < k;
+
+			cp_async16(tile + soff[i], in ? src[i] + kk : src[i], in ? 16u : 0u);
 		} else {
 			const unsigned short *p = reinterpret_cast<const unsigned short *>(src[i]);
 			unsigned short h[8];
@@ -137,7 +139,8 @@ __device__ __forceinline__ void load_operand(uint32_t tile, const T *const (&src
 #pragma unroll
 			for (int e = 0; e < 8; e++)
 				h[e] = kk + e < k ? p[kk + e] : (unsigned short)0;
-			asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(tile + soff[i]),
+			asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n"
+				     ::"r"(tile + soff[i]),
 				     "r"((uint32_t)h[0] | (uint32_t)h[1] << 16),
 				     "r"((uint32_t)h[2] | (uint32_t)h[3] << 16),
 				     "r"((uint32_t)h[4] | (uint32_t)h[5] << 16),
@@ -192,9 +195,10 @@ __global__ void __launch_bounds__(kThreads, 2)
 #pragma unroll
 	for (int s = 0; s < kStages - 1; s++) {
 		if ((unsigned)s < n_slices) {
-			load_operand<T, kVec>(base + s * kStageBytes, srcx, soff, chunk, s, k);
-			load_operand<T, kVec>(base + s * kStageBytes + kTileBytes, srcy, soff, chunk,
-					      s, k);
+			const uint32_t st = base + s * kStageBytes;
+
+			load_operand<T, kVec>(st, srcx, soff, chunk, s, k);
+			load_operand<T, kVec>(st + kTileBytes, srcy, soff, chunk, s, k);
 		}
 		cp_async_commit();
 	}
@@ -230,18 +234,21 @@ __global__ void __launch_bounds__(kThreads, 2)
 #pragma unroll
 			for (int mi = 0; mi < 4; mi++) {
 				const unsigned row = wr * 64 + mi * 16 + (lane & 15);
+				const unsigned ch = ks * 2 + (lane >> 4);
 
-				ldmatrix_x4(af[mi], xs + gb_mma_smem_offset(row, ks * 2 + (lane >> 4)));
+				ldmatrix_x4(af[mi], xs + gb_mma_smem_offset(row, ch));
 			}
 			/* Y (mma's B, column-major = rows of Y): one ldmatrix.x4 is b0, b1 of two
 			 * n8 tiles: lanes 0-7 rows 0-7 chunk 0, 8-15 rows 0-7 chunk 1, 16-23
 			 * rows 8-15 chunk 0, 24-31 rows 8-15 chunk 1 */
 #pragma unroll
 			for (int nj = 0; nj < 2; nj++) {
-				const unsigned row = wc * 32 + nj * 16 + (lane & 7) + ((lane >> 4) << 3);
+				const unsigned row =
+					wc * 32 + nj * 16 + (lane & 7) + (lane >> 4) * 8;
+				const unsigned ch = ks * 2 + ((lane >> 3) & 1);
 				uint32_t r[4];
 
-				ldmatrix_x4(r, ys + gb_mma_smem_offset(row, ks * 2 + ((lane >> 3) & 1)));
+				ldmatrix_x4(r, ys + gb_mma_smem_offset(row, ch));
 				bf[2 * nj][0] = r[0];
 				bf[2 * nj][1] = r[1];
 				bf[2 * nj + 1][0] = r[2];
@@ -267,8 +274,10 @@ __global__ void __launch_bounds__(kThreads, 2)
 		for (int ni = 0; ni < 4; ni++) {
 #pragma unroll
 			for (int h = 0; h < 2; h++) {
-				const unsigned r = r0 + wr * 64 + mi * 16 + gb_mma_acc_row(lane, 2 * h);
-				const unsigned c = c0 + wc * 32 + ni * 8 + gb_mma_acc_col(lane, 2 * h);
+				const unsigned r =
+					r0 + wr * 64 + mi * 16 + gb_mma_acc_row(lane, 2 * h);
+				const unsigned c =
+					c0 + wc * 32 + ni * 8 + gb_mma_acc_col(lane, 2 * h);
 				const float v0 = acc[mi][ni][2 * h], v1 = acc[mi][ni][2 * h + 1];
 
 				if (r >= rows_x || c >= rows_y)
@@ -343,7 +352,7 @@ extern "C" cudaError_t gb_launch_gemm_mma(const void *a, const void *b, void *d,
 	if (gb_own_gemm_plan(GB_OWN_MMA, m, n, k, &dev, &l))
 		return cudaErrorInvalidValue;
 	if (t == GB_DT_BF16)
-		return launch_type<__nv_bfloat16>(a, b, d, (unsigned)m, (unsigned)n, (unsigned)k, &l,
-						  stream);
+		return launch_type<__nv_bfloat16>(a, b, d, (unsigned)m, (unsigned)n,
+						  (unsigned)k, &l, stream);
 	return launch_type<__half>(a, b, d, (unsigned)m, (unsigned)n, (unsigned)k, &l, stream);
 }

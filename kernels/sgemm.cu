@@ -152,9 +152,10 @@ __global__ void __launch_bounds__(kThreads, 2)
 			float *o = out + (size_t)r * rows_y + c;
 
 			if (vec_out && c + 3 < rows_y) {
-				*reinterpret_cast<float4 *>(o) =
-					make_float4(acc[i][4 * h], acc[i][4 * h + 1], acc[i][4 * h + 2],
-						    acc[i][4 * h + 3]);
+				const float *v = &acc[i][4 * h];
+				float4 *o4 = reinterpret_cast<float4 *>(o);
+
+				*o4 = make_float4(v[0], v[1], v[2], v[3]);
 			} else {
 #pragma unroll
 				for (int e = 0; e < 4; e++)

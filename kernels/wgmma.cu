@@ -30,6 +30,8 @@
  *               for their 128 accumulators (24 x 128 + 240 x 256 <= 64K)
  *   epilogue    accumulators rounded to the output type and stored straight
  *               from registers, pairs of adjacent elements, predicated
+ *   watchdog    a barrier wait still pending after ~2^35 cycles traps: a
+ *               broken pipeline becomes a reported error, not a hung GPU
  * The tensor maps (one per operand) are encoded on the host at each launch
  * with the driver's cuTensorMapEncodeTiled, found at run time: gpubench
  * does not link libcuda.
@@ -99,29 +101,45 @@ __device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t byt
 		     : "memory");
 }
 
-/* until the phase of parity `parity` has completed */
-__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
+__device__ __forceinline__ bool mbar_try_wait(uint32_t bar, uint32_t parity)
 {
 	uint32_t done;
 
-	do {
-		asm volatile("{\n"
-			     ".reg .pred p;\n"
-			     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-			     "selp.u32 %0, 1, 0, p;\n"
-			     "}\n"
-			     : "=r"(done)
-			     : "r"(bar), "r"(parity)
-			     : "memory");
-	} while (!done);
+	asm volatile("{\n"
+		     ".reg .pred p;\n"
+		     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+		     "selp.u32 %0, 1, 0, p;\n"
+		     "}\n"
+		     : "=r"(done)
+		     : "r"(bar), "r"(parity)
+		     : "memory");
+	return done != 0;
+}
+
+/*
+ * Until the phase of parity `parity` has completed. A stage takes
+ * microseconds; one still pending after ~2^35 cycles (over 15 s) means the
+ * pipeline is broken, and a trap (an error the benchmark reports, device
+ * lost) beats a GPU that hangs forever. The clock is read only once the
+ * first try has failed.
+ */
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
+{
+	if (mbar_try_wait(bar, parity))
+		return;
+	const long long t0 = clock64();
+
+	while (!mbar_try_wait(bar, parity))
+		if (clock64() - t0 > (1ll << 35))
+			__trap();
 }
 
 /* TMA: the box at (k0, row0) of `map` into shared memory, completing on `bar` */
 __device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap *map, uint32_t bar,
 					 int k0, int row0)
 {
-	asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-		     " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+	asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile"
+		     ".mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
 		     "l"(reinterpret_cast<uint64_t>(map)), "r"(k0), "r"(row0), "r"(bar)
 		     : "memory");
 }
@@ -156,14 +174,22 @@ __device__ __forceinline__ void setmaxnreg_dec()
 
 /* the 128 accumulators of m64n256 as operands %0..%127 */
 #define GB_WGMMA_D \
-	"{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
-	"%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
-	"%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
-	"%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
-	"%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
-	"%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
-	"%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
-	"%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}"
+	"{%0, %1, %2, %3, %4, %5, %6, %7, " \
+	"%8, %9, %10, %11, %12, %13, %14, %15, " \
+	"%16, %17, %18, %19, %20, %21, %22, %23, " \
+	"%24, %25, %26, %27, %28, %29, %30, %31, " \
+	"%32, %33, %34, %35, %36, %37, %38, %39, " \
+	"%40, %41, %42, %43, %44, %45, %46, %47, " \
+	"%48, %49, %50, %51, %52, %53, %54, %55, " \
+	"%56, %57, %58, %59, %60, %61, %62, %63, " \
+	"%64, %65, %66, %67, %68, %69, %70, %71, " \
+	"%72, %73, %74, %75, %76, %77, %78, %79, " \
+	"%80, %81, %82, %83, %84, %85, %86, %87, " \
+	"%88, %89, %90, %91, %92, %93, %94, %95, " \
+	"%96, %97, %98, %99, %100, %101, %102, %103, " \
+	"%104, %105, %106, %107, %108, %109, %110, %111, " \
+	"%112, %113, %114, %115, %116, %117, %118, %119, " \
+	"%120, %121, %122, %123, %124, %125, %126, %127}"
 
 #define GB_WGMMA_D_REGS(d) \
 	"+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), \
@@ -252,9 +278,10 @@ __device__ __forceinline__ __half round1(float a, __half)
  */
 template <typename T>
 __global__ void __launch_bounds__(kThreads, 1)
-	wgmma_kernel(const __grid_constant__ CUtensorMap map_x, const __grid_constant__ CUtensorMap map_y,
-		     T *__restrict__ out, unsigned rows_x, unsigned rows_y, unsigned k,
-		     unsigned tiles_m, unsigned tiles_n)
+	wgmma_kernel(const __grid_constant__ CUtensorMap map_x,
+		     const __grid_constant__ CUtensorMap map_y, T *__restrict__ out,
+		     unsigned rows_x, unsigned rows_y, unsigned k, unsigned tiles_m,
+		     unsigned tiles_n)
 {
 #if GB_HAVE_SM90A
 	extern __shared__ __align__(128) unsigned char smem_raw[];
@@ -321,7 +348,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 			mbar_wait(smem_u32(&full[s]), phase);
 			wgmma_fence();
 #pragma unroll
-			for (int kk = 0; kk < kBk / 16; kk++)  /* +32 bytes = +2 in the >> 4 field */
+			/* k16 step kk starts 32 bytes further: +2 in the address >> 4 field */
+			for (int kk = 0; kk < kBk / 16; kk++)
 				wgmma_m64n256k16(d, dx + 2 * kk, dy + 2 * kk, T());
 			wgmma_commit();
 			/* slice sl - 1's MMAs are done reading their stage: hand it back */

@@ -129,8 +129,10 @@ static void check_plan(enum gb_own_gemm kind, uint64_t m, uint64_t n, uint64_t k
 	assert_int_equal(l.tiles_n, (n + l.tile_n - 1) / l.tile_n);
 	assert_int_equal(l.grid, l.tiles_m * l.tiles_n);
 	/* the tiles cover D and no tile is wholly outside it */
-	assert_true((uint64_t)l.tiles_m * l.tile_m >= m && (uint64_t)(l.tiles_m - 1) * l.tile_m < m);
-	assert_true((uint64_t)l.tiles_n * l.tile_n >= n && (uint64_t)(l.tiles_n - 1) * l.tile_n < n);
+	assert_true((uint64_t)l.tiles_m * l.tile_m >= m);
+	assert_true((uint64_t)(l.tiles_m - 1) * l.tile_m < m);
+	assert_true((uint64_t)l.tiles_n * l.tile_n >= n);
+	assert_true((uint64_t)(l.tiles_n - 1) * l.tile_n < n);
 	assert_int_equal(l.edge, m % l.tile_m || n % l.tile_n || k % l.tile_k);
 	assert_true(l.threads > 0 && l.threads <= 1024 && l.threads % 32 == 0);
 	/* fits the device: static + dynamic within the block limit, and a block on an SM */
@@ -251,7 +253,8 @@ static void test_floors(void **state)
 static void test_tile_order_is_a_bijection(void **state)
 {
 	static const unsigned counts[][2] = {
-		{ 1, 1 }, { 1, 9 }, { 9, 1 }, { 8, 8 }, { 32, 32 }, { 33, 17 }, { 5, 23 }, { 64, 7 },
+		{ 1, 1 }, { 1, 9 }, { 9, 1 }, { 8, 8 }, { 32, 32 }, { 33, 17 }, { 5, 23 },
+		{ 64, 7 },
 	};
 
 	(void)state;
