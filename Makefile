@@ -7,7 +7,9 @@ CMAKE_FLAGS ?=
 RUN_ARGS ?=
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps configure build run test test-gpu sanitize clean
+FUZZ_SECONDS ?= 30
+
+.PHONY: all deps configure build run test test-gpu sanitize fuzz style clean
 
 all: build
 
@@ -35,8 +37,18 @@ test-gpu: build
 sanitize: deps
 	@[ -f build-asan/build.ninja ] || cmake -S . -B build-asan -G Ninja \
 		-DCMAKE_BUILD_TYPE=Debug -DGPUBENCH_SANITIZE=ON $(CMAKE_FLAGS)
-	cmake --build build-asan -j $(JOBS)
+	cmake --build build-asan -j $(JOBS) --target unit_tests
 	cd build-asan && ctest --output-on-failure -L unit -j $(JOBS)
 
+# libFuzzer harnesses (clang) on the loaders and the options parser;
+# FUZZ_SECONDS=3600 for the long run (docs/robustness.md)
+fuzz:
+	@scripts/install-deps.sh --test
+	tests/fuzz/build-and-run.sh $(FUZZ_SECONDS)
+
+# banned functions, printing outside cmd/, GPU-setting calls, shells
+style:
+	scripts/check-style.sh
+
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan build-fuzz

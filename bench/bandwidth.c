@@ -30,6 +30,7 @@
 #include <cuda_runtime_api.h>
 
 #include "bench.h"
+#include "copy_engine.h"
 #include "copy_math.h"
 #include "gpu.h"
 #include "kernels/kernels.h"
@@ -115,33 +116,26 @@ static int bw_validate(const void *params, char *err, size_t errlen)
 #define SEED_SRC2 0x5EED5EEDULL
 #define SEED_POISON 0xCAFEBABEULL
 #define STREAM_Q 3.0
-/* copies queued behind the blocker before the start event (nvbandwidth uses 4) */
-#define WARMUP_COPIES 4
 /* untimed runs at the largest size before a sweep: clocks and link speed settle */
 #define WARMUP_SECONDS 0.2
 #define WARMUP_MAX_RUNS 50
-/* a blocked stream gives up after this long, so it never hangs */
-#define SPIN_TIMEOUT_S 10.0
 /* NVML telemetry while the copies run: clocks, power, throttling */
 #define TELEMETRY_INTERVAL_S 0.1
-
-/* The host-mapped flag the spin kernel waits on. */
-struct blocker {
-	int release;
-	int timed_out;
-};
+/*
+ * The link is read after the release, once per sample: a sample must keep
+ * it busy long enough (about 10 ms at Gen5) or the reading is of an idle
+ * link that has dropped to Gen1, a false "downtrained" finding.
+ */
+#define LINK_READ_MIN_BYTES (512.0 * 1024 * 1024)
 
 struct dev_state {
 	int dev;
 	int sm_count;
-	long long spin_cycles;
 	bool managed_ok;          /* the GPU can prefetch managed memory */
 	const struct gb_device_info *info;
 	struct gb_copy_theory theory;
-	cudaStream_t s[2];
-	cudaEvent_t start[2], stop[2];
-	struct blocker *blk;      /* pinned, mapped */
-	struct blocker *blk_dev;  /* the device's view of blk */
+	struct gb_ce_flag *flag;  /* the stream blocker */
+	struct gb_ce_stream cs[2]; /* one per direction of a two-way CE copy; cs[0] for the rest */
 	unsigned long long *bad;  /* device mismatch counter */
 	void *d[3];               /* device buffers of max_size; d[2] doubles as scratch */
 	void *h[2];               /* host buffers of the memory kind under test */
@@ -201,38 +195,55 @@ struct curve {
 #define GB_MPOL_DEFAULT 0
 #define GB_MPOL_BIND 2
 
-static bool numa_bind(int node)
-{
-#ifdef SYS_set_mempolicy
-	unsigned long mask[16] = { 0 };
-	const unsigned long bits = sizeof(mask) * 8;
+/* Node masks of up to 1024 nodes (the kernel's largest MAX_NUMNODES). */
+#define GB_NODE_BITS 1024
+#define GB_NODE_LONGS (GB_NODE_BITS / (8 * sizeof(unsigned long)))
+#define GB_LONG_BITS (8 * sizeof(unsigned long))
 
-	if (node < 0 || (unsigned long)node >= bits)
+/* The thread's policy before the bind, put back by numa_unbind(). */
+struct numa_saved {
+	int mode; /* -1: unknown, restore the default */
+	unsigned long mask[GB_NODE_LONGS];
+};
+
+/*
+ * Bind this thread's allocations to node. The kernel reads maxnode - 1
+ * bits (an old off-by-one that libnuma also pays: it passes size + 1), so
+ * the whole mask is passed as GB_NODE_BITS + 1. The previous policy, which
+ * need not be the default (numactl --interleave), is saved first.
+ */
+static bool numa_bind(int node, struct numa_saved *saved)
+{
+#if defined(SYS_set_mempolicy) && defined(SYS_get_mempolicy)
+	unsigned long mask[GB_NODE_LONGS] = { 0 };
+
+	saved->mode = -1;
+	if (node < 0 || node >= GB_NODE_BITS)
 		return false;
-	mask[node / 64] |= 1ul << (node % 64);
-	return syscall(SYS_set_mempolicy, GB_MPOL_BIND, mask, bits) == 0;
+	if (syscall(SYS_get_mempolicy, &saved->mode, saved->mask, GB_NODE_BITS + 1, NULL, 0) != 0)
+		saved->mode = -1;
+	mask[(size_t)node / GB_LONG_BITS] |= 1ul << ((size_t)node % GB_LONG_BITS);
+	return syscall(SYS_set_mempolicy, GB_MPOL_BIND, mask, GB_NODE_BITS + 1) == 0;
 #else
 	(void)node;
+	saved->mode = -1;
 	return false;
 #endif
 }
 
-static void numa_unbind(void)
+static void numa_unbind(const struct numa_saved *saved)
 {
-#ifdef SYS_set_mempolicy
-	syscall(SYS_set_mempolicy, GB_MPOL_DEFAULT, NULL, 0);
+#if defined(SYS_set_mempolicy) && defined(SYS_get_mempolicy)
+	/* get_mempolicy returned the mode with its flags, as set_mempolicy takes them */
+	if (saved->mode < 0 ||
+	    syscall(SYS_set_mempolicy, saved->mode, saved->mask, GB_NODE_BITS + 1) != 0)
+		syscall(SYS_set_mempolicy, GB_MPOL_DEFAULT, NULL, 0);
+#else
+	(void)saved;
 #endif
 }
 
 /* ---- small helpers ---- */
-
-static const struct gb_device_info *find_info(const struct gb_run *run, int dev)
-{
-	for (size_t i = 0; i < run->n_devices; i++)
-		if (run->devices[i].index == dev)
-			return &run->devices[i];
-	return NULL;
-}
 
 static bool test_selected(const struct bw *b, int opt)
 {
@@ -313,25 +324,19 @@ static void dev_state_init(struct dev_state *st, int dev)
 static int dev_open(struct bw *b, struct dev_state *st)
 {
 	struct gb_bench_result *res = b->res;
-	int rc = 0, khz = 0, managed = 0;
+	int rc = 0, managed = 0;
 
 	GB_CUDA_GOTO(res, cudaSetDevice(st->dev), out);
+	/* an error an earlier step tolerated must not surface in this device's first launch */
+	cudaGetLastError();
 	GB_CUDA_GOTO(res, cudaDeviceGetAttribute(&st->sm_count, cudaDevAttrMultiProcessorCount, st->dev),
 		     out);
-	GB_CUDA_GOTO(res, cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, st->dev), out);
 	GB_CUDA_GOTO(res, cudaDeviceGetAttribute(&managed, cudaDevAttrConcurrentManagedAccess, st->dev),
 		     out);
 	st->managed_ok = managed != 0;
-	/* clock64 counts SM cycles; at a lower clock the timeout only gets longer */
-	st->spin_cycles = (long long)(SPIN_TIMEOUT_S * (khz > 0 ? khz : 2000000) * 1e3);
-	for (int i = 0; i < 2; i++) {
-		GB_CUDA_GOTO(res, cudaStreamCreateWithFlags(&st->s[i], cudaStreamNonBlocking), out);
-		GB_CUDA_GOTO(res, cudaEventCreate(&st->start[i]), out);
-		GB_CUDA_GOTO(res, cudaEventCreate(&st->stop[i]), out);
-	}
-	GB_CUDA_GOTO(res, cudaHostAlloc((void **)&st->blk, sizeof(*st->blk),
-					cudaHostAllocMapped | cudaHostAllocPortable), out);
-	GB_CUDA_GOTO(res, cudaHostGetDevicePointer((void **)&st->blk_dev, st->blk, 0), out);
+	GB_CUDA_GOTO(res, gb_ce_flag_alloc(&st->flag, st->dev), out);
+	for (int i = 0; i < 2; i++)
+		GB_CUDA_GOTO(res, gb_ce_stream_open(&st->cs[i], st->dev, st->flag), out);
 	GB_CUDA_GOTO(res, cudaMalloc((void **)&st->bad, sizeof(*st->bad)), out);
 	for (int i = 0; i < 3; i++)
 		GB_CUDA_GOTO(res, cudaMalloc(&st->d[i], b->max_bytes), out);
@@ -357,27 +362,21 @@ static void free_host(struct dev_state *st)
 
 static void dev_close(struct dev_state *st)
 {
-	if (st->blk)
-		/* let any spin kernel still queued finish before its flag is freed */
-		__atomic_store_n(&st->blk->release, 1, __ATOMIC_SEQ_CST);
+	/* let any spin kernel still queued finish before its flag is freed */
+	gb_ce_flag_set(st->flag, 1);
 	cudaSetDevice(st->dev);
 	cudaDeviceSynchronize();
 	free_host(st);
+	/* cudaFree(NULL) does nothing: what dev_open never allocated is skipped */
 	for (int i = 0; i < 3; i++)
-		if (st->d[i])
-			cudaFree(st->d[i]);
-	if (st->bad)
-		cudaFree(st->bad);
-	if (st->blk)
-		cudaFreeHost(st->blk);
-	for (int i = 0; i < 2; i++) {
-		if (st->stop[i])
-			cudaEventDestroy(st->stop[i]);
-		if (st->start[i])
-			cudaEventDestroy(st->start[i]);
-		if (st->s[i])
-			cudaStreamDestroy(st->s[i]);
-	}
+		cudaFree(st->d[i]);
+	cudaFree(st->bad);
+	for (int i = 0; i < 2; i++)
+		gb_ce_stream_close(&st->cs[i]);
+	gb_ce_flag_free(st->flag);
+	st->flag = NULL;
+	/* what teardown could not do is not this run's error, nor the next device's */
+	cudaGetLastError();
 	cJSON_Delete(st->not_run);
 	st->not_run = NULL;
 }
@@ -429,11 +428,12 @@ static int alloc_host(struct bw *b, struct dev_state *st, enum gb_copy_memory me
 	struct gb_bench_result *res = b->res;
 	int rc = 0;
 	int node = st->info ? st->info->numa_node : -1;
-	bool bound = mem != GB_MEM_MANAGED && numa_bind(node);
+	struct numa_saved saved;
+	bool bound = mem != GB_MEM_MANAGED && numa_bind(node, &saved);
 	cudaError_t e = alloc_pair(st, b->max_bytes, mem);
 
 	if (bound)
-		numa_unbind();
+		numa_unbind(&saved);
 	if (e != cudaSuccess && bound) {
 		/* the node may be short of memory: any node beats not running */
 		cudaGetLastError();
@@ -456,30 +456,15 @@ static int fill_buf(struct bw *b, struct dev_state *st, void *ptr, void *view, s
 	struct gb_bench_result *res = b->res;
 	int rc = 0;
 
+	cudaStream_t s = st->cs[0].s;
+
 	if (view) {
-		GB_CUDA_GOTO(res, gb_launch_pattern_fill(view, bytes, seed, st->sm_count, st->s[0]),
-			     out);
+		GB_CUDA_GOTO(res, gb_launch_pattern_fill(view, bytes, seed, st->sm_count, s), out);
 	} else {
-		GB_CUDA_GOTO(res, gb_launch_pattern_fill(st->d[2], bytes, seed, st->sm_count, st->s[0]),
-			     out);
-		GB_CUDA_GOTO(res, cudaMemcpyAsync(ptr, st->d[2], bytes, cudaMemcpyDefault, st->s[0]),
-			     out);
+		GB_CUDA_GOTO(res, gb_launch_pattern_fill(st->d[2], bytes, seed, st->sm_count, s), out);
+		GB_CUDA_GOTO(res, cudaMemcpyAsync(ptr, st->d[2], bytes, cudaMemcpyDefault, s), out);
 	}
-	GB_CUDA_GOTO(res, cudaStreamSynchronize(st->s[0]), out);
-out:
-	return rc;
-}
-
-static int read_counter(struct bw *b, struct dev_state *st, long long *bad)
-{
-	struct gb_bench_result *res = b->res;
-	unsigned long long v = 0;
-	int rc = 0;
-
-	GB_CUDA_GOTO(res, cudaMemcpyAsync(&v, st->bad, sizeof(v), cudaMemcpyDeviceToHost, st->s[0]),
-		     out);
-	GB_CUDA_GOTO(res, cudaStreamSynchronize(st->s[0]), out);
-	*bad = (long long)v;
+	GB_CUDA_GOTO(res, cudaStreamSynchronize(s), out);
 out:
 	return rc;
 }
@@ -490,16 +475,13 @@ static int verify_buf(struct bw *b, struct dev_state *st, const void *ptr, const
 	struct gb_bench_result *res = b->res;
 	int rc = 0;
 
-	GB_CUDA_GOTO(res, cudaMemsetAsync(st->bad, 0, sizeof(*st->bad), st->s[0]), out);
 	if (!view) {
-		GB_CUDA_GOTO(res, cudaMemcpyAsync(st->d[2], ptr, bytes, cudaMemcpyDefault, st->s[0]),
+		GB_CUDA_GOTO(res, cudaMemcpyAsync(st->d[2], ptr, bytes, cudaMemcpyDefault,
+						  st->cs[0].s),
 			     out);
 		view = st->d[2];
 	}
-	GB_CUDA_GOTO(res, gb_launch_pattern_verify(view, bytes, seed, st->bad, st->sm_count,
-						   st->s[0]),
-		     out);
-	rc = read_counter(b, st, bad);
+	rc = gb_ce_verify(res, st->cs[0].s, view, bytes, seed, st->bad, st->sm_count, bad);
 out:
 	return rc;
 }
@@ -568,18 +550,18 @@ static cudaError_t issue(struct dev_state *st, const struct op *op, int i)
 	if (gb_copy_test_is_stream(op->test))
 		return gb_launch_stream(stream_op(op->test), s->dst_view, s->src_view,
 					op->slot[1].src_view, STREAM_Q, op->bytes / sizeof(double),
-					st->sm_count, st->s[0]);
+					st->sm_count, st->cs[0].s);
 	if (managed_ce(op))
 		/* "copying" managed memory is migrating it: prefetch it across the link */
 		return cudaMemPrefetchAsync(managed_buf(op), op->bytes,
-					    location(st, op->test == GB_CT_H2D), 0, st->s[0]);
+					    location(st, op->test == GB_CT_H2D), 0, st->cs[0].s);
 	if (op->method == GB_CM_CE)
-		return cudaMemcpyAsync(s->dst, s->src, op->bytes, cudaMemcpyDefault, st->s[i]);
+		return cudaMemcpyAsync(s->dst, s->src, op->bytes, cudaMemcpyDefault, st->cs[i].s);
 	if (op->nslots == 2)
 		return gb_launch_sm_copy_bidir(op->slot[0].dst_view, op->slot[0].src_view,
 					       op->slot[1].dst_view, op->slot[1].src_view, op->bytes,
-					       st->sm_count, st->s[0]);
-	return gb_launch_sm_copy(s->dst_view, s->src_view, op->bytes, st->sm_count, st->s[0]);
+					       st->sm_count, st->cs[0].s);
+	return gb_launch_sm_copy(s->dst_view, s->src_view, op->bytes, st->sm_count, st->cs[0].s);
 }
 
 /* Put a managed buffer back on the side the next timed migration starts from. */
@@ -588,7 +570,7 @@ static cudaError_t managed_reset(struct dev_state *st, const struct op *op)
 	bool to_device = op->method == GB_CM_CE && op->test == GB_CT_D2H;
 
 	return cudaMemPrefetchAsync(managed_buf(op), op->bytes, location(st, to_device), 0,
-				    st->s[0]);
+				    st->cs[0].s);
 }
 
 /* ---- timing ---- */
@@ -615,17 +597,24 @@ static void read_link_under_load(struct dev_state *st)
 	free(tmp.spec_key);
 }
 
-static int elapsed(struct bw *b, struct dev_state *st, int i, double *sec)
-{
-	struct gb_bench_result *res = b->res;
-	float ms = 0;
-	int rc = 0;
+struct issue_ctx {
+	struct dev_state *st;
+	const struct op *op;
+};
 
-	GB_CUDA_GOTO(res, cudaEventSynchronize(st->stop[i]), out);
-	GB_CUDA_GOTO(res, cudaEventElapsedTime(&ms, st->start[i], st->stop[i]), out);
-	*sec = ms / 1e3;
-out:
-	return rc;
+static cudaError_t issue_cb(void *user, int i)
+{
+	const struct issue_ctx *c = user;
+
+	return issue(c->st, c->op, i);
+}
+
+static void released_cb(void *user)
+{
+	const struct issue_ctx *c = user;
+
+	if (c->st->read_link)
+		read_link_under_load(c->st);
 }
 
 /*
@@ -637,50 +626,20 @@ out:
 static int timed_streams(struct bw *b, struct dev_state *st, const struct op *op, bool blocker,
 			 double sec[2])
 {
-	struct gb_bench_result *res = b->res;
-	int rc = 0, n = op->nstreams;
-	long loops = (long)b->p->loops;
+	struct issue_ctx c = { st, op };
+	struct gb_ce_stream *streams[2] = { &st->cs[0], &st->cs[1] };
+	struct gb_ce_sample smp = {
+		.st = streams,
+		.n = op->nstreams,
+		.flag = blocker ? st->flag : NULL,
+		.warmup = GB_CE_WARMUP,
+		.loops = (long)b->p->loops,
+		.issue = issue_cb,
+		.user = &c,
+		.released = released_cb,
+	};
 
-	if (blocker) {
-		__atomic_store_n(&st->blk->release, 0, __ATOMIC_SEQ_CST);
-		__atomic_store_n(&st->blk->timed_out, 0, __ATOMIC_SEQ_CST);
-		for (int i = 0; i < n; i++)
-			GB_CUDA_GOTO(res, gb_launch_spin_wait(&st->blk_dev->release,
-							      &st->blk_dev->timed_out,
-							      st->spin_cycles, st->s[i]),
-				     out);
-	}
-	for (int i = 0; i < n; i++)
-		for (int w = 0; w < WARMUP_COPIES; w++)
-			GB_CUDA_GOTO(res, issue(st, op, i), out);
-	GB_CUDA_GOTO(res, cudaEventRecord(st->start[0], st->s[0]), out);
-	for (int i = 1; i < n; i++) {
-		GB_CUDA_GOTO(res, cudaStreamWaitEvent(st->s[i], st->start[0], 0), out);
-		GB_CUDA_GOTO(res, cudaEventRecord(st->start[i], st->s[i]), out);
-	}
-	for (int i = 0; i < n; i++) {
-		for (long l = 0; l < loops; l++)
-			GB_CUDA_GOTO(res, issue(st, op, i), out);
-		GB_CUDA_GOTO(res, cudaEventRecord(st->stop[i], st->s[i]), out);
-	}
-	if (blocker) {
-		__atomic_store_n(&st->blk->release, 1, __ATOMIC_SEQ_CST);
-		if (st->read_link)
-			read_link_under_load(st);
-	}
-	for (int i = 0; i < n && rc == 0; i++)
-		rc = elapsed(b, st, i, &sec[i]);
-	if (rc == 0 && blocker && __atomic_load_n(&st->blk->timed_out, __ATOMIC_SEQ_CST)) {
-		gb_bench_set_status(res, GB_STATUS_ERROR,
-				    "the stream blocker timed out after %.0f s: copies could not be "
-				    "queued in time, the timing is not valid",
-				    SPIN_TIMEOUT_S);
-		rc = -1;
-	}
-out:
-	if (blocker)
-		__atomic_store_n(&st->blk->release, 1, __ATOMIC_SEQ_CST);
-	return rc;
+	return gb_ce_time(b->res, &smp, sec);
 }
 
 /*
@@ -690,16 +649,16 @@ out:
 static int timed_managed(struct bw *b, struct dev_state *st, const struct op *op, double *sec)
 {
 	struct gb_bench_result *res = b->res;
+	struct gb_ce_stream *cs = &st->cs[0];
 	int rc = 0;
 	double total = 0, one = 0;
 
 	for (long l = 0; l < (long)b->p->loops; l++) {
 		GB_CUDA_GOTO(res, managed_reset(st, op), out);
-		GB_CUDA_GOTO(res, cudaEventRecord(st->start[0], st->s[0]), out);
+		GB_CUDA_GOTO(res, cudaEventRecord(cs->start, cs->s), out);
 		GB_CUDA_GOTO(res, issue(st, op, 0), out);
-		GB_CUDA_GOTO(res, cudaEventRecord(st->stop[0], st->s[0]), out);
-		rc = elapsed(b, st, 0, &one);
-		if (rc)
+		GB_CUDA_GOTO(res, cudaEventRecord(cs->stop, cs->s), out);
+		if ((rc = gb_ce_elapsed(res, cs, &one)))
 			goto out;
 		total += one;
 	}
@@ -727,12 +686,12 @@ static int setup_sources(struct bw *b, struct dev_state *st, const struct op *op
 		size_t n = b->max_bytes / sizeof(double);
 
 		GB_CUDA_GOTO(res, gb_launch_pattern_fill_double(op->slot[0].src_view, n, SEED_SRC,
-								st->sm_count, st->s[0]),
+								st->sm_count, st->cs[0].s),
 			     out);
 		GB_CUDA_GOTO(res, gb_launch_pattern_fill_double(op->slot[1].src_view, n, SEED_SRC2,
-								st->sm_count, st->s[0]),
+								st->sm_count, st->cs[0].s),
 			     out);
-		GB_CUDA_GOTO(res, cudaStreamSynchronize(st->s[0]), out);
+		GB_CUDA_GOTO(res, cudaStreamSynchronize(st->cs[0].s), out);
 		return 0;
 	}
 	if (managed_ce(op))
@@ -767,13 +726,13 @@ static int verify_op(struct bw *b, struct dev_state *st, const struct op *op, lo
 
 	*bad = 0;
 	if (gb_copy_test_is_stream(op->test)) {
-		GB_CUDA_GOTO(res, cudaMemsetAsync(st->bad, 0, sizeof(*st->bad), st->s[0]), out);
+		GB_CUDA_GOTO(res, cudaMemsetAsync(st->bad, 0, sizeof(*st->bad), st->cs[0].s), out);
 		GB_CUDA_GOTO(res, gb_launch_stream_verify(stream_op(op->test), op->slot[0].dst_view,
 							  SEED_SRC, SEED_SRC2, STREAM_Q,
 							  op->bytes / sizeof(double), st->bad,
-							  st->sm_count, st->s[0]),
+							  st->sm_count, st->cs[0].s),
 			     out);
-		return read_counter(b, st, bad);
+		return gb_ce_read_counter(res, st->cs[0].s, st->bad, bad);
 	}
 	if (managed_ce(op))
 		return verify_buf(b, st, managed_buf(op), managed_buf(op), op->bytes, SEED_SRC, bad);
@@ -804,8 +763,12 @@ static void note_mismatches(struct dev_state *st, const struct op *op, long long
 	st->mismatches += bad;
 }
 
-/* GB/s of one sample into b->cur[*][k]. */
-static void sample_gbps(struct bw *b, const struct op *op, const double sec[2], size_t k)
+/*
+ * GB/s of one sample into b->cur[*][k]; false when a time was not positive
+ * (below the events' resolution), so the sample is not kept: one NaN would
+ * make the median and every statistic of the size NaN.
+ */
+static bool sample_gbps(struct bw *b, const struct op *op, const double sec[2], size_t k)
 {
 	long loops = (long)b->p->loops;
 	double counted = gb_copy_counted_bytes(op->test, (double)op->bytes);
@@ -815,9 +778,10 @@ static void sample_gbps(struct bw *b, const struct op *op, const double sec[2], 
 		b->cur[0][k] = gb_copy_gbps(counted, loops, fmax(sec[0], sec[1]));
 		b->cur[1][k] = gb_copy_gbps((double)op->bytes, loops, sec[0]);
 		b->cur[2][k] = gb_copy_gbps((double)op->bytes, loops, sec[1]);
-	} else {
-		b->cur[0][k] = gb_copy_gbps(counted, loops, sec[0]);
+		return isfinite(b->cur[0][k]) && isfinite(b->cur[1][k]) && isfinite(b->cur[2][k]);
 	}
+	b->cur[0][k] = gb_copy_gbps(counted, loops, sec[0]);
+	return isfinite(b->cur[0][k]);
 }
 
 static int run_size(struct bw *b, struct dev_state *st, const struct op *op, bool largest,
@@ -832,7 +796,8 @@ static int run_size(struct bw *b, struct dev_state *st, const struct op *op, boo
 
 		if (b->verify && (rc = poison(b, st, op)))
 			return rc;
-		st->read_link = largest && is_host_test(op->test) && op->mem == GB_MEM_PINNED;
+		st->read_link = largest && is_host_test(op->test) && op->mem == GB_MEM_PINNED &&
+				(double)op->bytes * (double)b->p->loops >= LINK_READ_MIN_BYTES;
 		rc = timed_run(b, st, op, sec);
 		st->read_link = false;
 		if (rc)
@@ -842,7 +807,8 @@ static int run_size(struct bw *b, struct dev_state *st, const struct op *op, boo
 				return rc;
 			note_mismatches(st, op, bad);
 		}
-		sample_gbps(b, op, sec, n++);
+		if (sample_gbps(b, op, sec, n))
+			n++;
 	}
 	if (n == 0)
 		return 0;
@@ -1044,7 +1010,8 @@ static void check_link(struct bw *b, const struct dev_state *st)
 		gb_bench_add_check(b->res, "pcie_link_under_load", GB_STATUS_SKIPPED, GB_SEV_INFO,
 				   st->dev, NAN, NAN, "%s",
 				   gb_nvml_loaded()
-					   ? "no pinned host copy ran, so the link was not read under load"
+					   ? "no pinned host copy ran long enough (512 MiB a sample at "
+					     "the largest size) for the link to be read under load"
 					   : "NVML not loaded: the link could not be read under load");
 		return;
 	}
@@ -1138,7 +1105,7 @@ static int run_device(struct bw *b, size_t k)
 	dev_state_init(&st, dev);
 	if (b->sampler)
 		gb_sampler_mark(b->sampler);
-	st.info = find_info(b->ctx->run, dev);
+	st.info = gb_copy_find_device(b->ctx->run, dev);
 	set_theory(&st);
 	rc = dev_open(b, &st);
 	for (int mem = 0; mem < GB_MEM_DEVICE && rc == 0 && host_tests; mem++)
@@ -1184,7 +1151,7 @@ static void record_params(struct bw *b)
 	gb_bench_param_num(res, "factor", (double)p->factor);
 	gb_bench_param_num(res, "samples", (double)p->samples);
 	gb_bench_param_num(res, "loops", (double)p->loops);
-	gb_bench_param_num(res, "warmup_copies", WARMUP_COPIES);
+	gb_bench_param_num(res, "warmup_copies", GB_CE_WARMUP);
 	gb_bench_param_bool(res, "verify", b->verify);
 	gb_bench_param_str(res, "statistic", "median");
 	units = cJSON_AddObjectToObject(extra, "units");

@@ -6,6 +6,6 @@
 #ifndef GPUBENCH_BENCH_BENCH_LIST_H
 #define GPUBENCH_BENCH_BENCH_LIST_H
 
-#define GB_BENCHES(X) X(gemm) X(bandwidth) X(p2p) X(nccl) X(stress)
+#define GB_BENCHES(X) X(gemm) X(bandwidth) X(p2p) X(nccl) X(stress) X(scaling)
 
 #endif

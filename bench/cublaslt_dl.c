@@ -24,6 +24,8 @@
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct gb_cublaslt table;
 static bool loaded;
+/* the name that loaded, owned here: a caller's `library` string need not outlive the table */
+static char loaded_name[256];
 
 /* dlopen one name; on failure append its reason to err */
 static void *open_one(const char *name, char *err, size_t len, bool first)
@@ -80,7 +82,6 @@ static int load_locked(const char *library, char *err, size_t len)
 	if (resolve(h, &t, err, len, name))
 		goto fail;
 	t.version = t.cublasLtGetVersion();
-	t.library = name;
 	/*
 	 * Structs such as cublasLtMatmulHeuristicResult_t and enum values are
 	 * only stable within a major version: another major is not usable.
@@ -92,6 +93,8 @@ static int load_locked(const char *library, char *err, size_t len)
 			 t.version % 100, CUBLAS_VER_MAJOR);
 		goto fail;
 	}
+	snprintf(loaded_name, sizeof(loaded_name), "%s", name);
+	t.library = loaded_name;
 	table = t;
 	loaded = true;
 	/* the handle stays open for the life of the process: the table points into it */

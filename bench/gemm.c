@@ -39,6 +39,7 @@
 #include "bench/cublaslt_dl.h"
 #include "bench/gemm_math.h"
 #include "bench/gpu.h"
+#include "bench/lt_matmul.h"
 #include "bench/nvml.h"
 #include "bench/own_gemm_math.h"
 #include "bench/telemetry.h"
@@ -230,13 +231,6 @@ struct gemm_dev {
 	struct gb_own_gemm_device own;   /* the limits own kernels' launch shapes depend on */
 };
 
-union gemm_scalar {
-	double f64;
-	float f32;
-	int32_t i32;
-	uint16_t f16;                    /* IEEE half bits: C has no half type */
-};
-
 struct verify_outcome {
 	bool done;
 	enum gb_status status;
@@ -256,14 +250,11 @@ struct gemm_job {
 	size_t a_bytes, b_bytes, d_bytes, a_stride, b_stride;
 	void *a, *b, *d;
 	float *scale;                    /* FP8 A/B scale, 1.0f on the device */
-	/* cuBLASLt */
-	cublasLtMatmulDesc_t op;
-	cublasLtMatrixLayout_t la, lb, lc;
-	cublasLtMatmulPreference_t pref;
+	/* cuBLASLt: descriptors, types, alpha and beta (bench/lt_matmul.h) */
+	struct gb_lt_matmul mm;
 	cublasLtMatmulHeuristicResult_t cand[GEMM_CANDIDATES];
 	double cand_s[GEMM_CANDIDATES];  /* per-GEMM time, INFINITY when it failed */
 	int n_cand, n_timed, best;
-	union gemm_scalar alpha, beta;
 	uint64_t next;                   /* rotation counter */
 	cudaError_t launch_err;          /* own kernels: why the last launch failed */
 	struct gb_own_gemm_launch plan;  /* own kernels: the launch shape, for the report */
@@ -302,64 +293,6 @@ static const struct gb_device_info *find_device(const struct gb_run *run, int de
 		if (run->devices[i].index == dev)
 			return &run->devices[i];
 	return NULL;
-}
-
-static cudaDataType_t cuda_type(enum gb_dtype t)
-{
-	switch (t) {
-	case GB_DT_F64:
-		return CUDA_R_64F;
-	case GB_DT_F16:
-		return CUDA_R_16F;
-	case GB_DT_BF16:
-		return CUDA_R_16BF;
-	case GB_DT_E4M3:
-		return CUDA_R_8F_E4M3;
-	case GB_DT_I8:
-		return CUDA_R_8I;
-	case GB_DT_I32:
-		return CUDA_R_32I;
-	case GB_DT_F32:
-	default:
-		return CUDA_R_32F;
-	}
-}
-
-/* compute and scale type per precision, and alpha = 1, beta = 0 in the scale type */
-static void precision_setup(struct gemm_job *j, cublasComputeType_t *compute,
-			    cudaDataType_t *scale)
-{
-	memset(&j->alpha, 0, sizeof(j->alpha));
-	memset(&j->beta, 0, sizeof(j->beta));
-	switch (j->prec) {
-	case GB_PREC_FP64:
-		*compute = CUBLAS_COMPUTE_64F;
-		*scale = CUDA_R_64F;
-		j->alpha.f64 = 1.0;
-		return;
-	case GB_PREC_TF32:
-		*compute = CUBLAS_COMPUTE_32F_FAST_TF32;
-		break;
-	case GB_PREC_FP16_ACC16:
-		*compute = CUBLAS_COMPUTE_16F;
-		*scale = CUDA_R_16F;
-		j->alpha.f16 = 0x3C00;   /* 1.0 */
-		return;
-	case GB_PREC_INT8:
-		*compute = CUBLAS_COMPUTE_32I;
-		*scale = CUDA_R_32I;
-		j->alpha.i32 = 1;
-		return;
-	case GB_PREC_FP32:           /* plain FP32: never let it become TF32 */
-	case GB_PREC_FP16:
-	case GB_PREC_BF16:
-	case GB_PREC_FP8:
-	default:
-		*compute = CUBLAS_COMPUTE_32F;
-		break;
-	}
-	*scale = CUDA_R_32F;
-	j->alpha.f32 = 1.0f;
 }
 
 static void shape_str(char *buf, size_t len, const struct gb_gemm_shape *s)
@@ -416,26 +349,14 @@ static int dev_alloc(struct gb_bench_result *res, const struct gemm_dev *g,
 
 /* ---- setup and teardown ---- */
 
-static void job_teardown(const struct gb_cublaslt *lt, struct gemm_job *j)
+static void job_teardown(struct gemm_job *j)
 {
 	/* reverse order of job_setup; every handle may still be NULL */
-	if (j->pref)
-		lt->cublasLtMatmulPreferenceDestroy(j->pref);
-	if (j->lc)
-		lt->cublasLtMatrixLayoutDestroy(j->lc);
-	if (j->lb)
-		lt->cublasLtMatrixLayoutDestroy(j->lb);
-	if (j->la)
-		lt->cublasLtMatrixLayoutDestroy(j->la);
-	if (j->op)
-		lt->cublasLtMatmulDescDestroy(j->op);
+	gb_lt_matmul_destroy(&j->mm);
 	cudaFree(j->scale);
 	cudaFree(j->d);
 	cudaFree(j->b);
 	cudaFree(j->a);
-	j->pref = NULL;
-	j->lc = j->lb = j->la = NULL;
-	j->op = NULL;
 	j->scale = NULL;
 	j->d = j->b = j->a = NULL;
 }
@@ -444,12 +365,11 @@ static int job_setup(const struct gemm_params *p, struct gb_bench_result *res,
 		     const struct gb_cublaslt *lt, struct gemm_dev *g, struct gemm_job *j)
 {
 	const struct gb_gemm_shape *s = &j->s;
-	cublasComputeType_t compute;
-	cudaDataType_t scale_type;
-	cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-	uint64_t ws = GEMM_WORKSPACE_BYTES;
 	size_t free_b = 0, total_b = 0, need;
 	uint64_t seed = (uint64_t)p->seed;
+	const char *what = NULL;
+	cublasStatus_t st;
+	char buf[160];
 	int rc = 0;
 
 	j->t_ab = gb_gemm_input_type(j->prec);
@@ -485,16 +405,9 @@ static int job_setup(const struct gemm_params *p, struct gb_bench_result *res,
 						2 * seed + 1, 0, g->stream), out);
 	GB_CUDA_GOTO(res, gb_launch_fill_poison(j->d, j->t_d, s->m * s->n, g->stream), out);
 
-	precision_setup(j, &compute, &scale_type);
-	GB_CUBLASLT_GOTO(res, lt->cublasLtMatmulDescCreate(&j->op, compute, scale_type), out);
-	GB_CUBLASLT_GOTO(res, lt->cublasLtMatmulDescSetAttribute(j->op, CUBLASLT_MATMUL_DESC_TRANSA,
-								  &ta, sizeof(ta)), out);
-	GB_CUBLASLT_GOTO(res, lt->cublasLtMatmulDescSetAttribute(j->op, CUBLASLT_MATMUL_DESC_TRANSB,
-								  &tb, sizeof(tb)), out);
 	if (j->prec == GB_PREC_FP8) {
 		/* per-tensor scales of 1: the inputs are already in E4M3's range */
 		static const float one = 1.0f;
-		const void *sp;
 
 		if (dev_alloc(res, g, j, (void **)&j->scale, sizeof(float), "the FP8 scale")) {
 			rc = -1;
@@ -502,26 +415,16 @@ static int job_setup(const struct gemm_params *p, struct gb_bench_result *res,
 		}
 		GB_CUDA_GOTO(res, cudaMemcpyAsync(j->scale, &one, sizeof(one),
 						  cudaMemcpyHostToDevice, g->stream), out);
-		sp = j->scale;
-		GB_CUBLASLT_GOTO(res, lt->cublasLtMatmulDescSetAttribute(
-					      j->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sp,
-					      sizeof(sp)), out);
-		GB_CUBLASLT_GOTO(res, lt->cublasLtMatmulDescSetAttribute(
-					      j->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sp,
-					      sizeof(sp)), out);
 	}
-	/* TN: A is k x m (op(A) = A^T is m x k), B is k x n, C = D is m x n */
-	GB_CUBLASLT_GOTO(res, lt->cublasLtMatrixLayoutCreate(&j->la, cuda_type(j->t_ab), s->k, s->m,
-							      (int64_t)s->k), out);
-	GB_CUBLASLT_GOTO(res, lt->cublasLtMatrixLayoutCreate(&j->lb, cuda_type(j->t_ab), s->k, s->n,
-							      (int64_t)s->k), out);
-	GB_CUBLASLT_GOTO(res, lt->cublasLtMatrixLayoutCreate(&j->lc, cuda_type(j->t_d), s->m, s->n,
-							      (int64_t)s->m), out);
-	/* the preference's default workspace is 0, which rules out split-K and stream-K kernels */
-	GB_CUBLASLT_GOTO(res, lt->cublasLtMatmulPreferenceCreate(&j->pref), out);
-	GB_CUBLASLT_GOTO(res, lt->cublasLtMatmulPreferenceSetAttribute(
-				      j->pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
-				      sizeof(ws)), out);
+	st = gb_lt_matmul_create(lt, &j->mm, j->prec, j->t_ab, j->t_d, s->m, s->n, s->k, j->scale,
+				 GEMM_WORKSPACE_BYTES, &what);
+	if (st != CUBLAS_STATUS_SUCCESS) {
+		gb_bench_set_status(res, GB_STATUS_ERROR, "'%s' failed for %s on device %d: %s",
+				    what, gb_precision_name(j->prec), g->dev,
+				    gb_cublaslt_errstr(st, buf, sizeof(buf)));
+		rc = -1;
+		goto out;
+	}
 	GB_CUDA_GOTO(res, cudaStreamSynchronize(g->stream), out);
 out:
 	return rc;
@@ -556,8 +459,8 @@ static cudaError_t own_launch(const struct gemm_job *j, const void *a, const voi
  * kernel's launch error lands in j->launch_err and reads as
  * CUBLAS_STATUS_EXECUTION_FAILED here, so the loops stop the same way.
  */
-static cublasStatus_t gemm_once(const struct gb_cublaslt *lt, const struct gemm_dev *g,
-				struct gemm_job *j, int cand, uint64_t copy)
+static cublasStatus_t gemm_once(const struct gemm_dev *g, struct gemm_job *j, int cand,
+				uint64_t copy)
 {
 	const char *a = (const char *)j->a + (copy % j->copies) * j->a_stride;
 	const char *b = (const char *)j->b + (copy % j->copies) * j->b_stride;
@@ -567,10 +470,8 @@ static cublasStatus_t gemm_once(const struct gb_cublaslt *lt, const struct gemm_
 		return j->launch_err == cudaSuccess ? CUBLAS_STATUS_SUCCESS
 						    : CUBLAS_STATUS_EXECUTION_FAILED;
 	}
-	/* C = D (beta is 0): in place, which every algorithm supports */
-	return lt->cublasLtMatmul(g->lt, j->op, &j->alpha, a, j->la, b, j->lb, &j->beta, j->d,
-				  j->lc, j->d, j->lc, &j->cand[cand].algo, g->workspace,
-				  GEMM_WORKSPACE_BYTES, g->stream);
+	return gb_lt_matmul_run(&j->mm, g->lt, a, b, j->d, &j->cand[cand].algo, g->workspace,
+				GEMM_WORKSPACE_BYTES, g->stream);
 }
 
 /*
@@ -578,9 +479,8 @@ static cublasStatus_t gemm_once(const struct gb_cublaslt *lt, const struct gemm_
  * inputs; *seconds the elapsed device time. A launch that cuBLASLt refuses
  * returns its status in *st (rc 0) so candidate timing can skip it.
  */
-static int run_batch(struct gb_bench_result *res, const struct gb_cublaslt *lt,
-		     const struct gemm_dev *g, struct gemm_job *j, int cand, uint64_t count,
-		     double *seconds, cublasStatus_t *st)
+static int run_batch(struct gb_bench_result *res, const struct gemm_dev *g, struct gemm_job *j,
+		     int cand, uint64_t count, double *seconds, cublasStatus_t *st)
 {
 	float ms = 0;
 	int rc = 0;
@@ -588,11 +488,15 @@ static int run_batch(struct gb_bench_result *res, const struct gb_cublaslt *lt,
 	*st = CUBLAS_STATUS_SUCCESS;
 	GB_CUDA_GOTO(res, cudaEventRecord(g->ev0, g->stream), out);
 	for (uint64_t i = 0; i < count && *st == CUBLAS_STATUS_SUCCESS; i++)
-		*st = gemm_once(lt, g, j, cand, j->next++);
+		*st = gemm_once(g, j, cand, j->next++);
 	GB_CUDA_GOTO(res, cudaEventRecord(g->ev1, g->stream), out);
 	GB_CUDA_GOTO(res, cudaEventSynchronize(g->ev1), out);
 	GB_CUDA_GOTO(res, cudaEventElapsedTime(&ms, g->ev0, g->ev1), out);
-	*seconds = ms * 1e-3;
+	/*
+	 * Events resolve about 0.5 us: a batch of tiny GEMMs can read 0, and
+	 * every rate below divides by this. Never report less than one tick.
+	 */
+	*seconds = ms > 0 ? ms * 1e-3 : 0.5e-6;
 out:
 	return rc;
 }
@@ -613,11 +517,11 @@ static void launch_failed(struct gb_bench_result *res, const struct gemm_job *j,
 }
 
 /* as run_batch, but a refused launch is an error */
-static int run_timed(struct gb_bench_result *res, const struct gb_cublaslt *lt,
-		     const struct gemm_dev *g, struct gemm_job *j, uint64_t count, double *seconds)
+static int run_timed(struct gb_bench_result *res, const struct gemm_dev *g, struct gemm_job *j,
+		     uint64_t count, double *seconds)
 {
 	cublasStatus_t st;
-	int rc = run_batch(res, lt, g, j, j->best, count, seconds, &st);
+	int rc = run_batch(res, g, j, j->best, count, seconds, &st);
 
 	if (!rc && st != CUBLAS_STATUS_SUCCESS) {
 		launch_failed(res, j, st);
@@ -649,23 +553,19 @@ static int cmp_double(const void *x, const void *y)
  * to fit GEMM_SELECT_BUDGET_S, down to trusting the heuristic's first pick.
  */
 static int job_select(struct gb_ctx *ctx, struct gb_bench_result *res,
-		      const struct gb_cublaslt *lt, const struct gemm_dev *g, struct gemm_job *j,
-		      int max_candidates)
+		      const struct gemm_dev *g, struct gemm_job *j, int max_candidates)
 {
 	cublasStatus_t st = CUBLAS_STATUS_SUCCESS, last_refusal = CUBLAS_STATUS_SUCCESS;
-	int returned = 0, n = 0, reps = GEMM_SELECT_REPS;
+	int n = 0, reps = GEMM_SELECT_REPS;
 	uint64_t batch = 1;
 	double t0 = 0, sec;
 	char buf[160], shape[80];
 	int rc = 0;
 
-	GB_CUBLASLT_GOTO(res, lt->cublasLtMatmulAlgoGetHeuristic(g->lt, j->op, j->la, j->lb, j->lc,
-								 j->lc, j->pref, max_candidates,
-								 j->cand, &returned), out);
-	/* keep the usable ones, in the heuristic's order */
-	for (int i = 0; i < returned; i++)
-		if (j->cand[i].state == CUBLAS_STATUS_SUCCESS)
-			j->cand[n++] = j->cand[i];
+	if (max_candidates > GEMM_CANDIDATES)
+		max_candidates = GEMM_CANDIDATES;
+	/* the usable ones, in the heuristic's order */
+	GB_CUBLASLT_GOTO(res, gb_lt_matmul_algos(&j->mm, g->lt, j->cand, max_candidates, &n), out);
 	j->n_cand = n;
 	shape_str(shape, sizeof(shape), &j->s);
 	if (!n) {
@@ -682,7 +582,7 @@ static int job_select(struct gb_ctx *ctx, struct gb_bench_result *res,
 	for (int i = 0; i < n && !gb_should_stop(ctx); i++) {
 		double reps_s[GEMM_SELECT_REPS];
 
-		rc = run_batch(res, lt, g, j, i, 1, &sec, &st);  /* untimed */
+		rc = run_batch(res, g, j, i, 1, &sec, &st);  /* untimed */
 		if (rc)
 			goto out;
 		if (st != CUBLAS_STATUS_SUCCESS) {
@@ -691,7 +591,7 @@ static int job_select(struct gb_ctx *ctx, struct gb_bench_result *res,
 		}
 		if (j->best < 0) {
 			/* the first usable candidate sizes the batches for all */
-			rc = run_batch(res, lt, g, j, i, 1, &t0, &st);
+			rc = run_batch(res, g, j, i, 1, &t0, &st);
 			if (rc)
 				goto out;
 			batch = batch_for(GEMM_SELECT_BATCH_S, t0, 1000);
@@ -706,7 +606,7 @@ static int job_select(struct gb_ctx *ctx, struct gb_bench_result *res,
 			}
 		}
 		for (int r = 0; r < reps && st == CUBLAS_STATUS_SUCCESS; r++) {
-			rc = run_batch(res, lt, g, j, i, batch, &sec, &st);
+			rc = run_batch(res, g, j, i, batch, &sec, &st);
 			if (rc)
 				goto out;
 			reps_s[r] = sec / (double)batch;
@@ -744,8 +644,7 @@ out:
  * agree within 2% (clocks and power have settled) or warmup_s has passed.
  */
 static int job_warmup(struct gb_ctx *ctx, struct gb_bench_result *res,
-		      const struct gb_cublaslt *lt, const struct gemm_dev *g, struct gemm_job *j,
-		      double warmup_s)
+		      const struct gemm_dev *g, struct gemm_job *j, double warmup_s)
 {
 	double window_s = fmin(fmax(warmup_s / 10, 0.05), 0.5);
 	uint64_t per_window = batch_for(window_s, j->t_gemm_s, 1000000);
@@ -759,7 +658,7 @@ static int job_warmup(struct gb_ctx *ctx, struct gb_bench_result *res,
 		return -1;
 	}
 	while (n < GEMM_MAX_WINDOWS && gb_now_s() - t_start < warmup_s && !gb_should_stop(ctx)) {
-		rc = run_timed(res, lt, g, j, per_window, &sec);
+		rc = run_timed(res, g, j, per_window, &sec);
 		if (rc)
 			goto out;
 		per_gemm[n++] = sec / (double)per_window;
@@ -792,7 +691,7 @@ static int job_measure(struct gb_ctx *ctx, const struct gemm_params *p, struct g
 	}
 	gb_sampler_mark(st->sampler);
 	for (size_t i = 0; i < want && !gb_should_stop(ctx); i++) {
-		rc = run_timed(res, st->lt, g, j, j->batch, &sec);
+		rc = run_timed(res, g, j, j->batch, &sec);
 		if (rc)
 			goto out;
 		j->tflops[j->n_tflops++] = j->flops * (double)j->batch / sec / 1e12;
@@ -856,7 +755,7 @@ out:
  * comparison on the device. The outcome lands in j->ver.
  */
 static int job_verify(const struct gemm_params *p, struct gb_bench_result *res,
-		      const struct gb_cublaslt *lt, const struct gemm_dev *g, struct gemm_job *j)
+		      const struct gemm_dev *g, struct gemm_job *j)
 {
 	size_t n = gb_gemm_sample_coords(j->s.m, j->s.n, NULL, 0);
 	uint32_t *rc_h = NULL, *rc_d = NULL;
@@ -887,7 +786,7 @@ static int job_verify(const struct gemm_params *p, struct gb_bench_result *res,
 	GB_CUDA_GOTO(res, cudaMemcpyAsync(rc_d, rc_h, sizeof(uint32_t) * 2 * n,
 					  cudaMemcpyHostToDevice, g->stream), out);
 	GB_CUDA_GOTO(res, gb_launch_fill_poison(j->d, j->t_d, j->s.m * j->s.n, g->stream), out);
-	st = gemm_once(lt, g, j, j->best, 0);
+	st = gemm_once(g, j, j->best, 0);
 	if (st != CUBLAS_STATUS_SUCCESS) {
 		launch_failed(res, j, st);
 		rc = -1;
@@ -956,20 +855,20 @@ out:
  * 10 ms refines that when it fits the selection budget.
  */
 static int own_select(struct gb_ctx *ctx, struct gb_bench_result *res,
-		      const struct gb_cublaslt *lt, const struct gemm_dev *g, struct gemm_job *j)
+		      const struct gemm_dev *g, struct gemm_job *j)
 {
 	double t0 = 0, sec = 0;
 	uint64_t batch;
 	int rc;
 
 	j->best = 0;
-	rc = run_timed(res, lt, g, j, 1, &t0);
+	rc = run_timed(res, g, j, 1, &t0);
 	if (!rc && !gb_should_stop(ctx))
-		rc = run_timed(res, lt, g, j, 1, &t0);
+		rc = run_timed(res, g, j, 1, &t0);
 	if (!rc && !gb_should_stop(ctx)) {
 		batch = batch_for(GEMM_SELECT_BATCH_S, t0, 1000);
 		if (batch > 1 && t0 * (double)batch <= GEMM_SELECT_BUDGET_S) {
-			rc = run_timed(res, lt, g, j, batch, &sec);
+			rc = run_timed(res, g, j, batch, &sec);
 			if (!rc)
 				t0 = sec / (double)batch;
 		}
@@ -990,17 +889,17 @@ static int run_phases(struct gb_ctx *ctx, const struct gemm_params *p,
 	job_label(what, sizeof(what), j);
 	if (!gb_should_stop(ctx))
 		rc = j->impl == GEMM_IMPL_CUBLASLT
-			     ? job_select(ctx, res, st->lt, g, j, mode->max_candidates)
-			     : own_select(ctx, res, st->lt, g, j);
+			     ? job_select(ctx, res, g, j, mode->max_candidates)
+			     : own_select(ctx, res, g, j);
 	if (!rc && !gb_should_stop(ctx)) {
 		gb_progress(ctx, "gemm: GPU %d %s %s: warming up (up to %.1f s)", g->dev, what,
 			    shape, mode->warmup_s);
-		rc = job_warmup(ctx, res, st->lt, g, j, mode->warmup_s);
+		rc = job_warmup(ctx, res, g, j, mode->warmup_s);
 	}
 	if (!rc && !gb_should_stop(ctx))
 		rc = job_measure(ctx, p, res, st, g, j, mode->duration_s);
 	if (!rc && !gb_should_stop(ctx) && p->verify && j->measured)
-		rc = job_verify(p, res, st->lt, g, j);
+		rc = job_verify(p, res, g, j);
 	return rc;
 }
 
@@ -1012,7 +911,7 @@ static int run_job(struct gb_ctx *ctx, const struct gemm_params *p, struct gb_be
 
 	if (!rc)
 		rc = run_phases(ctx, p, res, st, g, j, mode);
-	job_teardown(st->lt, j);
+	job_teardown(j);
 	return rc;
 }
 
@@ -1464,7 +1363,7 @@ static int run_shape(struct gb_ctx *ctx, const struct gemm_params *p, struct gb_
 	}
 	if (!lost && own_impls)
 		lost = run_own_impls(ctx, p, res, st, g, &j, ready, own_impls, several, &mode);
-	job_teardown(st->lt, &j);
+	job_teardown(&j);
 	job_release(&j);
 	free(before_reason);
 	return lost;
@@ -1750,17 +1649,13 @@ static void runnable_impls(const struct gemm_params *p, struct gb_bench_result *
 /* the shared-memory limits of the current device, for own kernels' launch shapes */
 static void own_device(struct gemm_dev *g)
 {
-	int smem_sm = 0, smem_optin = 0;
-
-	g->own.cc_major = g->info->cc_major;
-	g->own.cc_minor = g->info->cc_minor;
-	if (cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor,
-				   g->dev) != cudaSuccess ||
-	    cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
-				   g->dev) != cudaSuccess)
-		(void)cudaGetLastError();  /* only the report's kernel object needs them */
-	g->own.smem_per_sm = (size_t)smem_sm;
-	g->own.smem_per_block_optin = (size_t)smem_optin;
+	if (gb_own_gemm_device_query(&g->own) != cudaSuccess) {
+		/* only the report's kernel object needs them: zeros, and the error forgotten */
+		(void)cudaGetLastError();
+		memset(&g->own, 0, sizeof(g->own));
+		g->own.cc_major = g->info->cc_major;
+		g->own.cc_minor = g->info->cc_minor;
+	}
 }
 
 static void run_device(struct gb_ctx *ctx, const struct gemm_params *p,

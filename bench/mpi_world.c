@@ -14,6 +14,8 @@
 
 #if GPUBENCH_HAVE_MPI
 #include <mpi.h>
+
+#include "report/exitcodes.h"
 #endif
 
 static void set_host(struct gb_mpi_world *w)
@@ -91,6 +93,36 @@ static void mpi_error(int code, const char *call, char *err, size_t errlen)
 	snprintf(err, errlen, "'%s' failed: %s", call, text);
 }
 
+/*
+ * A communicator of its own for the barrier before timed loops: a rank that
+ * failed earlier never enters that barrier, and a barrier left pending on
+ * MPI_COMM_WORLD would then be matched against the next world collective
+ * (the exit-code broadcast), which is erroneous. MPI_COMM_NULL until made.
+ */
+static MPI_Comm barrier_comm = MPI_COMM_NULL;
+
+/*
+ * Collective requests given up on after a timeout. MPI forbids freeing or
+ * cancelling a non-blocking collective, and finalizing with one pending is
+ * erroneous (it may hang): gb_mpi_world_finalize() gives them a last chance
+ * and aborts the job instead of finalizing when one never completes.
+ */
+#define MAX_ABANDONED 16
+static MPI_Request abandoned[MAX_ABANDONED];
+static int n_abandoned;
+static bool abandoned_lost; /* more than MAX_ABANDONED: cannot finalize safely */
+
+static void abandon(MPI_Request *req)
+{
+	if (*req == MPI_REQUEST_NULL)
+		return;
+	if (n_abandoned < MAX_ABANDONED)
+		abandoned[n_abandoned++] = *req;
+	else
+		abandoned_lost = true;
+	*req = MPI_REQUEST_NULL;
+}
+
 /* Poll one request until it completes (0), the deadline passes (1) or MPI fails (-1). */
 static int wait_req(MPI_Request *req, double deadline, const char *call, char *err, size_t errlen)
 {
@@ -110,6 +142,32 @@ static int wait_req(MPI_Request *req, double deadline, const char *call, char *e
 }
 
 /*
+ * Complete a non-blocking collective just posted (rc: what posting it
+ * returned) by deadline: 0; -1 with err set on an MPI error; 1 on a
+ * timeout, the request abandoned (the caller says what did not arrive).
+ */
+static int finish_collective(int rc, MPI_Request *req, double deadline, const char *call,
+			     char *err, size_t errlen)
+{
+	if (rc != MPI_SUCCESS) {
+		mpi_error(rc, call, err, errlen);
+		return -1;
+	}
+	rc = wait_req(req, deadline, call, err, errlen);
+	if (rc > 0)
+		abandon(req);
+	return rc;
+}
+
+static void not_joined(const struct gb_mpi_world *w, char *err, size_t errlen)
+{
+	snprintf(err, errlen,
+		 "rank %d on host %s: not every one of the %d ranks joined within %g s (a rank "
+		 "stopped or hangs)",
+		 w->rank, w->host, w->size, w->timeout_s);
+}
+
+/*
  * Local rank and size from every rank's host name. Not MPI_Comm_split_type:
  * that is a blocking collective, and a rank that never arrives would hang
  * everyone inside it; an all-gather can be polled against the deadline.
@@ -125,15 +183,11 @@ static int local_ranks(struct gb_mpi_world *w, char *err, size_t errlen)
 		abort();
 	rc = MPI_Iallgather(w->host, (int)hl, MPI_CHAR, all, (int)hl, MPI_CHAR, MPI_COMM_WORLD,
 			    &req);
-	if (rc != MPI_SUCCESS)
-		mpi_error(rc, "MPI_Iallgather", err, errlen);
-	else
-		rc = wait_req(&req, now_s() + w->timeout_s, "MPI_Iallgather", err, errlen);
-	if (rc > 0)
-		snprintf(err, errlen,
-			 "rank %d on host %s: not every one of the %d ranks joined within %g s (a "
-			 "rank stopped or hangs)",
-			 w->rank, w->host, w->size, w->timeout_s);
+	rc = finish_collective(rc, &req, now_s() + w->timeout_s, "MPI_Iallgather", err, errlen);
+	if (rc > 0) {
+		not_joined(w, err, errlen);
+		return -1; /* all is left allocated: the abandoned gather may still fill it */
+	}
 	for (int r = 0; r < w->size && rc == 0; r++) {
 		if (strncmp(all + (size_t)r * hl, w->host, hl))
 			continue;
@@ -141,6 +195,20 @@ static int local_ranks(struct gb_mpi_world *w, char *err, size_t errlen)
 		w->local_size++;
 	}
 	free(all);
+	return rc ? -1 : 0;
+}
+
+/* The barrier's own communicator, duplicated without blocking (a dup is a collective). */
+static int dup_barrier_comm(const struct gb_mpi_world *w, char *err, size_t errlen)
+{
+	MPI_Request req;
+	int rc = MPI_Comm_idup(MPI_COMM_WORLD, &barrier_comm, &req);
+
+	rc = finish_collective(rc, &req, now_s() + w->timeout_s, "MPI_Comm_idup", err, errlen);
+	if (rc > 0)
+		not_joined(w, err, errlen);
+	if (rc)
+		barrier_comm = MPI_COMM_NULL; /* not usable, and never freed */
 	return rc ? -1 : 0;
 }
 
@@ -168,7 +236,23 @@ int gb_mpi_world_init(struct gb_mpi_world *w, int launcher_size, double timeout_
 	if (w->size <= 1)
 		return 0;
 	w->local_size = 0;
-	return local_ranks(w, err, errlen);
+	if (local_ranks(w, err, errlen))
+		return -1;
+	return dup_barrier_comm(w, err, errlen);
+}
+
+/* Whether every abandoned collective has completed by now (a short last chance). */
+static bool drain_abandoned(const struct gb_mpi_world *w)
+{
+	double deadline = now_s() + (w->timeout_s < 5 ? w->timeout_s : 5);
+	char err[160];
+
+	for (int i = 0; i < n_abandoned; i++)
+		if (abandoned[i] != MPI_REQUEST_NULL &&
+		    wait_req(&abandoned[i], deadline, "MPI_Test", err, sizeof(err)) != 0)
+			return false;
+	n_abandoned = 0;
+	return !abandoned_lost;
 }
 
 void gb_mpi_world_finalize(struct gb_mpi_world *w)
@@ -178,8 +262,20 @@ void gb_mpi_world_finalize(struct gb_mpi_world *w)
 	if (!w->active)
 		return;
 	MPI_Finalized(&finalized);
-	if (!finalized)
-		MPI_Finalize();
+	if (finalized) {
+		w->active = false;
+		return;
+	}
+	/*
+	 * A collective that never completed means some rank never joined it:
+	 * MPI_Finalize would be erroneous and may hang, so end the job instead.
+	 * Rank 0 has written the report by now; the run was already an error.
+	 */
+	if (!drain_abandoned(w))
+		MPI_Abort(MPI_COMM_WORLD, GB_EXIT_CANNOT_RUN);
+	if (barrier_comm != MPI_COMM_NULL)
+		MPI_Comm_free(&barrier_comm);
+	MPI_Finalize();
 	w->active = false;
 }
 
@@ -202,12 +298,8 @@ int gb_mpi_bcast(const struct gb_mpi_world *w, void *buf, size_t len, const char
 		return -1;
 	}
 	rc = MPI_Ibcast(buf, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD, &req);
-	if (rc != MPI_SUCCESS) {
-		mpi_error(rc, "MPI_Ibcast", err, errlen);
-		return -1;
-	}
 	/* rank 0 may itself have waited a whole timeout for another rank first */
-	rc = wait_req(&req, now_s() + 2 * w->timeout_s, "MPI_Ibcast", err, errlen);
+	rc = finish_collective(rc, &req, now_s() + 2 * w->timeout_s, "MPI_Ibcast", err, errlen);
 	if (rc > 0)
 		snprintf(err, errlen,
 			 "rank %d on host %s: %s did not arrive from rank 0 within %g s", w->rank,
@@ -222,12 +314,8 @@ int gb_mpi_barrier(const struct gb_mpi_world *w, const char *what, char *err, si
 
 	if (!w->active || w->size < 2)
 		return 0;
-	rc = MPI_Ibarrier(MPI_COMM_WORLD, &req);
-	if (rc != MPI_SUCCESS) {
-		mpi_error(rc, "MPI_Ibarrier", err, errlen);
-		return -1;
-	}
-	rc = wait_req(&req, now_s() + w->timeout_s, "MPI_Ibarrier", err, errlen);
+	rc = MPI_Ibarrier(barrier_comm != MPI_COMM_NULL ? barrier_comm : MPI_COMM_WORLD, &req);
+	rc = finish_collective(rc, &req, now_s() + w->timeout_s, "MPI_Ibarrier", err, errlen);
 	if (rc > 0)
 		snprintf(err, errlen,
 			 "rank %d on host %s: not every rank reached %s within %g s (a rank "
@@ -299,6 +387,7 @@ static int gather_step(struct gather *g, struct gb_mpi_parts *parts, int r, int 
 		parts->data[r] = calloc(g->lens[r] + 1, 1);
 		if (!parts->data[r])
 			abort();
+		g->dreq[r] = MPI_REQUEST_NULL; /* stays so if the receive cannot be posted */
 		rc = MPI_Irecv(parts->data[r], (int)g->lens[r], MPI_BYTE, r, TAG_BASE + 2 * tag + 1,
 			       MPI_COMM_WORLD, &g->dreq[r]);
 		g->phase[r] = 1;
@@ -321,10 +410,13 @@ tested:
 /*
  * Give up on the ranks that did not answer: cancel their receives. A buffer
  * a cancelled receive may still be writing into is left allocated on
- * purpose (the caller aborts the job right after a timeout).
+ * purpose (the caller aborts the job right after a timeout): the rank's
+ * data, and g->lens (set to NULL here, so the caller does not free it).
  */
 static void gather_cancel(struct gather *g, struct gb_mpi_parts *parts, int n)
 {
+	bool lens_in_use = false;
+
 	for (int r = 1; r < n; r++) {
 		MPI_Request *req = g->phase[r] == 0   ? &g->lreq[r]
 				   : g->phase[r] == 1 ? &g->dreq[r]
@@ -332,10 +424,13 @@ static void gather_cancel(struct gather *g, struct gb_mpi_parts *parts, int n)
 
 		if (!req || *req == MPI_REQUEST_NULL)
 			continue;
+		lens_in_use |= g->phase[r] == 0;
 		MPI_Cancel(req);
 		MPI_Request_free(req);
 		parts->data[r] = NULL;
 	}
+	if (lens_in_use)
+		g->lens = NULL;
 }
 
 static int gather_root(const struct gb_mpi_world *w, int tag, struct gb_mpi_parts *parts, char *err,
@@ -352,6 +447,9 @@ static int gather_root(const struct gb_mpi_world *w, int tag, struct gb_mpi_part
 	g.phase = calloc(n, sizeof(int));
 	if (!g.lreq || !g.dreq || !g.lens || !g.phase)
 		abort();
+	/* MPI_REQUEST_NULL need not be all-zero bits (it is not in Open MPI) */
+	for (size_t r = 0; r < n; r++)
+		g.lreq[r] = g.dreq[r] = MPI_REQUEST_NULL;
 	for (int r = 1; r < w->size; r++)
 		if (MPI_Irecv(&g.lens[r], 1, MPI_UINT64_T, r, TAG_BASE + 2 * tag, MPI_COMM_WORLD,
 			      &g.lreq[r]) != MPI_SUCCESS)
@@ -367,8 +465,11 @@ static int gather_root(const struct gb_mpi_world *w, int tag, struct gb_mpi_part
 			}
 			pending += g.phase[r] < 2;
 		}
-		if (rc < 0)
+		if (rc < 0) {
+			/* every request is freed, even after an error */
+			gather_cancel(&g, parts, w->size);
 			break;
+		}
 		rc = 0;
 		if (pending > 0 && now_s() > deadline) {
 			gather_cancel(&g, parts, w->size);

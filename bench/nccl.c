@@ -29,6 +29,8 @@
 
 #if GPUBENCH_HAVE_NCCL
 
+#include "copy_math.h"
+
 #include <cuda_runtime_api.h>
 
 #include "../kernels/kernels.h"
@@ -342,6 +344,8 @@ static void free_gpu(struct gpu *g)
 		cudaEventDestroy(g->start);
 	if (g->stream)
 		cudaStreamDestroy(g->stream);
+	/* what teardown could not do is not this run's error, nor the next benchmark's */
+	cudaGetLastError();
 }
 
 /* ---- one operation ---- */
@@ -460,8 +464,14 @@ static int capture(struct engine *e, const struct op *o)
 	for (int i = 0; i < e->n && !rc; i++) {
 		cudaSetDevice(e->g[i].dev);
 		c = cudaGraphInstantiate(&e->g[i].exec, e->g[i].graph, 0);
-		if (c != cudaSuccess)
+		if (c != cudaSuccess) {
 			rc = cuda_fail(e, &e->g[i], c, "cudaGraphInstantiate");
+			break;
+		}
+		/* a graph's first launch would otherwise upload it inside the timed events */
+		c = cudaGraphUpload(e->g[i].exec, e->g[i].stream);
+		if (c != cudaSuccess)
+			rc = cuda_fail(e, &e->g[i], c, "cudaGraphUpload");
 	}
 	return rc;
 }
@@ -518,14 +528,18 @@ static int time_op(struct engine *e, const struct op *o, double *time_us)
 			return -1;
 	if (wait_gpus(e, "the warm-up"))
 		return -1;
-	/* every rank starts its timed loop together, as nccl-tests' barrier does */
+	if (e->p->graph && (capture(e, o) || wait_gpus(e, "the graph upload")))
+		goto out_err;
+	/*
+	 * Every rank starts its timed loop together, as nccl-tests' barrier does:
+	 * after the capture, whose host time differs from rank to rank and would
+	 * otherwise land in the first timed operation of the ranks that waited.
+	 */
 	if (e->world && gb_mpi_barrier(e->world, "the timed loop", err, sizeof(err))) {
 		gb_bench_set_status(e->res, GB_STATUS_ERROR, "%s", err);
 		abort_comms(e);
-		return -1;
-	}
-	if (e->p->graph && capture(e, o))
 		goto out_err;
+	}
 	if (timed_loop(e, o) || wait_gpus(e, "the timed loop"))
 		goto out_err;
 	for (int i = 0; i < e->n; i++) {
@@ -626,10 +640,16 @@ static int check_op(struct engine *e, const struct op *o, int64_t *nwrong)
 		if (!checked_here(&e->g[i], o))
 			continue;
 		GB_CUDA_GOTO(e->res, cudaSetDevice(e->g[i].dev), out);
-		/* the stream is idle (waited above), so this copy cannot hang */
+		/*
+		 * On the GPU's own stream, idle since the wait above, so the copy cannot
+		 * hang; cudaMemcpy would run on the legacy stream and wait on any
+		 * blocking stream of the device, including ones this run does not own.
+		 */
 		GB_CUDA_GOTO(e->res,
-			     cudaMemcpy(&h, e->g[i].nwrong, sizeof(h), cudaMemcpyDeviceToHost),
+			     cudaMemcpyAsync(&h, e->g[i].nwrong, sizeof(h), cudaMemcpyDeviceToHost,
+					     e->g[i].stream),
 			     out);
+		GB_CUDA_GOTO(e->res, cudaStreamSynchronize(e->g[i].stream), out);
 		*nwrong += (int64_t)h;
 	}
 out:
@@ -765,8 +785,12 @@ static int engine_run(struct engine *e, int first_rank, const unsigned char *id)
 	int rc;
 
 	e->g = calloc((size_t)e->n, sizeof(*e->g));
-	if (!e->g)
+	if (!e->g) {
+		gb_bench_set_status(e->res, GB_STATUS_ERROR, "out of host memory");
 		return -1;
+	}
+	/* an error an earlier step tolerated must not surface in the first kernel launch */
+	cudaGetLastError();
 	for (int i = 0; i < e->n; i++) {
 		e->g[i].dev = e->ctx->devices[i];
 		e->g[i].rank = first_rank + i;
@@ -841,11 +865,11 @@ static double local_theory(const struct gb_ctx *ctx, char *basis, size_t len)
 	size_t n = ctx->n_devices < GB_DEVICE_LIST_MAX ? ctx->n_devices : GB_DEVICE_LIST_MAX;
 
 	for (size_t i = 0; i < n; i++) {
+		const struct gb_device_info *d = gb_copy_find_device(ctx->run, ctx->devices[i]);
+
 		r[i] = (struct gb_nccl_rank_link){ ctx->run->host.hostname, -1, -1, NAN };
-		for (size_t d = 0; d < ctx->run->n_devices; d++)
-			if (ctx->run->devices[d].index == ctx->devices[i])
-				gb_nccl_rank_link_of(&ctx->run->devices[d], ctx->run->host.hostname,
-						     &r[i]);
+		if (d)
+			gb_nccl_rank_link_of(d, ctx->run->host.hostname, &r[i]);
 	}
 	return gb_nccl_link_theory(r, n, gb_nccl_pairs_nvlink(ctx->run, ctx->devices, n), basis,
 				   len);

@@ -13,6 +13,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "copy_math.h"
 #include "report/result.h"
 #include "report/stats.h"
 #include "report/theory.h"
@@ -306,19 +307,11 @@ void gb_nccl_rank_link_of(const struct gb_device_info *d, const char *host,
 		out->pcie_bps = NAN;
 }
 
-static const struct gb_link *find_link(const struct gb_run *run, int a, int b)
-{
-	for (size_t i = 0; i < run->n_links; i++)
-		if (run->links[i].a == a && run->links[i].b == b)
-			return &run->links[i];
-	return NULL;
-}
-
 bool gb_nccl_pairs_nvlink(const struct gb_run *run, const int *devs, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		for (size_t j = 0; j < n; j++) {
-			const struct gb_link *l = i == j ? NULL : find_link(run, devs[i], devs[j]);
+			const struct gb_link *l = i == j ? NULL : gb_copy_find_link(run, devs[i], devs[j]);
 
 			if (i != j && (!l || !l->type || strcmp(l->type, "nvlink")))
 				return false;

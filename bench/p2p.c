@@ -26,6 +26,7 @@
 #include <cuda_runtime_api.h>
 
 #include "bench.h"
+#include "copy_engine.h"
 #include "copy_math.h"
 #include "gpu.h"
 #include "kernels/kernels.h"
@@ -82,8 +83,6 @@ static int p2p_validate(const void *params, char *err, size_t errlen)
 
 #define SEED_BASE 0xBAADF00DULL
 #define SEED_POISON 0xCAFEBABEULL
-#define WARMUP_COPIES 4
-#define SPIN_TIMEOUT_S 10.0
 /* a single copy checked before timing, this many times per path */
 #define SINGLE_CHECKS 3
 /* pointer chase: nvbandwidth's 2 MiB ring with 128-byte steps */
@@ -96,19 +95,11 @@ static int p2p_validate(const void *params, char *err, size_t errlen)
 /* P2P within this fraction of staged is noise, not a finding */
 #define STAGED_MARGIN 0.05
 
-struct blocker {
-	int release;
-	int timed_out;
-};
-
 struct pdev {
 	int dev;
 	int sm_count;
-	long long spin_cycles;
 	const struct gb_device_info *info;
-	cudaStream_t s;
-	cudaEvent_t start, stop;
-	struct blocker *blk_view;  /* this GPU's view of the shared flag */
+	struct gb_ce_stream cs;    /* its stream, events and view of the shared flag */
 	unsigned long long *bad;   /* mismatch counter */
 	unsigned long long *sink;  /* pointer-chase result */
 	void *src, *dst, *chase;
@@ -163,7 +154,7 @@ struct p2p {
 	struct gb_bench_result *res;
 	size_t n;
 	struct pdev *d;
-	struct blocker *blk;       /* pinned, mapped, portable: one flag for every GPU */
+	struct gb_ce_flag *flag;   /* the stream blocker: one flag for every GPU */
 	double *mat[M_COUNT];      /* n x n each, NAN where nothing was measured */
 	double *bad;               /* n x n mismatched words over every path, NAN if unverified */
 	double *access;            /* n x n cudaDeviceCanAccessPeer, NAN unknown */
@@ -183,22 +174,6 @@ static size_t idx_of(const struct p2p *t, const struct pdev *d)
 	return (size_t)(d - t->d);
 }
 
-static const struct gb_device_info *find_info(const struct gb_run *run, int dev)
-{
-	for (size_t i = 0; i < run->n_devices; i++)
-		if (run->devices[i].index == dev)
-			return &run->devices[i];
-	return NULL;
-}
-
-static const struct gb_link *find_link(const struct gb_run *run, int a, int b)
-{
-	for (size_t i = 0; i < run->n_links; i++)
-		if (run->links[i].a == a && run->links[i].b == b)
-			return &run->links[i];
-	return NULL;
-}
-
 static void note(struct p2p *t, const struct xfer *x, const char *what)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -215,51 +190,37 @@ static void note(struct p2p *t, const struct xfer *x, const char *what)
 static int open_dev(struct p2p *t, struct pdev *d, size_t bytes)
 {
 	struct gb_bench_result *res = t->res;
-	int rc = 0, khz = 0;
+	int rc = 0;
 
-	GB_CUDA_GOTO(res, cudaSetDevice(d->dev), out);
+	GB_CUDA_GOTO(res, gb_ce_stream_open(&d->cs, d->dev, t->flag), out);
 	GB_CUDA_GOTO(res, cudaDeviceGetAttribute(&d->sm_count, cudaDevAttrMultiProcessorCount, d->dev),
 		     out);
-	GB_CUDA_GOTO(res, cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, d->dev), out);
-	d->spin_cycles = (long long)(SPIN_TIMEOUT_S * (khz > 0 ? khz : 2000000) * 1e3);
-	GB_CUDA_GOTO(res, cudaStreamCreateWithFlags(&d->s, cudaStreamNonBlocking), out);
-	GB_CUDA_GOTO(res, cudaEventCreate(&d->start), out);
-	GB_CUDA_GOTO(res, cudaEventCreate(&d->stop), out);
-	GB_CUDA_GOTO(res, cudaHostGetDevicePointer((void **)&d->blk_view, t->blk, 0), out);
 	GB_CUDA_GOTO(res, cudaMalloc((void **)&d->bad, sizeof(*d->bad)), out);
 	GB_CUDA_GOTO(res, cudaMalloc((void **)&d->sink, sizeof(*d->sink)), out);
 	GB_CUDA_GOTO(res, cudaMalloc(&d->src, bytes), out);
 	GB_CUDA_GOTO(res, cudaMalloc(&d->dst, bytes), out);
 	GB_CUDA_GOTO(res, cudaMalloc(&d->chase, CHASE_BYTES), out);
 	d->seed = SEED_BASE + (uint64_t)d->dev;
-	GB_CUDA_GOTO(res, gb_launch_pattern_fill(d->src, bytes, d->seed, d->sm_count, d->s), out);
-	GB_CUDA_GOTO(res, gb_launch_chase_init(d->chase, CHASE_BYTES, CHASE_STRIDE, d->s), out);
-	GB_CUDA_GOTO(res, cudaStreamSynchronize(d->s), out);
+	GB_CUDA_GOTO(res, gb_launch_pattern_fill(d->src, bytes, d->seed, d->sm_count, d->cs.s), out);
+	GB_CUDA_GOTO(res, gb_launch_chase_init(d->chase, CHASE_BYTES, CHASE_STRIDE, d->cs.s), out);
+	GB_CUDA_GOTO(res, cudaStreamSynchronize(d->cs.s), out);
 out:
 	return rc;
 }
 
 static void close_dev(struct pdev *d)
 {
-	if (cudaSetDevice(d->dev) != cudaSuccess)
-		return;
-	cudaDeviceSynchronize();
-	if (d->chase)
-		cudaFree(d->chase);
-	if (d->dst)
-		cudaFree(d->dst);
-	if (d->src)
-		cudaFree(d->src);
-	if (d->sink)
-		cudaFree(d->sink);
-	if (d->bad)
-		cudaFree(d->bad);
-	if (d->stop)
-		cudaEventDestroy(d->stop);
-	if (d->start)
-		cudaEventDestroy(d->start);
-	if (d->s)
-		cudaStreamDestroy(d->s);
+	/* free even when the device cannot be made current: cudaFree finds the pointer's
+	 * device itself, and returning early would leak every buffer */
+	if (cudaSetDevice(d->dev) == cudaSuccess)
+		cudaDeviceSynchronize();
+	/* cudaFree(NULL) does nothing: what open_dev never allocated is skipped */
+	cudaFree(d->chase);
+	cudaFree(d->dst);
+	cudaFree(d->src);
+	cudaFree(d->sink);
+	cudaFree(d->bad);
+	gb_ce_stream_close(&d->cs);
 }
 
 /* Peer access from a to b on or off; "already so" is not an error. */
@@ -296,18 +257,18 @@ static cudaError_t issue(const struct xfer *x, int i)
 	switch (x->path) {
 	case P_CE:
 	case P_BIDIR_CE:
-		return cudaMemcpyAsync(to->dst, from->src, x->bytes, cudaMemcpyDefault, r->s);
+		return cudaMemcpyAsync(to->dst, from->src, x->bytes, cudaMemcpyDefault, r->cs.s);
 	case P_STAGED:
-		return cudaMemcpyPeerAsync(to->dst, to->dev, from->src, from->dev, x->bytes, r->s);
+		return cudaMemcpyPeerAsync(to->dst, to->dev, from->src, from->dev, x->bytes, r->cs.s);
 	case P_SM:
 		/* the source GPU's SMs write into the destination's memory */
-		return gb_launch_sm_copy(to->dst, from->src, x->bytes, r->sm_count, r->s);
+		return gb_launch_sm_copy(to->dst, from->src, x->bytes, r->sm_count, r->cs.s);
 	case P_BIDIR_SM:
 		/* even warps push a -> b, odd warps pull b -> a, all on a's SMs */
 		return gb_launch_sm_copy_bidir(x->b->dst, x->a->src, x->a->dst, x->b->src, x->bytes,
-					       r->sm_count, r->s);
+					       r->sm_count, r->cs.s);
 	case P_CHASE:
-		return gb_launch_chase(x->b->chase, CHASE_STEPS, x->a->sink, r->s);
+		return gb_launch_chase(x->b->chase, CHASE_STEPS, x->a->sink, r->cs.s);
 	}
 	return cudaErrorInvalidValue;
 }
@@ -334,9 +295,9 @@ static int poison(struct p2p *t, const struct xfer *x)
 
 		GB_CUDA_GOTO(res, cudaSetDevice(to->dev), out);
 		GB_CUDA_GOTO(res, gb_launch_pattern_fill(to->dst, x->bytes, SEED_POISON,
-							 to->sm_count, to->s),
+							 to->sm_count, to->cs.s),
 			     out);
-		GB_CUDA_GOTO(res, cudaStreamSynchronize(to->s), out);
+		GB_CUDA_GOTO(res, cudaStreamSynchronize(to->cs.s), out);
 	}
 out:
 	return rc;
@@ -346,7 +307,7 @@ out:
 static int verify(struct p2p *t, const struct xfer *x, long long *bad)
 {
 	struct gb_bench_result *res = t->res;
-	unsigned long long v = 0;
+	long long one = 0;
 	int rc = 0;
 
 	*bad = 0;
@@ -354,53 +315,18 @@ static int verify(struct p2p *t, const struct xfer *x, long long *bad)
 		struct pdev *from = i == 0 ? x->a : x->b, *to = i == 0 ? x->b : x->a;
 
 		GB_CUDA_GOTO(res, cudaSetDevice(to->dev), out);
-		GB_CUDA_GOTO(res, cudaMemsetAsync(to->bad, 0, sizeof(*to->bad), to->s), out);
-		GB_CUDA_GOTO(res, gb_launch_pattern_verify(to->dst, x->bytes, from->seed, to->bad,
-							   to->sm_count, to->s),
-			     out);
-		GB_CUDA_GOTO(res, cudaMemcpyAsync(&v, to->bad, sizeof(v), cudaMemcpyDeviceToHost,
-						  to->s),
-			     out);
-		GB_CUDA_GOTO(res, cudaStreamSynchronize(to->s), out);
-		*bad += (long long)v;
+		if ((rc = gb_ce_verify(res, to->cs.s, to->dst, x->bytes, from->seed, to->bad,
+				       to->sm_count, &one)))
+			goto out;
+		*bad += one;
 	}
 out:
 	return rc;
 }
 
-static int elapsed(struct p2p *t, struct pdev *d, double *sec)
+static cudaError_t issue_cb(void *user, int i)
 {
-	struct gb_bench_result *res = t->res;
-	float ms = 0;
-	int rc = 0;
-
-	GB_CUDA_GOTO(res, cudaEventSynchronize(d->stop), out);
-	GB_CUDA_GOTO(res, cudaEventElapsedTime(&ms, d->start, d->stop), out);
-	*sec = ms / 1e3;
-out:
-	return rc;
-}
-
-static void blocker_set(struct p2p *t, int release)
-{
-	__atomic_store_n(&t->blk->release, release, __ATOMIC_SEQ_CST);
-}
-
-/* Start events: the first stream's, which the other stream waits for before its own. */
-static int record_starts(struct p2p *t, const struct xfer *x)
-{
-	struct gb_bench_result *res = t->res;
-	int rc = 0;
-
-	GB_CUDA_GOTO(res, cudaSetDevice(x->a->dev), out);
-	GB_CUDA_GOTO(res, cudaEventRecord(x->a->start, x->a->s), out);
-	if (n_streams(x) == 2) {
-		GB_CUDA_GOTO(res, cudaSetDevice(x->b->dev), out);
-		GB_CUDA_GOTO(res, cudaStreamWaitEvent(x->b->s, x->a->start, 0), out);
-		GB_CUDA_GOTO(res, cudaEventRecord(x->b->start, x->b->s), out);
-	}
-out:
-	return rc;
+	return issue(user, i);
 }
 
 /*
@@ -409,47 +335,18 @@ out:
  */
 static int timed(struct p2p *t, const struct xfer *x, double sec[2])
 {
-	struct gb_bench_result *res = t->res;
-	int rc = 0, n = n_streams(x);
+	struct gb_ce_stream *streams[2] = { &runner(x, 0)->cs, &runner(x, 1)->cs };
+	struct gb_ce_sample smp = {
+		.st = streams,
+		.n = n_streams(x),
+		.flag = x->blocker ? t->flag : NULL,
+		.warmup = x->warmup,
+		.loops = x->loops,
+		.issue = issue_cb,
+		.user = (void *)x,
+	};
 
-	if (x->blocker) {
-		blocker_set(t, 0);
-		__atomic_store_n(&t->blk->timed_out, 0, __ATOMIC_SEQ_CST);
-		for (int i = 0; i < n; i++) {
-			struct pdev *r = runner(x, i);
-
-			GB_CUDA_GOTO(res, cudaSetDevice(r->dev), out);
-			GB_CUDA_GOTO(res, gb_launch_spin_wait(&r->blk_view->release,
-							      &r->blk_view->timed_out,
-							      r->spin_cycles, r->s),
-				     out);
-		}
-	}
-	for (int i = 0; i < n; i++)
-		for (int w = 0; w < x->warmup; w++)
-			GB_CUDA_GOTO(res, issue(x, i), out);
-	if ((rc = record_starts(t, x)))
-		goto out;
-	for (int i = 0; i < n; i++) {
-		struct pdev *r = runner(x, i);
-
-		for (long l = 0; l < x->loops; l++)
-			GB_CUDA_GOTO(res, issue(x, i), out);
-		GB_CUDA_GOTO(res, cudaSetDevice(r->dev), out);
-		GB_CUDA_GOTO(res, cudaEventRecord(r->stop, r->s), out);
-	}
-	blocker_set(t, 1);
-	for (int i = 0; i < n && rc == 0; i++)
-		rc = elapsed(t, runner(x, i), &sec[i]);
-	if (rc == 0 && x->blocker && __atomic_load_n(&t->blk->timed_out, __ATOMIC_SEQ_CST)) {
-		gb_bench_set_status(res, GB_STATUS_ERROR,
-				    "the stream blocker timed out after %.0f s: the timing is not valid",
-				    SPIN_TIMEOUT_S);
-		rc = -1;
-	}
-out:
-	blocker_set(t, 1);
-	return rc;
+	return gb_ce_time(t->res, &smp, sec);
 }
 
 /* Correctness before speed: single copies, each poisoned first and verified after. */
@@ -466,7 +363,7 @@ static int check_singles(struct p2p *t, const struct xfer *x, long long *bad)
 			GB_CUDA_GOTO(res, issue(x, i), out);
 		for (int i = 0; i < n_streams(x); i++) {
 			GB_CUDA_GOTO(res, cudaSetDevice(runner(x, i)->dev), out);
-			GB_CUDA_GOTO(res, cudaStreamSynchronize(runner(x, i)->s), out);
+			GB_CUDA_GOTO(res, cudaStreamSynchronize(runner(x, i)->cs.s), out);
 		}
 		if ((rc = verify(t, x, &one)))
 			goto out;
@@ -480,6 +377,8 @@ static double sample_value(const struct xfer *x, const double sec[2])
 {
 	double counted = (double)x->bytes * n_dsts(x);
 
+	if (!(sec[0] > 0))
+		return NAN;
 	if (x->path == P_CHASE)
 		return sec[0] / ((double)CHASE_STEPS * (double)x->loops) * 1e6;
 	if (x->latency)
@@ -491,7 +390,7 @@ static double sample_value(const struct xfer *x, const double sec[2])
 static double peak_of(struct p2p *t, const struct xfer *x)
 {
 	const struct gb_device_info *ia = x->a->info, *ib = x->b->info;
-	const struct gb_link *l = find_link(t->ctx->run, x->a->dev, x->b->dev);
+	const struct gb_link *l = gb_copy_find_link(t->ctx->run, x->a->dev, x->b->dev);
 	struct gb_copy_theory th = { NAN, NAN, NAN };
 	double pa = ia ? ia->peaks.pcie_bps : NAN, pb = ib ? ib->peaks.pcie_bps : NAN;
 	int gen = ia ? (ia->nvlink_gen > 0 ? ia->nvlink_gen
@@ -561,7 +460,7 @@ static void record_bad(struct p2p *t, const struct xfer *x, long long bad)
 /* Warm-up, samples, verification: the median goes into the matrix. */
 static int measure(struct p2p *t, const struct xfer *x)
 {
-	double sec[2] = { NAN, NAN };
+	double sec[2] = { NAN, NAN }, v;
 	long long bad = 0, one = 0;
 	size_t n = 0;
 	int rc = 0;
@@ -580,7 +479,11 @@ static int measure(struct p2p *t, const struct xfer *x)
 		if (check && (rc = verify(t, x, &one)))
 			return rc;
 		bad += one;
-		t->samples[n++] = sample_value(x, sec);
+		v = sample_value(x, sec);
+		/* a time below the events' resolution has no value; one NaN would make every
+		 * statistic of the cell NaN */
+		if (isfinite(v) && v > 0)
+			t->samples[n++] = v;
 	}
 	if (t->verify && x->path != P_CHASE)
 		record_bad(t, x, bad);
@@ -600,7 +503,7 @@ static int run_cell(struct p2p *t, enum matrix m, enum path path, struct pdev *a
 		.b = b,
 		.bytes = (size_t)t->p->size,
 		.loops = (long)t->p->loops,
-		.warmup = WARMUP_COPIES,
+		.warmup = GB_CE_WARMUP,
 		/* the driver may need the host thread to stage: never block its stream */
 		.blocker = path != P_STAGED,
 		.latency = m >= M_LATENCY,
@@ -782,7 +685,8 @@ static void add_matrices(struct p2p *t, const char *single_reason)
 	cJSON_AddItemToObject(extra, "mismatched_words", gb_matrix_json(t->bad, t->n, t->n));
 	for (size_t i = 0; i < t->n; i++) {
 		for (size_t j = 0; j < t->n; j++) {
-			const struct gb_link *l = find_link(t->ctx->run, t->d[i].dev, t->d[j].dev);
+			const struct gb_link *l =
+				gb_copy_find_link(t->ctx->run, t->d[i].dev, t->d[j].dev);
 
 			topo[i * t->n + j] = labels[i * t->n + j];
 			if (i == j)
@@ -816,7 +720,7 @@ static void record_params(struct p2p *t)
 	gb_bench_param_num(t->res, "size", (double)t->p->size);
 	gb_bench_param_num(t->res, "samples", (double)t->p->samples);
 	gb_bench_param_num(t->res, "loops", (double)t->p->loops);
-	gb_bench_param_num(t->res, "warmup_copies", WARMUP_COPIES);
+	gb_bench_param_num(t->res, "warmup_copies", GB_CE_WARMUP);
 	gb_bench_param_bool(t->res, "latency_only", t->p->latency_only);
 	gb_bench_param_bool(t->res, "verify", t->verify);
 	gb_bench_param_num(t->res, "chase_bytes", CHASE_BYTES);
@@ -831,9 +735,13 @@ static void init_access(struct p2p *t)
 			int can = 0;
 
 			t->access[i * t->n + j] = NAN;
-			if (i != j && cudaDeviceCanAccessPeer(&can, t->d[i].dev, t->d[j].dev) ==
-					      cudaSuccess)
+			if (i == j)
+				continue;
+			if (cudaDeviceCanAccessPeer(&can, t->d[i].dev, t->d[j].dev) == cudaSuccess)
 				t->access[i * t->n + j] = can ? 1 : 0;
+			else
+				cudaGetLastError(); /* unknown is recorded; the error must not
+						     * surface in the next kernel launch */
 		}
 	}
 }
@@ -857,13 +765,12 @@ static int alloc_state(struct p2p *t)
 		t->bad[k] = NAN;
 	}
 	t->notes = cJSON_CreateArray();
-	GB_CUDA_GOTO(res, cudaHostAlloc((void **)&t->blk, sizeof(*t->blk),
-					cudaHostAllocMapped | cudaHostAllocPortable), out);
-	blocker_set(t, 1);
 	for (size_t i = 0; i < t->n; i++) {
 		t->d[i].dev = t->ctx->devices[i];
-		t->d[i].info = find_info(t->ctx->run, t->d[i].dev);
+		t->d[i].info = gb_copy_find_device(t->ctx->run, t->d[i].dev);
 	}
+	/* on a GPU of the run: a mapped allocation opens a context on the current one */
+	GB_CUDA_GOTO(res, gb_ce_flag_alloc(&t->flag, t->d[0].dev), out);
 	init_access(t);
 	for (size_t i = 0; i < t->n && rc == 0; i++)
 		rc = open_dev(t, &t->d[i], (size_t)t->p->size);
@@ -873,12 +780,13 @@ out:
 
 static void free_state(struct p2p *t)
 {
-	if (t->blk)
-		blocker_set(t, 1);
+	/* let any spin kernel still queued finish before the devices are synchronized */
+	gb_ce_flag_set(t->flag, 1);
 	for (size_t i = 0; t->d && i < t->n; i++)
 		close_dev(&t->d[i]);
-	if (t->blk)
-		cudaFreeHost(t->blk);
+	gb_ce_flag_free(t->flag);
+	/* what teardown could not do is not this run's error, nor the next benchmark's */
+	cudaGetLastError();
 	for (int m = 0; m < M_COUNT; m++)
 		free(t->mat[m]);
 	free(t->bad);

@@ -41,6 +41,7 @@
 #include "bench/bench.h"
 #include "bench/cublaslt_dl.h"
 #include "bench/gpu.h"
+#include "bench/lt_matmul.h"
 #include "bench/nvml.h"
 #include "bench/stress_math.h"
 #include "kernels/kernels.h"
@@ -246,15 +247,10 @@ struct injection {
 struct wphase {
 	void *a, *b;
 	double *col_exp, *col_bound, *row_exp, *row_bound;
-	cublasLtMatmulDesc_t op;
-	cublasLtMatrixLayout_t la, lb, lc;
+	struct gb_lt_matmul mm;         /* descriptors, types, alpha and beta */
 	cublasLtMatmulAlgo_t algo;
 	uint64_t algo_fp;               /* fingerprint: GPUs compare digests only with the same algo */
 	enum gb_dtype t_in, t_out;
-	union {
-		float f;
-		double d;
-	} alpha, beta;
 	uint64_t digest;
 	bool digest_ok;
 	bool digest_changed;
@@ -421,22 +417,6 @@ static void push_forensic(struct worker *w, const struct gb_stress_forensic *f)
 /* ======================================================================= */
 /* worker: GEMM setup                                                      */
 
-static cudaDataType_t cuda_type(enum gb_dtype t)
-{
-	switch (t) {
-	case GB_DT_F64:
-		return CUDA_R_64F;
-	case GB_DT_F16:
-		return CUDA_R_16F;
-	case GB_DT_BF16:
-		return CUDA_R_16BF;
-	case GB_DT_E4M3:
-		return CUDA_R_8F_E4M3;
-	default:
-		return CUDA_R_32F;
-	}
-}
-
 static void *slot_ptr(const struct worker *w, uint64_t slot)
 {
 	return (char *)w->slots + slot * w->sz.bytes_slot;
@@ -505,77 +485,41 @@ static uint64_t algo_fingerprint(const cublasLtMatmulAlgo_t *a)
 	return h;
 }
 
+/* The phase's cuBLASLt descriptors: TN, n^3, at the precision its types name. */
 static int phase_desc(struct worker *w, struct wphase *ph, const struct gb_stress_gemm_type *t)
 {
-	const struct gb_cublaslt *lt = w->sh->lt;
-	cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
-	cudaDataType_t scale = CUDA_R_32F;
-	cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-	int64_t n = (int64_t)w->sh->n;
+	uint64_t n = w->sh->n;
+	const char *what = NULL;
+	cublasStatus_t st;
+	char b[160];
 
-	if (t->prec == GB_SP_FP64) {
-		compute = CUBLAS_COMPUTE_64F;
-		scale = CUDA_R_64F;
-		ph->alpha.d = 1.0;
-		ph->beta.d = 0.0;
-	} else {
-		/* plain FP32 must never become TF32 */
-		compute = t->prec == GB_SP_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-		ph->alpha.f = 1.0f;
-		ph->beta.f = 0.0f;
+	/* peak_prec is the gpubench precision of the flavour (fp16 accumulates in FP32) */
+	st = gb_lt_matmul_create(w->sh->lt, &ph->mm, t->peak_prec, t->in, t->out, n, n, n,
+				 w->fp8_scale, STRESS_WORKSPACE, &what);
+	if (st != CUBLAS_STATUS_SUCCESS) {
+		fail_setup(w, "'%s' failed: %s", what, gb_cublaslt_errstr(st, b, sizeof(b)));
+		return -1;
 	}
-	WLT(w, lt->cublasLtMatmulDescCreate(&ph->op, compute, scale), fail);
-	WLT(w, lt->cublasLtMatmulDescSetAttribute(ph->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta,
-						  sizeof(ta)), fail);
-	WLT(w, lt->cublasLtMatmulDescSetAttribute(ph->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb,
-						  sizeof(tb)), fail);
-	if (t->prec == GB_SP_FP8) {
-		const void *sp = w->fp8_scale;
-
-		WLT(w, lt->cublasLtMatmulDescSetAttribute(ph->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
-							  &sp, sizeof(sp)), fail);
-		WLT(w, lt->cublasLtMatmulDescSetAttribute(ph->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
-							  &sp, sizeof(sp)), fail);
-	}
-	/* TN: A is k x m (op(A) = A^T), B is k x n, C is m x n */
-	WLT(w, lt->cublasLtMatrixLayoutCreate(&ph->la, cuda_type(t->in), (uint64_t)n, (uint64_t)n, n),
-	    fail);
-	WLT(w, lt->cublasLtMatrixLayoutCreate(&ph->lb, cuda_type(t->in), (uint64_t)n, (uint64_t)n, n),
-	    fail);
-	WLT(w, lt->cublasLtMatrixLayoutCreate(&ph->lc, cuda_type(t->out), (uint64_t)n, (uint64_t)n,
-					      n),
-	    fail);
 	return 0;
-fail:
-	return -1;
 }
 
 /* The heuristic's first algorithm, pinned for the whole run (repeat-and-compare needs it). */
 static int phase_algo(struct worker *w, struct wphase *ph, const struct gb_stress_phase *sp)
 {
-	const struct gb_cublaslt *lt = w->sh->lt;
-	cublasLtMatmulPreference_t pref = NULL;
 	cublasLtMatmulHeuristicResult_t cand;
-	uint64_t ws = STRESS_WORKSPACE;
-	int returned = 0, rc = -1;
+	int n = 0;
 
-	WLT(w, lt->cublasLtMatmulPreferenceCreate(&pref), out);
-	WLT(w, lt->cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-							&ws, sizeof(ws)), out);
-	WLT(w, lt->cublasLtMatmulAlgoGetHeuristic(w->lt, ph->op, ph->la, ph->lb, ph->lc, ph->lc, pref,
-						  1, &cand, &returned), out);
-	if (returned < 1 || cand.state != CUBLAS_STATUS_SUCCESS) {
+	WLT(w, gb_lt_matmul_algos(&ph->mm, w->lt, &cand, 1, &n), fail);
+	if (n < 1) {
 		fail_setup(w, "cuBLASLt offers no algorithm for %s %llu^3 on this GPU",
 			   gb_stress_prec_names[sp->prec], (unsigned long long)w->sh->n);
-		goto out;
+		return -1;
 	}
 	ph->algo = cand.algo;
 	ph->algo_fp = algo_fingerprint(&cand.algo);
-	rc = 0;
-out:
-	if (pref)
-		lt->cublasLtMatmulPreferenceDestroy(pref);
-	return rc;
+	return 0;
+fail:
+	return -1;
 }
 
 static int upload(struct worker *w, double **dst, const double *src, uint64_t n)
@@ -655,14 +599,7 @@ static void worker_teardown(struct worker *w)
 	for (size_t i = 0; i < STRESS_MAX_PHASES; i++) {
 		struct wphase *ph = &w->ph[i];
 
-		if (lt && ph->lc)
-			lt->cublasLtMatrixLayoutDestroy(ph->lc);
-		if (lt && ph->lb)
-			lt->cublasLtMatrixLayoutDestroy(ph->lb);
-		if (lt && ph->la)
-			lt->cublasLtMatrixLayoutDestroy(ph->la);
-		if (lt && ph->op)
-			lt->cublasLtMatmulDescDestroy(ph->op);
+		gb_lt_matmul_destroy(&ph->mm);
 		cudaFree(ph->row_bound);
 		cudaFree(ph->row_exp);
 		cudaFree(ph->col_bound);
@@ -968,9 +905,9 @@ static cublasStatus_t matmul(struct worker *w, size_t phase, uint64_t slot)
 	struct wphase *ph = &w->ph[phase];
 	void *c = slot_ptr(w, slot);
 
-	return w->sh->lt->cublasLtMatmul(w->lt, ph->op, &ph->alpha, ph->a, ph->la, ph->b, ph->lb,
-					 &ph->beta, c, ph->lc, c, ph->lc, &ph->algo, w->workspace,
-					 STRESS_WORKSPACE, w->stream);
+	/* the pinned algorithm and the same workspace every time: bitwise repeatable */
+	return gb_lt_matmul_run(&ph->mm, w->lt, ph->a, ph->b, c, &ph->algo, w->workspace,
+				STRESS_WORKSPACE, w->stream);
 }
 
 static int digest_slot(struct worker *w, size_t phase, uint64_t *out)
@@ -1037,8 +974,14 @@ static int maybe_inject(struct worker *w, uint64_t batch, uint64_t slot, size_t 
 	if (!w->sh->p->inject_fault || in->done ||
 	    gb_now_s() - w->load_start_s < w->sh->inject_at_s)
 		return 0;
-	/* only into a batch whose phase a layer checks (--no-abft --no-repeat: exact ones) */
-	if (w->sh->p->no_repeat && !sums_on(w->sh, phase))
+	/*
+	 * Only into a batch that every enabled layer looks at. With ABFT on,
+	 * wait for a random-data batch: an exact one would be caught by
+	 * "repeat, exact" and ABFT, the default layer, would go untested one
+	 * run in four. --no-abft --no-repeat leaves the exact phases.
+	 */
+	if (w->sh->phases[phase].mode == GB_STRESS_EXACT ? !w->sh->p->no_abft
+							   : w->sh->p->no_repeat && !sums_on(w->sh, phase))
 		return 0;
 	in->done = true;
 	in->batch = batch;

@@ -11,7 +11,6 @@
  */
 #include "bench/telemetry.h"
 
-#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -140,8 +139,14 @@ static void *sampler_main(void *arg)
 		sample_all(s);
 		deadline_after(&until, s->interval_s);
 		pthread_mutex_lock(&s->lock);
-		while (!s->stop && pthread_cond_timedwait(&s->cond, &s->lock, &until) != ETIMEDOUT)
-			;
+		while (!s->stop) {
+			int e = pthread_cond_timedwait(&s->cond, &s->lock, &until);
+
+			/* 0 is a wake-up (spurious or not): wait on; any error ends the wait
+			 * (only ETIMEDOUT is expected, but looping on EINVAL would spin) */
+			if (e)
+				break;
+		}
 		stop = s->stop;
 		pthread_mutex_unlock(&s->lock);
 		if (stop)

@@ -96,6 +96,12 @@ int gb_cmd_run_finish(struct gb_run *run, const struct gb_common *c, bool device
 struct gb_bench_result *gb_cmd_run_one_bench(const struct gb_bench *bench, struct gb_run *run,
 					     const struct gb_common *c, const void *params);
 
+/*
+ * Resolve device lists that a benchmark declares in its own options (scaling
+ * takes "0,0") against the visible GPUs. 0, or -1 after one error line.
+ */
+int gb_cmd_resolve_bench_devices(const struct gb_bench *bench, void *params, int count);
+
 /* Parse a command's options: returns -1 to continue, or the exit code to return now. */
 int gb_cmd_parse(const char *usage, const char *summary, const struct gb_opt_set *sets,
 		 size_t n_sets, int argc, const char **argv, const char **positional,

@@ -42,7 +42,8 @@ int cmd_bench(const struct gb_bench *bench, int argc, const char **argv)
 		gb_run_set_status(&run, GB_STATUS_NOT_BUILT, bench->unavailable_reason);
 	} else if (gb_cmd_gpu_setup(&run) == 0) {
 		/* an index beyond the last GPU is bad input: exit 2, no report written */
-		if (gb_device_list_resolve(&common.devices, (int)run.n_devices)) {
+		if (gb_device_list_resolve(&common.devices, (int)run.n_devices) ||
+		    gb_cmd_resolve_bench_devices(bench, params, (int)run.n_devices)) {
 			gb_run_release(&run);
 			goto out;
 		}

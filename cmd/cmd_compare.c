@@ -148,6 +148,10 @@ int cmd_compare(int argc, const char **argv)
 		gb_error("%s", err);
 		return GB_EXIT_USAGE;
 	}
+	if (cp.metric_tolerance && !*cp.metric_tolerance) {
+		gb_error("--metric-tolerance needs at least one NAME=PCT rule");
+		return GB_EXIT_USAGE;
+	}
 	if (cp.metric_tolerance &&
 	    gb_tolerance_rules_parse(cp.metric_tolerance, &rules, &n_rules, err, sizeof(err))) {
 		gb_error("--metric-tolerance: %s", err);

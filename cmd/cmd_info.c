@@ -29,7 +29,14 @@ int cmd_info(int argc, const char **argv)
 		return GB_EXIT_USAGE;
 	gb_log_set_verbosity(common.quiet ? -1 : common.verbose ? 1 : 0);
 	gb_cmd_run_begin(&run, "info", argc, argv);
-	gb_cmd_gpu_setup(&run);
+	if (gb_cmd_gpu_setup(&run) == 0) {
+		/* an index beyond the last GPU is bad input: exit 2, no report written */
+		if (gb_device_list_resolve(&common.devices, (int)run.n_devices)) {
+			gb_run_release(&run);
+			return GB_EXIT_USAGE;
+		}
+		gb_run_keep_devices(&run, common.devices.idx, common.devices.n);
+	}
 	rc = gb_cmd_run_finish(&run, &common, true);
 	gb_run_release(&run);
 	return rc;

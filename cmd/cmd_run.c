@@ -39,7 +39,8 @@ static const struct profile_args profile_table[] = {
 	{ "p2p", { "--samples 3", NULL, NULL } },
 	{ "nccl", { "--max-bytes 256M", "--max-bytes 1G", "--max-bytes 1G" } },
 	{ "stress", { "--duration 30s", "--duration 10m", "--duration 4h" } },
-	{ "scaling", { NULL, NULL, NULL } },
+	{ "scaling", { "--workload ddp --steps 10 --warmup-steps 2",
+		       "--workload ddp --steps 20 --overlap", "--workload ddp --steps 50 --overlap" } },
 };
 
 static const char *profile_args_for(const char *bench, int profile)
@@ -90,7 +91,8 @@ static void run_suite(struct gb_run *run, const struct gb_common *c, int profile
 		const struct gb_bench *b = benches[i];
 		void *params = calloc(1, b->params_size ? b->params_size : 1);
 
-		if (profile_params(b, profile, params)) {
+		if (profile_params(b, profile, params) ||
+		    gb_cmd_resolve_bench_devices(b, params, (int)run->n_devices)) {
 			struct gb_bench_result *res = gb_run_add_bench(run, b->name);
 
 			gb_bench_set_status(res, GB_STATUS_ERROR, "internal: bad '%s' profile options",

@@ -232,6 +232,20 @@ int gb_cmd_parse(const char *usage, const char *summary, const struct gb_opt_set
 	return -1;
 }
 
+int gb_cmd_resolve_bench_devices(const struct gb_bench *bench, void *params, int count)
+{
+	for (const struct gb_opt *o = bench->opts; o && o->type != GB_OPT_END; o++) {
+		struct gb_device_list *l;
+
+		if (o->type != GB_OPT_DEVICES)
+			continue;
+		l = (struct gb_device_list *)((char *)params + o->offset);
+		if (gb_device_list_resolve(l, count))
+			return -1;
+	}
+	return 0;
+}
+
 /*
  * Progress lines go to stderr so stdout stays clean for results and --json.
  * A line that is a JSON object (stress --progress jsonl) goes out verbatim so

@@ -4,6 +4,8 @@
 
 #include <stdio.h>
 
+#include "report/result.h"
+
 static int verbosity;
 
 void gb_log_set_verbosity(int level)
@@ -16,11 +18,14 @@ int gb_log_verbosity(void)
 	return verbosity;
 }
 
+/* one line, always: a message that quotes user input must not break the line */
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "gpubench: %s", prefix);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char msg[2048];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	gb_str_printable(msg);
+	fprintf(stderr, "gpubench: %s%s\n", prefix, msg);
 }
 
 int gb_error(const char *fmt, ...)

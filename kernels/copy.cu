@@ -44,15 +44,6 @@ __device__ __forceinline__ uint4 pattern_word(uint64_t seed, size_t i)
 	return make_uint4((unsigned)a, (unsigned)(a >> 32), (unsigned)b, (unsigned)(b >> 32));
 }
 
-/* Warp-aggregated count: one atomic per warp instead of one per mismatch. */
-__device__ __forceinline__ void add_count(unsigned long long *counter, unsigned local)
-{
-	unsigned total = __reduce_add_sync(0xffffffffu, local);
-
-	if ((threadIdx.x & 31) == 0 && total)
-		atomicAdd(counter, (unsigned long long)total);
-}
-
 /* Same arithmetic in the kernel and in the check, rounded explicitly so no
  * FMA contraction can make the two differ. */
 __device__ __forceinline__ double stream_value(int op, double x, double y, double q)
@@ -96,22 +87,11 @@ __global__ static void fill_kernel(uint4 *buf, size_t words, uint64_t seed)
 __global__ static void verify_kernel(const uint4 *buf, size_t words, uint64_t seed,
 				     unsigned long long *mismatches)
 {
-	size_t stride = (size_t)gridDim.x * blockDim.x;
-	size_t base = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-	size_t lane0 = base - (threadIdx.x & 31);
-	unsigned bad = 0;
+	gb_count_grid(words, mismatches, [=](unsigned long long i) {
+		uint4 v = __ldcg(buf + i), e = pattern_word(seed, i);
 
-	/* every lane runs its warp's trip count so the warp reduction below is convergent */
-	for (size_t w = lane0; w < words; w += stride) {
-		size_t i = base + (w - lane0);
-
-		if (i < words) {
-			uint4 v = __ldcg(buf + i), e = pattern_word(seed, i);
-
-			bad += v.x != e.x || v.y != e.y || v.z != e.z || v.w != e.w;
-		}
-	}
-	add_count(mismatches, bad);
+		return v.x != e.x || v.y != e.y || v.z != e.z || v.w != e.w;
+	});
 }
 
 /* Grid-stride copy of n words starting at thread `t` of `nthreads`. */
@@ -186,27 +166,17 @@ __global__ static void stream_verify_kernel(int op, const double2 *dst, uint64_t
 					    uint64_t seed_y, double q, size_t n2,
 					    unsigned long long *mismatches)
 {
-	size_t stride = (size_t)gridDim.x * blockDim.x;
-	size_t base = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-	size_t lane0 = base - (threadIdx.x & 31);
-	unsigned bad = 0;
+	gb_count_grid(n2, mismatches, [=](unsigned long long i) {
+		double2 v = __ldcg(dst + i);
+		double e0 = stream_value(op, gb_copy_pattern_double(seed_x, 2 * i),
+					 gb_copy_pattern_double(seed_y, 2 * i), q);
+		double e1 = stream_value(op, gb_copy_pattern_double(seed_x, 2 * i + 1),
+					 gb_copy_pattern_double(seed_y, 2 * i + 1), q);
 
-	for (size_t w = lane0; w < n2; w += stride) {
-		size_t i = base + (w - lane0);
-
-		if (i < n2) {
-			double2 v = __ldcg(dst + i);
-			double e0 = stream_value(op, gb_copy_pattern_double(seed_x, 2 * i),
-						 gb_copy_pattern_double(seed_y, 2 * i), q);
-			double e1 = stream_value(op, gb_copy_pattern_double(seed_x, 2 * i + 1),
-						 gb_copy_pattern_double(seed_y, 2 * i + 1), q);
-
-			/* compare bits: NaN never passes, -0 and +0 are not equal */
-			bad += __double_as_longlong(v.x) != __double_as_longlong(e0) ||
-			       __double_as_longlong(v.y) != __double_as_longlong(e1);
-		}
-	}
-	add_count(mismatches, bad);
+		/* compare bits: NaN never passes, -0 and +0 are not equal */
+		return __double_as_longlong(v.x) != __double_as_longlong(e0) ||
+		       __double_as_longlong(v.y) != __double_as_longlong(e1);
+	});
 }
 
 __global__ static void chase_init_kernel(char *buf, size_t nodes, size_t stride)

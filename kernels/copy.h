@@ -101,4 +101,33 @@ cudaError_t gb_launch_chase(const void *buf, unsigned long long steps, unsigned 
 }
 #endif
 
+#ifdef __CUDACC__
+/*
+ * Device side, shared by every verify kernel (copy.cu, nccl_check.cu):
+ * count the i < n of this thread's grid-stride share for which bad(i) is
+ * true and add the total to *counter, one atomic per warp. Every lane runs
+ * its warp's trip count, so the warp reduction is convergent even where n
+ * is not a multiple of the grid. The block size must be a multiple of 32.
+ */
+template <typename Bad>
+__device__ __forceinline__ void gb_count_grid(unsigned long long n, unsigned long long *counter,
+					      Bad bad)
+{
+	unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+	unsigned long long base = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+	unsigned long long lane0 = base - (threadIdx.x & 31);
+	unsigned local = 0, total;
+
+	for (unsigned long long w = lane0; w < n; w += stride) {
+		unsigned long long i = base + (w - lane0);
+
+		if (i < n)
+			local += bad(i) ? 1u : 0u;
+	}
+	total = __reduce_add_sync(0xffffffffu, local);
+	if ((threadIdx.x & 31) == 0 && total)
+		atomicAdd(counter, (unsigned long long)total);
+}
+#endif
+
 #endif

@@ -7,13 +7,12 @@
  * element is reproducible from (seed, index) alone, and the result does not
  * depend on the grid shape.
  */
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
 #include <stdint.h>
+#include <type_traits>
 
+#include "kernels/dtype.cuh"
 #include "kernels/gemm.h"
 
 namespace {
@@ -48,27 +47,14 @@ __device__ __forceinline__ int small_int(uint64_t h)
 	return (int)((h >> 32) % (2 * GB_GEMM_INT8_MAX + 1)) - GB_GEMM_INT8_MAX;
 }
 
-/* one overload per storage type: round to nearest into the format */
-__device__ __forceinline__ void put(double *p, uint64_t h) { *p = uniform_pm1(h); }
-__device__ __forceinline__ void put(float *p, uint64_t h)
+/* element h of type T: uniform in [-1, 1] rounded to nearest, or a small integer */
+template <typename T> __device__ __forceinline__ T value_of(uint64_t h)
 {
-	*p = __double2float_rn(uniform_pm1(h));
+	if constexpr (std::is_integral<T>::value)
+		return (T)small_int(h);  /* int8 data; int32 is filled the same way */
+	else
+		return gb_from_double<T>(uniform_pm1(h));
 }
-__device__ __forceinline__ void put(__half *p, uint64_t h)
-{
-	*p = __float2half_rn((float)uniform_pm1(h));
-}
-__device__ __forceinline__ void put(__nv_bfloat16 *p, uint64_t h)
-{
-	*p = __float2bfloat16_rn((float)uniform_pm1(h));
-}
-__device__ __forceinline__ void put(__nv_fp8_e4m3 *p, uint64_t h)
-{
-	/* the constructor rounds to nearest and saturates (|x| <= 1 never does) */
-	*p = __nv_fp8_e4m3((float)uniform_pm1(h));
-}
-__device__ __forceinline__ void put(int8_t *p, uint64_t h) { *p = (int8_t)small_int(h); }
-__device__ __forceinline__ void put(int32_t *p, uint64_t h) { *p = small_int(h); }
 
 template <typename T>
 __global__ static void fill_random_kernel(T *p, size_t n, uint64_t seed, uint64_t first)
@@ -76,7 +62,7 @@ __global__ static void fill_random_kernel(T *p, size_t n, uint64_t seed, uint64_
 	size_t stride = (size_t)gridDim.x * blockDim.x;
 
 	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-		put(&p[i], hash_at(seed, first + i));
+		p[i] = value_of<T>(hash_at(seed, first + i));
 }
 
 template <typename U>
@@ -117,24 +103,9 @@ extern "C" cudaError_t gb_launch_fill_random(void *p, enum gb_dtype t, size_t n,
 {
 	if (!n)
 		return cudaSuccess;
-	switch (t) {
-	case GB_DT_F64:
-		return launch_random<double>(p, n, seed, first_index, stream);
-	case GB_DT_F32:
-		return launch_random<float>(p, n, seed, first_index, stream);
-	case GB_DT_F16:
-		return launch_random<__half>(p, n, seed, first_index, stream);
-	case GB_DT_BF16:
-		return launch_random<__nv_bfloat16>(p, n, seed, first_index, stream);
-	case GB_DT_E4M3:
-		return launch_random<__nv_fp8_e4m3>(p, n, seed, first_index, stream);
-	case GB_DT_I8:
-		return launch_random<int8_t>(p, n, seed, first_index, stream);
-	case GB_DT_I32:
-		return launch_random<int32_t>(p, n, seed, first_index, stream);
-	default:
-		return cudaErrorInvalidValue;
-	}
+	return gb_dtype_dispatch(t, [&](auto tag) {
+		return launch_random<decltype(tag)>(p, n, seed, first_index, stream);
+	});
 }
 
 extern "C" cudaError_t gb_launch_fill_poison(void *p, enum gb_dtype t, size_t n,

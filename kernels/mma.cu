@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "bench/own_gemm_math.h"
+#include "kernels/dtype.cuh"
 #include "kernels/own_gemm.h"
 
 namespace {
@@ -91,24 +92,6 @@ __device__ __forceinline__ void mma16816(float (&c)[4], const uint32_t (&a)[4],
 		     "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
 		     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
 		     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-
-/* round two accumulators into one 4-byte pair of the output type */
-__device__ __forceinline__ __nv_bfloat162 pack2(float a, float b, __nv_bfloat16)
-{
-	return __floats2bfloat162_rn(a, b);
-}
-__device__ __forceinline__ __half2 pack2(float a, float b, __half)
-{
-	return __floats2half2_rn(a, b);
-}
-__device__ __forceinline__ __nv_bfloat16 round1(float a, __nv_bfloat16)
-{
-	return __float2bfloat16_rn(a);
-}
-__device__ __forceinline__ __half round1(float a, __half)
-{
-	return __float2half_rn(a);
 }
 
 /*
@@ -284,12 +267,12 @@ __global__ void __launch_bounds__(kThreads, 2)
 					continue;
 				T *o = out + (size_t)r * rows_y + c;
 				if (pair_ok && c + 1 < rows_y) {
-					*reinterpret_cast<decltype(pack2(0.f, 0.f, T())) *>(o) =
-						pack2(v0, v1, T());
+					*reinterpret_cast<decltype(gb_pack2(0.f, 0.f, T())) *>(o) =
+						gb_pack2(v0, v1, T());
 				} else {
-					o[0] = round1(v0, T());
+					o[0] = gb_from_float(v0, T());
 					if (c + 1 < rows_y)
-						o[1] = round1(v1, T());
+						o[1] = gb_from_float(v1, T());
 				}
 			}
 		}
@@ -330,25 +313,16 @@ extern "C" cudaError_t gb_launch_gemm_mma(const void *a, const void *b, void *d,
 {
 	struct gb_own_gemm_device dev;
 	struct gb_own_gemm_launch l;
-	int id = 0, v[4];
 	cudaError_t e;
 
 	if ((t != GB_DT_F16 && t != GB_DT_BF16) || m > UINT32_MAX || n > UINT32_MAX ||
 	    k > UINT32_MAX - GB_MMA_BK)
 		return cudaErrorInvalidValue;
-	if ((e = cudaGetDevice(&id)) != cudaSuccess ||
-	    (e = cudaDeviceGetAttribute(&v[0], cudaDevAttrComputeCapabilityMajor, id)) ||
-	    (e = cudaDeviceGetAttribute(&v[1], cudaDevAttrComputeCapabilityMinor, id)) ||
-	    (e = cudaDeviceGetAttribute(&v[2], cudaDevAttrMaxSharedMemoryPerMultiprocessor, id)) ||
-	    (e = cudaDeviceGetAttribute(&v[3], cudaDevAttrMaxSharedMemoryPerBlockOptin, id)))
+	if ((e = gb_own_gemm_device_query(&dev)) != cudaSuccess)
 		return e;
 	/* mma.sync on bf16 and cp.async: sm_80 */
-	if (v[0] < 8)
+	if (dev.cc_major < 8)
 		return cudaErrorNoKernelImageForDevice;
-	dev.cc_major = v[0];
-	dev.cc_minor = v[1];
-	dev.smem_per_sm = (size_t)v[2];
-	dev.smem_per_block_optin = (size_t)v[3];
 	if (gb_own_gemm_plan(GB_OWN_MMA, m, n, k, &dev, &l))
 		return cudaErrorInvalidValue;
 	if (t == GB_DT_BF16)

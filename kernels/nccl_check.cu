@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "../bench/nccl_math.h"
+#include "copy.h" /* gb_count_grid */
 
 namespace
 {
@@ -134,15 +135,6 @@ template <> struct elem<__nv_bfloat16> {
 	}
 };
 
-/* Warp-aggregated count: one atomic per warp instead of one per wrong element. */
-__device__ __forceinline__ void add_count(unsigned long long *counter, unsigned local)
-{
-	unsigned total = __reduce_add_sync(0xffffffffu, local);
-
-	if ((threadIdx.x & 31) == 0 && total)
-		atomicAdd(counter, (unsigned long long)total);
-}
-
 } // namespace
 
 template <typename T>
@@ -171,19 +163,9 @@ template <typename T>
 __global__ static void verify_kernel(const T *buf, uint64_t count, uint64_t first, gb_nccl_expect e,
 				     double tol, unsigned long long *nwrong)
 {
-	uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
-	uint64_t base = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-	uint64_t lane0 = base - (threadIdx.x & 31);
-	unsigned bad = 0;
-
-	/* every lane runs its warp's trip count so the warp reduction below is convergent */
-	for (uint64_t w = lane0; w < count; w += stride) {
-		uint64_t j = base + (w - lane0);
-
-		if (j < count)
-			bad += !element_ok<T>(buf[j], e, first + j, tol);
-	}
-	add_count(nwrong, bad);
+	gb_count_grid(count, nwrong, [=](unsigned long long j) {
+		return !element_ok<T>(buf[j], e, first + j, tol);
+	});
 }
 
 template <typename T>

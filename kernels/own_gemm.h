@@ -27,10 +27,38 @@
 #include <cuda_runtime_api.h>
 
 #include "bench/gemm_math.h"
+#include "bench/own_gemm_math.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/*
+ * The limits of the current device that a launch shape depends on (the
+ * launchers plan with them; gemm reports the plan). Returns the first
+ * failing call's error; the caller clears it (none of these is sticky).
+ */
+static inline cudaError_t gb_own_gemm_device_query(struct gb_own_gemm_device *dev)
+{
+	int id = 0, v[4] = { 0, 0, 0, 0 };
+	cudaError_t e;
+
+	if ((e = cudaGetDevice(&id)) != cudaSuccess ||
+	    (e = cudaDeviceGetAttribute(&v[0], cudaDevAttrComputeCapabilityMajor, id)) !=
+		    cudaSuccess ||
+	    (e = cudaDeviceGetAttribute(&v[1], cudaDevAttrComputeCapabilityMinor, id)) !=
+		    cudaSuccess ||
+	    (e = cudaDeviceGetAttribute(&v[2], cudaDevAttrMaxSharedMemoryPerMultiprocessor, id)) !=
+		    cudaSuccess ||
+	    (e = cudaDeviceGetAttribute(&v[3], cudaDevAttrMaxSharedMemoryPerBlockOptin, id)) !=
+		    cudaSuccess)
+		return e;
+	dev->cc_major = v[0];
+	dev->cc_minor = v[1];
+	dev->smem_per_sm = (size_t)v[2];
+	dev->smem_per_block_optin = (size_t)v[3];
+	return cudaSuccess;
+}
 
 /* FP32, one output per thread from 32 x 32 shared-memory tiles */
 cudaError_t gb_launch_sgemm_tiled(const float *a, const float *b, float *d, uint64_t m,

@@ -12,11 +12,10 @@
  */
 #include "kernels/stress.h"
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <cuda_fp8.h>
+#include <type_traits>
 
 #include "bench/stress_math.h"
+#include "kernels/dtype.cuh"
 
 #define GB_THREADS 256
 #define GB_VERIFY_COLS 32 /* columns per verify block: one warp finishes them */
@@ -61,53 +60,30 @@ __device__ static void add_count(unsigned long long *dst, unsigned long long min
 
 /* ---- fill ---- */
 
-template <typename T> __device__ static T from_double(double v);
-template <> __device__ double from_double<double>(double v) { return v; }
-template <> __device__ float from_double<float>(double v) { return (float)v; }
-/* the values are exact in these types (stress_math.h), so the rounding mode is moot */
-template <> __device__ __half from_double<__half>(double v) { return __float2half_rn((float)v); }
-template <> __device__ __nv_bfloat16 from_double<__nv_bfloat16>(double v)
-{
-	return __float2bfloat16_rn((float)v);
-}
-template <> __device__ __nv_fp8_e4m3 from_double<__nv_fp8_e4m3>(double v)
-{
-	return __nv_fp8_e4m3((float)v);
-}
-
 template <typename T>
 __global__ static void fill_kernel(T *p, size_t n, uint64_t key, int sig_bits, int64_t r)
 {
 	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
 	     i += (size_t)gridDim.x * blockDim.x)
-		p[i] = from_double<T>(gb_stress_value(key, i, sig_bits, r));
+		/* the values are exact in T (stress_math.h): the rounding mode is moot */
+		p[i] = gb_from_double<T>(gb_stress_value(key, i, sig_bits, r));
 }
 
 extern "C" cudaError_t gb_launch_stress_fill(void *p, enum gb_dtype t, size_t n, uint64_t key,
 					     int sig_bits, int64_t r, cudaStream_t stream)
 {
-	unsigned g = grid_for(n);
+	return gb_dtype_dispatch(t, [&](auto tag) {
+		using T = decltype(tag);
 
-	switch (t) {
-	case GB_DT_F64:
-		fill_kernel<<<g, GB_THREADS, 0, stream>>>((double *)p, n, key, sig_bits, r);
-		break;
-	case GB_DT_F32:
-		fill_kernel<<<g, GB_THREADS, 0, stream>>>((float *)p, n, key, sig_bits, r);
-		break;
-	case GB_DT_F16:
-		fill_kernel<<<g, GB_THREADS, 0, stream>>>((__half *)p, n, key, sig_bits, r);
-		break;
-	case GB_DT_BF16:
-		fill_kernel<<<g, GB_THREADS, 0, stream>>>((__nv_bfloat16 *)p, n, key, sig_bits, r);
-		break;
-	case GB_DT_E4M3:
-		fill_kernel<<<g, GB_THREADS, 0, stream>>>((__nv_fp8_e4m3 *)p, n, key, sig_bits, r);
-		break;
-	default:
-		return cudaErrorInvalidValue;
-	}
-	return cudaGetLastError();
+		/* GEMM inputs are floating point; the generator has no integer types */
+		if constexpr (std::is_integral<T>::value) {
+			return cudaErrorInvalidValue;
+		} else {
+			fill_kernel<<<grid_for(n), GB_THREADS, 0, stream>>>(static_cast<T *>(p), n,
+									    key, sig_bits, r);
+			return cudaGetLastError();
+		}
+	});
 }
 
 /* ---- the fused verification pass ---- */

@@ -8,13 +8,11 @@
  * are exact in double, so the reference differs from the exact result only
  * by the double-precision summation (accounted for in the bound as u_ref).
  */
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
 #include <stdint.h>
 
+#include "kernels/dtype.cuh"
 #include "kernels/gemm.h"
 
 namespace {
@@ -22,14 +20,6 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kWarp = 32;
 constexpr unsigned kFullMask = 0xffffffffu;
-
-__device__ __forceinline__ double to_double(double x) { return x; }
-__device__ __forceinline__ double to_double(float x) { return x; }
-__device__ __forceinline__ double to_double(__half x) { return __half2float(x); }
-__device__ __forceinline__ double to_double(__nv_bfloat16 x) { return __bfloat162float(x); }
-__device__ __forceinline__ double to_double(__nv_fp8_e4m3 x) { return (double)(float)x; }
-__device__ __forceinline__ double to_double(int8_t x) { return x; }
-__device__ __forceinline__ double to_double(int32_t x) { return x; }
 
 __device__ __forceinline__ double warp_sum(double v)
 {
@@ -55,7 +45,7 @@ __global__ static void reference_kernel(const T *__restrict__ a, const T *__rest
 	col_a = a + (uint64_t)rc[2 * warp] * k;
 	col_b = b + (uint64_t)rc[2 * warp + 1] * k;
 	for (uint64_t l = lane; l < k; l += kWarp) {
-		double p = to_double(col_a[l]) * to_double(col_b[l]);
+		double p = gb_to_double(col_a[l]) * gb_to_double(col_b[l]);
 
 		sum += p;
 		sum_abs += fabs(p);
@@ -81,7 +71,7 @@ __global__ static void compare_kernel(const T *__restrict__ d, uint64_t ldd,
 	unsigned n_active, n_nan, n_bad;
 
 	if (active) {
-		double got = to_double(d[rc[2 * i] + (uint64_t)rc[2 * i + 1] * ldd]);
+		double got = gb_to_double(d[rc[2 * i] + (uint64_t)rc[2 * i + 1] * ldd]);
 		double r = ref[i], err;
 
 		got_out[i] = got;
@@ -149,24 +139,9 @@ extern "C" cudaError_t gb_launch_gemm_reference(const void *a, const void *b, en
 		return cudaSuccess;
 	if (!k || n_samples > (size_t)0x7fffffff * (kThreads / kWarp))
 		return cudaErrorInvalidValue;
-	switch (t_ab) {
-	case GB_DT_F64:
-		return launch_reference<double>(a, b, k, rc, n_samples, ref, scale, stream);
-	case GB_DT_F32:
-		return launch_reference<float>(a, b, k, rc, n_samples, ref, scale, stream);
-	case GB_DT_F16:
-		return launch_reference<__half>(a, b, k, rc, n_samples, ref, scale, stream);
-	case GB_DT_BF16:
-		return launch_reference<__nv_bfloat16>(a, b, k, rc, n_samples, ref, scale, stream);
-	case GB_DT_E4M3:
-		return launch_reference<__nv_fp8_e4m3>(a, b, k, rc, n_samples, ref, scale, stream);
-	case GB_DT_I8:
-		return launch_reference<int8_t>(a, b, k, rc, n_samples, ref, scale, stream);
-	case GB_DT_I32:
-		return launch_reference<int32_t>(a, b, k, rc, n_samples, ref, scale, stream);
-	default:
-		return cudaErrorInvalidValue;
-	}
+	return gb_dtype_dispatch(t_ab, [&](auto tag) {
+		return launch_reference<decltype(tag)>(a, b, k, rc, n_samples, ref, scale, stream);
+	});
 }
 
 extern "C" cudaError_t gb_launch_gemm_compare(const void *d, enum gb_dtype t_d, uint64_t ldd,
@@ -179,29 +154,8 @@ extern "C" cudaError_t gb_launch_gemm_compare(const void *d, enum gb_dtype t_d, 
 		return cudaSuccess;
 	if (n_samples > (size_t)0x7fffffff * kThreads)
 		return cudaErrorInvalidValue;
-	switch (t_d) {
-	case GB_DT_F64:
-		return launch_compare<double>(d, ldd, rc, n_samples, ref, scale, bound, got,
-					      counters, stream);
-	case GB_DT_F32:
-		return launch_compare<float>(d, ldd, rc, n_samples, ref, scale, bound, got,
-					     counters, stream);
-	case GB_DT_F16:
-		return launch_compare<__half>(d, ldd, rc, n_samples, ref, scale, bound, got,
-					      counters, stream);
-	case GB_DT_BF16:
-		return launch_compare<__nv_bfloat16>(d, ldd, rc, n_samples, ref, scale, bound, got,
+	return gb_dtype_dispatch(t_d, [&](auto tag) {
+		return launch_compare<decltype(tag)>(d, ldd, rc, n_samples, ref, scale, bound, got,
 						     counters, stream);
-	case GB_DT_E4M3:
-		return launch_compare<__nv_fp8_e4m3>(d, ldd, rc, n_samples, ref, scale, bound, got,
-						     counters, stream);
-	case GB_DT_I8:
-		return launch_compare<int8_t>(d, ldd, rc, n_samples, ref, scale, bound, got,
-					      counters, stream);
-	case GB_DT_I32:
-		return launch_compare<int32_t>(d, ldd, rc, n_samples, ref, scale, bound, got,
-					       counters, stream);
-	default:
-		return cudaErrorInvalidValue;
-	}
+	});
 }

@@ -45,6 +45,7 @@
 #include <stdint.h>
 
 #include "bench/own_gemm_math.h"
+#include "kernels/dtype.cuh"
 #include "kernels/own_gemm.h"
 
 namespace {
@@ -252,23 +253,6 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t dx, u
 		     : "l"(dx), "l"(dy), "r"(1));
 }
 
-__device__ __forceinline__ __nv_bfloat162 pack2(float a, float b, __nv_bfloat16)
-{
-	return __floats2bfloat162_rn(a, b);
-}
-__device__ __forceinline__ __half2 pack2(float a, float b, __half)
-{
-	return __floats2half2_rn(a, b);
-}
-__device__ __forceinline__ __nv_bfloat16 round1(float a, __nv_bfloat16)
-{
-	return __float2bfloat16_rn(a);
-}
-__device__ __forceinline__ __half round1(float a, __half)
-{
-	return __float2half_rn(a);
-}
-
 #endif /* GB_HAVE_SM90A */
 
 /*
@@ -377,12 +361,12 @@ __global__ void __launch_bounds__(kThreads, 1)
 			T *o = out + (size_t)r * rows_y + c;
 
 			if (pair_ok && c + 1 < rows_y) {
-				*reinterpret_cast<decltype(pack2(0.f, 0.f, T())) *>(o) =
-					pack2(d[i], d[i + 1], T());
+				*reinterpret_cast<decltype(gb_pack2(0.f, 0.f, T())) *>(o) =
+					gb_pack2(d[i], d[i + 1], T());
 			} else {
-				o[0] = round1(d[i], T());
+				o[0] = gb_from_float(d[i], T());
 				if (c + 1 < rows_y)
-					o[1] = round1(d[i + 1], T());
+					o[1] = gb_from_float(d[i + 1], T());
 			}
 		}
 	}
@@ -457,26 +441,17 @@ extern "C" cudaError_t gb_launch_gemm_wgmma(const void *a, const void *b, void *
 	CUtensorMapDataType type = t == GB_DT_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
 						   : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
 	CUtensorMap mx, my;
-	int id = 0, v[4];
 	cudaError_t e;
 
 	/* TMA coordinates are 32-bit signed */
 	if ((t != GB_DT_F16 && t != GB_DT_BF16) || m > INT32_MAX || n > INT32_MAX ||
 	    k > INT32_MAX - GB_WGMMA_BK)
 		return cudaErrorInvalidValue;
-	if ((e = cudaGetDevice(&id)) != cudaSuccess ||
-	    (e = cudaDeviceGetAttribute(&v[0], cudaDevAttrComputeCapabilityMajor, id)) ||
-	    (e = cudaDeviceGetAttribute(&v[1], cudaDevAttrComputeCapabilityMinor, id)) ||
-	    (e = cudaDeviceGetAttribute(&v[2], cudaDevAttrMaxSharedMemoryPerMultiprocessor, id)) ||
-	    (e = cudaDeviceGetAttribute(&v[3], cudaDevAttrMaxSharedMemoryPerBlockOptin, id)))
+	if ((e = gb_own_gemm_device_query(&dev)) != cudaSuccess)
 		return e;
-	/* sm_90a machine code runs on compute capability 9.0 alone */
-	if (v[0] != 9 || v[1] != 0)
+	/* sm_90a machine code runs on compute capability 9.0 alone (not 9.x, not 10.0) */
+	if (dev.cc_major != 9 || dev.cc_minor != 0)
 		return cudaErrorNoKernelImageForDevice;
-	dev.cc_major = v[0];
-	dev.cc_minor = v[1];
-	dev.smem_per_sm = (size_t)v[2];
-	dev.smem_per_block_optin = (size_t)v[3];
 	if (gb_own_gemm_plan(GB_OWN_WGMMA, m, n, k, &dev, &l))
 		return cudaErrorInvalidValue;
 	encode = encode_tiled();

@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <libgen.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -279,6 +281,28 @@ int gb_fmt_finish(FILE *out)
 	return 0;
 }
 
+/* mkstemp creates 0600 files: give the file the mode the user's umask asks for */
+static mode_t current_umask(void)
+{
+	mode_t m = umask(022);
+
+	umask(m);
+	return m;
+}
+
+/* the rename is only durable once the folder's entry is on disk */
+static void sync_parent_dir(const char *path)
+{
+	char *copy = gb_strdup(path);
+	int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY);
+
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	free(copy);
+}
+
 int gb_fmt_write_file(const char *path, gb_fmt_writer *writer, const void *ctx, char *err,
 		      size_t errlen)
 {
@@ -287,14 +311,19 @@ int gb_fmt_write_file(const char *path, gb_fmt_writer *writer, const void *ctx, 
 	int fd;
 
 	if (!strcmp(path, "-")) {
-		if (writer(ctx, stdout) == 0)
+		/* '-o -' names standard output */
+		if (writer(ctx, stdout) == 0 && fflush(stdout) == 0) /* check-style: allow stdout-outside-cmd */
 			return 0;
 		snprintf(err, errlen, "cannot write to standard output");
 		return -1;
 	}
+	if (strlen(path) + sizeof(".tmp.XXXXXX") > sizeof(tmp)) {
+		snprintf(err, errlen, "cannot write '%.64s...': path too long", path);
+		return -1;
+	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
 	fd = mkstemp(tmp);
-	if (fd < 0 || fchmod(fd, 0644) || !(fp = fdopen(fd, "w"))) {
+	if (fd < 0 || fchmod(fd, 0666 & ~current_umask()) || !(fp = fdopen(fd, "w"))) {
 		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
 		if (fd >= 0) {
 			close(fd);
@@ -315,5 +344,6 @@ int gb_fmt_write_file(const char *path, gb_fmt_writer *writer, const void *ctx, 
 		unlink(tmp);
 		return -1;
 	}
+	sync_parent_dir(path);
 	return 0;
 }

@@ -20,6 +20,7 @@
 #include <cjson/cJSON.h>
 
 #include "bench/nvml.h"
+#include "formats.h"
 #include "theory.h"
 
 static void add_num(cJSON *o, const char *key, double v)
@@ -404,90 +405,21 @@ int gb_report_check_writable(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-static int write_all(int fd, const char *s, size_t n)
+static int print_run(const void *run, FILE *out)
 {
-	while (n > 0) {
-		ssize_t w = write(fd, s, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/* mkstemp creates 0600 files: give the report the mode the user's umask asks for */
-static mode_t current_umask(void)
-{
-	mode_t m = umask(022);
-
-	umask(m);
-	return m;
-}
-
-/* the rename is only durable once the folder's entry is on disk */
-static void sync_dir(const char *path)
-{
-	char dir[4096];
-	int fd;
-
-	parent_dir(path, dir, sizeof(dir));
-	fd = open(dir, O_RDONLY | O_DIRECTORY);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
+	return gb_report_print(run, out);
 }
 
 int gb_report_write_file(const struct gb_run *run, const char *path, char *err, size_t errlen)
 {
-	cJSON *doc;
-	char *text;
-	char tmp[4200];
-	int fd, rc = -1;
+	char why[512];
 
-	if (!strcmp(path, "-")) {
-		if (gb_report_print(run, stdout) == 0 && fflush(stdout) == 0)
-			return 0;
-		snprintf(err, errlen, "cannot write report to standard output");
-		return -1;
-	}
-	doc = gb_report_to_json(run);
-	text = cJSON_Print(doc);
-	cJSON_Delete(doc);
-	if (!text) {
-		snprintf(err, errlen, "cannot serialise report");
-		return -1;
-	}
-	if (strlen(path) + sizeof(".tmp.XXXXXX") > sizeof(tmp)) {
-		snprintf(err, errlen, "cannot write report '%.64s...': path too long", path);
-		goto out;
-	}
-	snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot write report '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	if (write_all(fd, text, strlen(text)) || write_all(fd, "\n", 1) || fsync(fd) ||
-	    fchmod(fd, 0666 & ~current_umask())) {
-		snprintf(err, errlen, "cannot write report '%s': %s", path, strerror(errno));
-		close(fd);
-		unlink(tmp);
-		goto out;
-	}
-	if (close(fd) || rename(tmp, path)) {
-		snprintf(err, errlen, "cannot write report '%s': %s", path, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	sync_dir(path);
-	rc = 0;
-out:
-	cJSON_free(text);
-	return rc;
+	if (gb_fmt_write_file(path, print_run, run, why, sizeof(why)) == 0)
+		return 0;
+	/* "cannot write 'x': ..." -> "cannot write report 'x': ...": say what is lost */
+	if (!strncmp(why, "cannot write ", 13))
+		snprintf(err, errlen, "cannot write report %s", why + 13);
+	else
+		snprintf(err, errlen, "%s", why);
+	return -1;
 }

@@ -66,6 +66,7 @@ __attribute__((format(printf, 4, 5))) static int fail(struct ld *ld, const char 
 	else
 		snprintf(ld->err, ld->errlen, "report: %s%s%.64s %s", path,
 			 *path && *key ? "." : "", key, what);
+	gb_str_printable(ld->err);
 	return -1;
 }
 
@@ -85,6 +86,7 @@ __attribute__((format(printf, 2, 3))) static int fail_doc(struct ld *ld, const c
 		snprintf(ld->err, ld->errlen, "'%s' %s", ld->file, what);
 	else
 		snprintf(ld->err, ld->errlen, "report %s", what);
+	gb_str_printable(ld->err);
 	return -1;
 }
 
@@ -847,7 +849,7 @@ static int check_schema(struct ld *ld, const cJSON *doc)
 	if (digits == 0 || num[digits] != '\0' || num[0] == '0')
 		return fail_doc(ld, "has an unrecognised schema '%.64s'", s);
 	/* more than 9 digits cannot be parsed into an int, and is newer anyway */
-	if (digits > 9 || atoi(num) > SCHEMA_VERSION)
+	if (digits > 9 || strtol(num, NULL, 10) > SCHEMA_VERSION)
 		return fail_doc(ld, "uses schema %.64s, newer than this gpubench understands (%d)",
 				s, SCHEMA_VERSION);
 	return 0;

@@ -92,6 +92,14 @@ char *gb_strdup(const char *s)
 	return d;
 }
 
+char *gb_str_printable(char *s)
+{
+	for (unsigned char *p = (unsigned char *)s; p && *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return s;
+}
+
 char *gb_strdupf(const char *fmt, ...)
 {
 	va_list ap;
@@ -236,6 +244,39 @@ void gb_run_add_telemetry(struct gb_run *run, const struct gb_telemetry_sample *
 		grow(&run->telemetry, &run->n_telemetry, &run->cap_telemetry, sizeof(*t));
 
 	*t = *s;
+}
+
+static bool index_in(int v, const int *idx, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (idx[i] == v)
+			return true;
+	return false;
+}
+
+static void release_device(struct gb_device_info *d);
+
+void gb_run_keep_devices(struct gb_run *run, const int *idx, size_t n)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < run->n_devices; i++) {
+		if (index_in(run->devices[i].index, idx, n))
+			run->devices[kept++] = run->devices[i];
+		else
+			release_device(&run->devices[i]);
+	}
+	run->n_devices = kept;
+	kept = 0;
+	for (size_t i = 0; i < run->n_links; i++) {
+		struct gb_link *l = &run->links[i];
+
+		if (index_in(l->a, idx, n) && index_in(l->b, idx, n))
+			run->links[kept++] = *l;
+		else
+			free(l->type);
+	}
+	run->n_links = kept;
 }
 
 /* ---- benchmark result ---- */

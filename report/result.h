@@ -213,6 +213,12 @@ struct gb_run {
 
 /* ---- memory helpers (abort on OOM: the model is small and failure there is unrecoverable) ---- */
 char *gb_strdup(const char *s);            /* NULL stays NULL */
+/*
+ * Make s safe to print as one line: control characters (newline, ESC, ...)
+ * that came from user input become '?', so input can neither forge a second
+ * diagnostic line nor drive the terminal. Returns s.
+ */
+char *gb_str_printable(char *s);
 char *gb_strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void *gb_xrealloc(void *p, size_t n);
 
@@ -226,6 +232,8 @@ struct gb_device_info *gb_run_add_device(struct gb_run *run);
 struct gb_link *gb_run_add_link(struct gb_run *run, int a, int b, const char *type);
 void gb_run_add_env(struct gb_run *run, const char *key, const char *value);
 void gb_run_add_telemetry(struct gb_run *run, const struct gb_telemetry_sample *s);
+/* Keep only the devices with these CUDA indices (and the links between them). */
+void gb_run_keep_devices(struct gb_run *run, const int *idx, size_t n);
 /* ISO 8601 UTC "2026-11-22T10:00:00Z" of now into buf */
 void gb_now_iso8601(char *buf, size_t len);
 

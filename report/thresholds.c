@@ -588,6 +588,7 @@ __attribute__((format(printf, 3, 4))) static int tf_fail(struct tf *f, const cha
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	snprintf(f->err, f->errlen, "'%s': %s%s%s", f->name, path, *path ? " " : "", what);
+	gb_str_printable(f->err);
 	return -1;
 }
 

@@ -35,6 +35,10 @@ command -v python3 >/dev/null 2>&1 || need_pkgs+=(python3)
 if [ "$for_tests" -eq 1 ]; then
 	command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 ||
 		need_pkgs+=(chromium)
+	# libFuzzer and the sanitizer runtimes (clang only recommends the latter)
+	command -v clang >/dev/null 2>&1 || need_pkgs+=(clang)
+	ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||
+		need_pkgs+=(libclang-rt-dev)
 fi
 
 if [ ${#need_pkgs[@]} -gt 0 ]; then

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "bench/copy_math.h"
+#include "report/result.h"
 #include "report/theory.h"
 
 #include <cjson/cJSON.h>
@@ -393,6 +394,36 @@ static void test_pattern(void **state)
 	assert_true(__builtin_popcountll(a ^ b) > 16 && __builtin_popcountll(a ^ b) < 48);
 }
 
+/* Device and link records by CUDA index, as both drivers and nccl look them up. */
+static void test_find_records(void **state)
+{
+	static const char *const argv[] = { "gpubench" };
+	struct gb_run run;
+	const struct gb_link *l;
+
+	(void)state;
+	gb_run_init(&run, "p2p", 1, argv);
+	assert_null(gb_copy_find_device(&run, 0));
+	assert_null(gb_copy_find_link(&run, 0, 1));
+	gb_run_add_device(&run)->index = 2;
+	gb_run_add_device(&run)->index = 5;
+	gb_run_add_link(&run, 2, 5, "nvlink")->nvlink_count = 18;
+	gb_run_add_link(&run, 5, 2, "pcie_switch");
+	assert_int_equal(gb_copy_find_device(&run, 5)->index, 5);
+	assert_ptr_equal(gb_copy_find_device(&run, 2), &run.devices[0]);
+	assert_null(gb_copy_find_device(&run, 0));
+	/* links are ordered pairs: (a, b) and (b, a) are two records */
+	l = gb_copy_find_link(&run, 2, 5);
+	assert_non_null(l);
+	assert_string_equal(l->type, "nvlink");
+	assert_int_equal(l->nvlink_count, 18);
+	assert_string_equal(gb_copy_find_link(&run, 5, 2)->type, "pcie_switch");
+	assert_null(gb_copy_find_link(&run, 2, 2));
+	assert_null(gb_copy_find_device(NULL, 0));
+	assert_null(gb_copy_find_link(NULL, 0, 1));
+	gb_run_release(&run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -410,6 +441,7 @@ int main(void)
 		cmocka_unit_test(test_matrix_json),
 		cmocka_unit_test(test_fit_synthetic_sweep),
 		cmocka_unit_test(test_pattern),
+		cmocka_unit_test(test_find_records),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

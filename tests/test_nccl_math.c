@@ -396,6 +396,57 @@ static void test_tolerance(void **state)
 	assert_true(gb_nccl_value_ok(INFINITY, INFINITY, 0)); /* overflow on both sides agrees */
 }
 
+/* x rounded to nearest even with a p-bit significand (normal numbers: all that occur here). */
+static double round_bits(double x, int p)
+{
+	int e;
+	double m = frexp(x, &e);
+
+	return ldexp(nearbyint(ldexp(m, p)), e - p);
+}
+
+/*
+ * NCCL computes a floating-point avg as a pre-multiplied sum: every input
+ * times 1/n rounded to the type, each product and each partial sum rounded
+ * again (FuncPreMulSum). The tolerance the GPU check applies must accept
+ * that result for every rank count, in the types where it matters most,
+ * against the expected value as the verify kernel rounds it (via float).
+ */
+static void test_avg_premulsum(void **state)
+{
+	static const int types[] = { GB_NCCL_HALF, GB_NCCL_BFLOAT16, GB_NCCL_FLOAT };
+
+	(void)state;
+	for (size_t k = 0; k < ARRAY_LEN(types); k++) {
+		int t = types[k], p = gb_nccl_dtype_precision(t);
+
+		for (int n = 1; n <= 64; n++) {
+			struct gb_nccl_expect e = { .coll = GB_NCCL_ALLREDUCE, .redop = GB_NCCL_AVG,
+						    .dtype = t, .nranks = n, .param_count = 256,
+						    .seed = 42 };
+			double scale = round_bits(1.0 / n, p);
+			double tol = gb_nccl_tolerance(t, GB_NCCL_ALLREDUCE, GB_NCCL_AVG, n);
+
+			for (uint64_t i = 0; i < 256; i++) {
+				double f, sum = 0;
+				uint64_t u;
+
+				for (int r = 0; r < n; r++) {
+					double v = gb_nccl_input(GB_NCCL_AVG, e.seed, r, i);
+
+					sum = round_bits(sum + round_bits(v * scale, p), p);
+				}
+				gb_nccl_expected(&e, i, &f, &u);
+				if (!gb_nccl_value_ok(sum, round_bits(round_bits(f, 24), p), tol))
+					fail_msg("%s avg, %d ranks, element %llu: %.9g not within %g "
+						 "of %.9g",
+						 gb_nccl_dtype_names[t], n, (unsigned long long)i, sum,
+						 tol, f);
+			}
+		}
+	}
+}
+
 /* ---- theory ---- */
 
 static void test_link_theory(void **state)
@@ -750,6 +801,7 @@ int main(void)
 		cmocka_unit_test(test_expected_values),
 		cmocka_unit_test(test_integer_wrap),
 		cmocka_unit_test(test_tolerance),
+		cmocka_unit_test(test_avg_premulsum),
 		cmocka_unit_test(test_link_theory),
 		cmocka_unit_test(test_pairs_and_rank_link),
 		cmocka_unit_test(test_summary_fit),

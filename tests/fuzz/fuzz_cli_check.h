@@ -192,7 +192,7 @@ FZ_STATIC void fzc_capture_stop(struct fzc_capture *c)
 
 /* "gpubench: error: <text>\n", one line; NULL when so */
 FZ_STATIC const char *fzc_one_error_line(const char *text, size_t len, const char *what,
-				      const char *id)
+					 const char *id)
 {
 	static const char prefix[] = "gpubench: error: ";
 
@@ -241,10 +241,12 @@ FZ_STATIC const char *fzc_check_devices(const struct gb_opt *o, const struct gb_
 		return fz_fail("devices-invalid", "--%s: %zu devices", o->long_name, l->n);
 	for (size_t i = 0; i < l->n; i++) {
 		if (l->idx[i] < 0)
-			return fz_fail("devices-invalid", "--%s: negative device %d", o->long_name, l->idx[i]);
+			return fz_fail("devices-invalid", "--%s: negative device %d", o->long_name,
+				       l->idx[i]);
 		for (size_t j = 0; j < i && !(o->flags & GB_OPTF_ALLOW_DUP); j++)
 			if (l->idx[j] == l->idx[i])
-				return fz_fail("devices-invalid", "--%s: device %d twice", o->long_name, l->idx[i]);
+				return fz_fail("devices-invalid", "--%s: device %d twice",
+					       o->long_name, l->idx[i]);
 	}
 	return NULL;
 }
@@ -267,15 +269,20 @@ FZ_STATIC const char *fzc_check_resolve(const struct gb_device_list *parsed)
 		fzc_capture_stop(&cap);
 		if (rc == 0) {
 			if (cap.len)
-				why = fz_fail("resolve-printed", "resolve: success printed '%.300s'", cap.text);
+				why = fz_fail("resolve-printed",
+					      "resolve: success printed '%.300s'", cap.text);
 			else if (l.n > GB_DEVICE_LIST_MAX || (parsed->all && l.n != want_all))
-				why = fz_fail("resolve-count", "resolve: %zu devices for a count of %d", l.n, counts[k]);
+				why = fz_fail("resolve-count",
+					      "resolve: %zu devices for a count of %d", l.n,
+					      counts[k]);
 			for (size_t i = 0; !why && i < l.n; i++)
 				if (l.idx[i] < 0 || l.idx[i] >= counts[k])
-					why = fz_fail("resolve-index", "resolve: device %d kept with %d GPUs",
-						       l.idx[i], counts[k]);
+					why = fz_fail("resolve-index",
+						      "resolve: device %d kept with %d GPUs",
+						      l.idx[i], counts[k]);
 		} else if (rc == -1) {
-			why = fzc_one_error_line(cap.text, cap.len, "resolve", "resolve-error-line");
+			why = fzc_one_error_line(cap.text, cap.len, "resolve",
+						 "resolve-error-line");
 		} else {
 			why = fz_fail("resolve-rc", "resolve returned %d", rc);
 		}
@@ -292,8 +299,8 @@ FZ_STATIC bool fzc_points_into(const char *p, const char *buf, size_t len)
 }
 
 /* every field of one set after a successful parse */
-FZ_STATIC const char *fzc_check_fields(const struct gb_opt *opts, const void *base,
-				    const char *buf, size_t len)
+FZ_STATIC const char *fzc_check_fields(const struct gb_opt *opts, const void *base, const char *buf,
+				       size_t len)
 {
 	for (const struct gb_opt *o = opts; o->type != GB_OPT_END; o++) {
 		const char *f = (const char *)base + o->offset;
@@ -334,14 +341,16 @@ FZ_STATIC const char *fzc_check_fields(const struct gb_opt *opts, const void *ba
 			uint32_t all = n >= 32 ? UINT32_MAX : (UINT32_C(1) << n) - 1;
 
 			if (m & ~all)
-				why = fz_fail("enum-range", "--%s: mask 0x%x beyond the choices", nm, m);
+				why = fz_fail("enum-range", "--%s: mask 0x%x beyond the choices",
+					      nm, m);
 			break;
 		}
 		case GB_OPT_STRING: {
 			const char *s = *(const char *const *)(const void *)f;
 
 			if (s && !fzc_points_into(s, buf, len))
-				why = fz_fail("string-pointer", "--%s: the string does not point into argv", nm);
+				why = fz_fail("string-pointer",
+					      "--%s: the string does not point into argv", nm);
 			break;
 		}
 		case GB_OPT_INT_LIST: {
@@ -351,8 +360,8 @@ FZ_STATIC const char *fzc_check_fields(const struct gb_opt *opts, const void *ba
 				why = fz_fail("list-length", "--%s: %zu values", nm, l->n);
 			for (size_t i = 0; !why && i < l->n; i++)
 				if (fzc_has_range(o) && !fzc_in_range(o, (double)l->v[i], false))
-					why = fz_fail("list-range", "--%s: value %llu out of range", nm,
-						       (unsigned long long)l->v[i]);
+					why = fz_fail("list-range", "--%s: value %llu out of range",
+						      nm, (unsigned long long)l->v[i]);
 			break;
 		}
 		case GB_OPT_DEVICES:
@@ -453,13 +462,15 @@ FZ_STATIC const char *fzc_check_bytes(const uint8_t *data, size_t size)
 		} else if (rc != GB_CLI_OK && rc != GB_CLI_HELP) {
 			why = fz_fail("parse-rc", "gb_cli_parse returned %d", rc);
 		} else if (cap.len) {
-			why = fz_fail("printed-on-success", "a parse that did not fail printed '%.500s'", cap.text);
+			why = fz_fail("printed-on-success",
+				      "a parse that did not fail printed '%.500s'", cap.text);
 		} else if (rc == GB_CLI_OK) {
 			if (npos > (round == 0 ? FZC_MAX_POS : 0))
 				why = fz_fail("positionals", "%zu positionals", npos);
 			for (size_t i = 0; !why && round == 0 && i < npos; i++)
 				if (!fzc_points_into(pos[i], buf, size))
-					why = fz_fail("positionals", "positional %zu does not point into argv", i);
+					why = fz_fail("positionals",
+						      "positional %zu does not point into argv", i);
 			if (!why)
 				why = fzc_check_fields(fzc_opts, &P, buf, size);
 			if (!why)

@@ -34,20 +34,6 @@
 
 #include "fuzz_common.h"
 
-/* one non-empty line of text without control characters */
-FZ_STATIC const char *fzr_check_err_line(const char *err)
-{
-	if (!err[0])
-		return fz_fail("load-error-empty", "a failed load left its error message empty");
-	for (const char *p = err; *p; p++) {
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			return fz_fail("load-error-ctrl", "a load error holds control character 0x%02x at byte %zu, "
-					"so it is not one clean line: %.1500s",
-					(unsigned)(unsigned char)*p, (size_t)(p - err), err);
-	}
-	return NULL;
-}
-
 /* equal, or within the rounding of the x1e12 (TFLOPS) and x1e9 (GB/s) scaling */
 FZ_STATIC int fzr_same_number(double a, double b)
 {
@@ -110,17 +96,19 @@ FZ_STATIC const char *fzr_round_trip(const struct gb_run *run)
 		return fz_fail("write-null", "gb_report_to_json returned NULL for a loaded run");
 	if (gb_report_from_json(first, &again, err, sizeof(err))) {
 		cJSON_Delete(first);
-		return fz_fail("reload-fails", "a report written from a loaded run does not load again: %.1500s",
-				err);
+		return fz_fail("reload-fails",
+			       "a report written from a loaded run does not load again: %.1500s",
+			       err);
 	}
 	second = gb_report_to_json(&again);
 	if (!second || !fzr_same_json(first, second, 0)) {
 		char *t1 = cJSON_PrintUnformatted(first);
 		char *t2 = second ? cJSON_PrintUnformatted(second) : NULL;
 
-		why = fz_fail("round-trip-changed", "load -> write -> load -> write changed the document; "
-			       "first: %.900s; second: %.900s",
-			       t1 ? t1 : "?", t2 ? t2 : "?");
+		why = fz_fail("round-trip-changed",
+			      "load -> write -> load -> write changed the document; "
+			      "first: %.900s; second: %.900s",
+			      t1 ? t1 : "?", t2 ? t2 : "?");
 		cJSON_free(t1);
 		cJSON_free(t2);
 	}
@@ -141,7 +129,7 @@ FZ_STATIC const char *fzr_check_doc(const cJSON *doc)
 	if (gb_report_from_json(doc, &run, err, sizeof(err)) == 0)
 		why = fzr_round_trip(&run);
 	else
-		why = fzr_check_err_line(err);
+		why = fz_check_err_line(err, "load");
 	/* loaded or not, the run is releasable; after a failed load, again */
 	gb_run_release(&run);
 	return why;
@@ -170,7 +158,7 @@ FZ_STATIC const char *fzr_check_file(const char *path)
 	if (gb_report_load_file(path, &run, err, sizeof(err)) == 0)
 		why = fzr_round_trip(&run);
 	else
-		why = fzr_check_err_line(err);
+		why = fz_check_err_line(err, "load");
 	gb_run_release(&run);
 	return why;
 }

@@ -37,14 +37,7 @@ FZ_STATIC const char *fzs_check_bytes(const uint8_t *data, size_t size)
 	text[size] = '\0';
 	gb_stress_thresholds_default(&th);
 	if (gb_stress_thresholds_parse(text, &th, err, sizeof(err))) {
-		if (!err[0])
-			why = fz_fail("stress-thresholds-error-empty", "a failed parse left err empty");
-		for (const char *p = err; !why && *p; p++)
-			if ((unsigned char)*p < 0x20 || *p == 0x7f)
-				why = fz_fail("stress-thresholds-error-ctrl",
-					      "a stress thresholds error holds control character "
-					      "0x%02x, so it is not one clean line: %.1500s",
-					      (unsigned)(unsigned char)*p, err);
+		why = fz_check_err_line(err, "stress-thresholds");
 	} else {
 		const double d[] = { th.temp_limit_c,   th.throttle_share_max,
 				     th.power_cap_share_warn, th.tflops_drop_max,
@@ -52,7 +45,8 @@ FZ_STATIC const char *fzs_check_bytes(const uint8_t *data, size_t size)
 
 		for (size_t i = 0; !why && i < sizeof(d) / sizeof(d[0]); i++)
 			if (!isfinite(d[i]) || d[i] < 0)
-				why = fz_fail("stress-thresholds-value", "field %zu is %g", i, d[i]);
+				why = fz_fail("stress-thresholds-value", "field %zu is %g", i,
+					      d[i]);
 		if (!why && (th.ecc_dbe_max < 0 || th.ecc_sbe_warn < 0 || th.pcie_replay_warn < 0 ||
 			     th.nvlink_crc_warn < 0 || th.nvlink_recovery_warn < 0))
 			why = fz_fail("stress-thresholds-value", "a count is negative");

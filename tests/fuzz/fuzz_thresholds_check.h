@@ -12,7 +12,7 @@
  *     promises;
  *   - after success every rule the file added is one the format allows: a
  *     non-empty metric glob, a non-empty benchmark glob or none, an efficiency
- *     of (0, 2] or none, finite bounds or none, a known peak kind and
+ *     of [0, 2] or none (docs/thresholds.md), finite bounds or none, a known peak kind and
  *     severity, some limit unless "off"; the spread is [0, 1] or off;
  *   - the rules are applied to a small run (three GPUs, two of one model,
  *     metrics of every kind the built-ins know, one without a value), which
@@ -37,23 +37,8 @@
 #include "report/theory.h"
 #include "report/thresholds.h"
 
-/* one line of text without control characters (shared rule with the report loader) */
-FZ_STATIC const char *fzt_check_err_line(const char *err)
-{
-	if (!err[0])
-		return fz_fail("thresholds-error-empty", "a failed load left its error message empty");
-	for (const char *p = err; *p; p++) {
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			return fz_fail("thresholds-error-ctrl",
-				       "a thresholds error holds control character 0x%02x at byte "
-				       "%zu, so it is not one clean line: %.1500s",
-				       (unsigned)(unsigned char)*p, (size_t)(p - err), err);
-	}
-	return NULL;
-}
-
-FZ_STATIC void fzt_metric(struct gb_bench_result *b, const char *name, const char *unit,
-		       int device, double value, double peak)
+FZ_STATIC void fzt_metric(struct gb_bench_result *b, const char *name, const char *unit, int device,
+			  double value, double peak)
 {
 	gb_bench_add_value(b, name, unit, GB_BETTER_HIGHER, device, value, peak);
 }
@@ -142,13 +127,14 @@ FZ_STATIC const char *fzt_check_rules(const struct gb_thresholds *t, size_t befo
 
 		if (!r->metric || !*r->metric || !fzt_opt_glob(r->bench))
 			return fz_fail("thresholds-rule", "rule %zu: empty glob", i);
-		if (!isnan(e) && !(e >= 1e-9 && e <= 2))
+		if (!isnan(e) && !(e >= 0 && e <= 2))
 			return fz_fail("thresholds-rule", "rule %zu: min_efficiency %g", i, e);
 		if ((!isnan(r->min_value) && !isfinite(r->min_value)) ||
 		    (!isnan(r->max_value) && !isfinite(r->max_value)))
 			return fz_fail("thresholds-rule", "rule %zu: a bound is infinite", i);
 		if ((int)r->peak < 0 || r->peak >= GB_PEAK_COUNT)
-			return fz_fail("thresholds-rule", "rule %zu: peak kind %d", i, (int)r->peak);
+			return fz_fail("thresholds-rule", "rule %zu: peak kind %d", i,
+				       (int)r->peak);
 		if (r->severity != GB_SEV_ERROR && r->severity != GB_SEV_WARNING)
 			return fz_fail("thresholds-rule", "rule %zu: severity %d", i,
 				       (int)r->severity);
@@ -172,7 +158,7 @@ FZ_STATIC const char *fzt_check_doc(const cJSON *doc)
 	before = t;
 	rc = gb_thresholds_from_json(&t, doc, "fuzz.json", err, sizeof(err));
 	if (rc) {
-		why = fzt_check_err_line(err);
+		why = fz_check_err_line(err, "thresholds");
 		if (!why && memcmp(&t, &before, sizeof(t)))
 			why = fz_fail("thresholds-changed-on-error",
 				      "a failed load changed the rules: %s", err);
@@ -219,7 +205,7 @@ FZ_STATIC const char *fzt_check_file(const char *path)
 	memset(&t, 0, sizeof(t));
 	t.same_model_spread = NAN;
 	if (gb_thresholds_load_file(&t, path, err, sizeof(err)))
-		why = fzt_check_err_line(err);
+		why = fz_check_err_line(err, "thresholds");
 	else
 		why = fzt_check_rules(&t, 0);
 	gb_thresholds_release(&t);

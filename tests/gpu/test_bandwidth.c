@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -202,12 +204,55 @@ static void test_no_verify_and_odd_size(void **state)
 	gb_run_release(&f.run);
 }
 
+#if defined(SYS_get_mempolicy) && defined(SYS_set_mempolicy)
+#define MPOL_DEFAULT_ 0
+#define MPOL_PREFERRED_ 1
+
+/* This thread's memory policy mode, -1 if it cannot be read. */
+static int policy_mode(void)
+{
+	unsigned long mask[16] = { 0 };
+	int mode = -1;
+
+	if (syscall(SYS_get_mempolicy, &mode, mask, sizeof(mask) * 8 + 1, NULL, 0))
+		return -1;
+	return mode;
+}
+
+/*
+ * Host buffers are bound to the GPU's NUMA node while they are allocated;
+ * the policy the thread had before (here "prefer node 0", as numactl
+ * --preferred would set) must be back afterwards, not reset to the default.
+ */
+static void test_numa_policy_restored(void **state)
+{
+	static const char *const args[] = { "--tests", "h2d", "--method", "ce", "--min-size",
+					    "64K", "--max-size", "64K", "--samples", "3" };
+	unsigned long node0[16] = { 1 };
+	struct fixture f;
+
+	(void)state;
+	if (syscall(SYS_set_mempolicy, MPOL_PREFERRED_, node0, sizeof(node0) * 8 + 1)) {
+		fprintf(stderr, "  set_mempolicy not permitted here: nothing to check\n");
+		return;
+	}
+	run_bandwidth(&f, args, (int)ARRAY_LEN(args));
+	assert_int_equal(f.rc, 0);
+	assert_int_equal(policy_mode(), MPOL_PREFERRED_);
+	syscall(SYS_set_mempolicy, MPOL_DEFAULT_, NULL, 0);
+	gb_run_release(&f.run);
+}
+#endif
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_small_all),
 		cmocka_unit_test(test_large_pinned),
 		cmocka_unit_test(test_no_verify_and_odd_size),
+#if defined(SYS_get_mempolicy) && defined(SYS_set_mempolicy)
+		cmocka_unit_test(test_numa_policy_restored),
+#endif
 	};
 	char err[256];
 

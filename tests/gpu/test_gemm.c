@@ -30,90 +30,8 @@
 #include "report/result.h"
 
 extern const struct gb_bench gb_bench_gemm;
-
-static volatile sig_atomic_t stop_flag;
-
-/* one benchmark run on device 0 */
-struct fixture {
-	struct gb_run run;
-	struct gb_ctx ctx;
-	int devices[1];
-	void *params;
-	struct gb_bench_result *res;
-};
-
-static const struct gb_device_info *dev0(const struct fixture *f)
-{
-	for (size_t i = 0; i < f->run.n_devices; i++)
-		if (f->run.devices[i].index == 0)
-			return &f->run.devices[i];
-	return NULL;
-}
-
-static void fixture_open(struct fixture *f)
-{
-	const char *argv[] = { "gpubench", "gemm" };
-	char missing[256];
-
-	memset(f, 0, sizeof(*f));
-	/* NVML when the machine has it, so the telemetry sampler runs too; optional */
-	if (!gb_nvml_loaded())
-		gb_nvml_load(NULL, missing, sizeof(missing));
-	gb_run_init(&f->run, "gemm", 2, argv);
-	assert_int_equal(gb_devices_collect(&f->run, missing, sizeof(missing)), 0);
-	assert_true(f->run.n_devices >= 1);
-	f->devices[0] = 0;
-	f->ctx.run = &f->run;
-	f->ctx.devices = f->devices;
-	f->ctx.n_devices = 1;
-	f->ctx.stop = &stop_flag;
-	f->ctx.run_start_s = gb_now_s();
-	f->ctx.nvml = gb_nvml_loaded();
-	f->params = calloc(1, gb_bench_gemm.params_size);
-	assert_non_null(f->params);
-	gb_bench_gemm.set_defaults(f->params);
-}
-
-static void fixture_close(struct fixture *f)
-{
-	free(f->params);
-	gb_run_release(&f->run);
-}
-
-/* parse options as `gpubench gemm ARGS...` would, then run; returns the result */
-static struct gb_bench_result *run_gemm(struct fixture *f, const char *const *args, int n)
-{
-	struct gb_opt_set set = { gb_bench_gemm.opts, f->params };
-	char err[256];
-	size_t npos = 0;
-
-	assert_int_equal(gb_cli_parse(&set, 1, n, args, NULL, 0, &npos), GB_CLI_OK);
-	if (gb_bench_gemm.validate(f->params, err, sizeof(err)))
-		fail_msg("validate: %s", err);
-	f->res = gb_run_add_bench(&f->run, "gemm");
-	gb_bench_add_device(f->res, 0);
-	gb_bench_gemm.run(&f->ctx, f->params, f->res);
-	return f->res;
-}
-
-static const struct gb_check *find_check(const struct gb_bench_result *r, const char *name)
-{
-	for (size_t i = 0; i < r->n_checks; i++)
-		if (!strcmp(r->checks[i].name, name))
-			return &r->checks[i];
-	return NULL;
-}
-
-static void dump(const struct gb_bench_result *r)
-{
-	fprintf(stderr, "status %s: %s\n", gb_status_name(r->status), r->reason ? r->reason : "");
-	for (size_t i = 0; i < r->n_checks; i++)
-		fprintf(stderr, "  check %s %s: %s\n", r->checks[i].name,
-			gb_status_name(r->checks[i].status), r->checks[i].message);
-	for (size_t i = 0; i < r->n_metrics; i++)
-		fprintf(stderr, "  metric %s = %g %s\n", r->metrics[i].name, r->metrics[i].value,
-			r->metrics[i].unit);
-}
+#define GB_FIXTURE_BENCH gb_bench_gemm
+#include "bench_fixture.h"
 
 /* a passed run of one precision with its metric and its verification */
 static void expect_verified(const struct gb_bench_result *r, enum gb_precision p, bool several)
@@ -167,7 +85,7 @@ static void test_odd_sizes_every_precision(void **state)
 			fixture_close(&f);
 			continue;
 		}
-		expect_verified(run_gemm(&f, args, 14), p, false);
+		expect_verified(fixture_run(&f, args, 14), p, false);
 		tested++;
 		fixture_close(&f);
 	}
@@ -185,7 +103,7 @@ static void test_large_default_set(void **state)
 
 	(void)state;
 	fixture_open(&f);
-	r = run_gemm(&f, args, 8);
+	r = fixture_run(&f, args, 8);
 	if (r->status != GB_STATUS_PASSED)
 		dump(r);
 	assert_int_equal(r->status, GB_STATUS_PASSED);
@@ -230,7 +148,7 @@ static void test_injected_fault_caught(void **state)
 			fixture_close(&f);
 			continue;
 		}
-		r = run_gemm(&f, args, 15);
+		r = fixture_run(&f, args, 15);
 		snprintf(name, sizeof(name), "verify_%s", gb_precision_name(p));
 		c = find_check(r, name);
 		if (!c || c->status != GB_STATUS_FAILED)
@@ -258,7 +176,7 @@ static void test_unsupported_is_skipped(void **state)
 		fixture_close(&f);
 		skip();
 	}
-	r = run_gemm(&f, args, 10);
+	r = fixture_run(&f, args, 10);
 	assert_int_equal(r->status, GB_STATUS_SKIPPED);
 	assert_non_null(r->reason);
 	assert_non_null(strstr(r->reason, "fp8 needs compute capability 8.9"));
@@ -280,7 +198,7 @@ static void test_search(void **state)
 
 	(void)state;
 	fixture_open(&f);
-	r = run_gemm(&f, args, 13);
+	r = fixture_run(&f, args, 13);
 	if (r->status != GB_STATUS_PASSED)
 		dump(r);
 	assert_int_equal(r->status, GB_STATUS_PASSED);

@@ -34,87 +34,8 @@
 #include "report/result.h"
 
 extern const struct gb_bench gb_bench_gemm;
-
-static volatile sig_atomic_t stop_flag;
-
-struct fixture {
-	struct gb_run run;
-	struct gb_ctx ctx;
-	int devices[1];
-	void *params;
-	struct gb_bench_result *res;
-};
-
-static const struct gb_device_info *dev0(const struct fixture *f)
-{
-	for (size_t i = 0; i < f->run.n_devices; i++)
-		if (f->run.devices[i].index == 0)
-			return &f->run.devices[i];
-	return NULL;
-}
-
-static void fixture_open(struct fixture *f)
-{
-	const char *argv[] = { "gpubench", "gemm" };
-	char missing[256];
-
-	memset(f, 0, sizeof(*f));
-	if (!gb_nvml_loaded())
-		gb_nvml_load(NULL, missing, sizeof(missing));
-	gb_run_init(&f->run, "gemm", 2, argv);
-	assert_int_equal(gb_devices_collect(&f->run, missing, sizeof(missing)), 0);
-	assert_true(f->run.n_devices >= 1);
-	f->devices[0] = 0;
-	f->ctx.run = &f->run;
-	f->ctx.devices = f->devices;
-	f->ctx.n_devices = 1;
-	f->ctx.stop = &stop_flag;
-	f->ctx.run_start_s = gb_now_s();
-	f->ctx.nvml = gb_nvml_loaded();
-	f->params = calloc(1, gb_bench_gemm.params_size);
-	assert_non_null(f->params);
-	gb_bench_gemm.set_defaults(f->params);
-}
-
-static void fixture_close(struct fixture *f)
-{
-	free(f->params);
-	gb_run_release(&f->run);
-}
-
-static struct gb_bench_result *run_gemm(struct fixture *f, const char *const *args, int n)
-{
-	struct gb_opt_set set = { gb_bench_gemm.opts, f->params };
-	char err[256];
-	size_t npos = 0;
-
-	assert_int_equal(gb_cli_parse(&set, 1, n, args, NULL, 0, &npos), GB_CLI_OK);
-	if (gb_bench_gemm.validate(f->params, err, sizeof(err)))
-		fail_msg("validate: %s", err);
-	f->res = gb_run_add_bench(&f->run, "gemm");
-	gb_bench_add_device(f->res, 0);
-	gb_bench_gemm.run(&f->ctx, f->params, f->res);
-	return f->res;
-}
-
-static const struct gb_check *find_check(const struct gb_bench_result *r, const char *name)
-{
-	for (size_t i = 0; i < r->n_checks; i++)
-		if (!strcmp(r->checks[i].name, name))
-			return &r->checks[i];
-	return NULL;
-}
-
-static void dump(const struct gb_bench_result *r)
-{
-	fprintf(stderr, "status %s: %s\n", gb_status_name(r->status), r->reason ? r->reason : "");
-	for (size_t i = 0; i < r->n_checks; i++)
-		fprintf(stderr, "  check %s %s: %s\n", r->checks[i].name,
-			gb_status_name(r->checks[i].status), r->checks[i].message);
-	for (size_t i = 0; i < r->n_metrics; i++)
-		fprintf(stderr, "  metric %s = %g %s\n", r->metrics[i].name, r->metrics[i].value,
-			r->metrics[i].unit);
-}
+#define GB_FIXTURE_BENCH gb_bench_gemm
+#include "bench_fixture.h"
 
 static bool is_hopper(const struct fixture *f)
 {
@@ -139,7 +60,7 @@ static void expect_impl_verified(const char *impl, const char *prec, const char 
 	char name[96];
 
 	fixture_open(&f);
-	r = run_gemm(&f, args, 16);
+	r = fixture_run(&f, args, 16);
 	if (r->status != GB_STATUS_PASSED) {
 		dump(r);
 		fail_msg("%s %s %sx%sx%s: status %s", impl, prec, m, n, k,
@@ -218,7 +139,7 @@ static void test_fp32_tiny_shapes(void **state)
 
 	(void)state;
 	fixture_open(&f);
-	r = run_gemm(&f, args, 16);
+	r = fixture_run(&f, args, 16);
 	assert_int_equal(expect_all_verified(r, "tiled"), 18);
 	assert_int_equal(expect_all_verified(r, "sgemm"), 18);
 	fixture_close(&f);
@@ -248,7 +169,7 @@ static void test_mma_tiny_shapes(void **state)
 
 	(void)state;
 	fixture_open(&f);
-	r = run_gemm(&f, args, 16);
+	r = fixture_run(&f, args, 16);
 	assert_int_equal(expect_all_verified(r, "mma"), 18);
 	fixture_close(&f);
 }
@@ -268,7 +189,7 @@ static void test_wgmma_sizes_or_skipped(void **state)
 	fixture_open(&f);
 	if (!is_hopper(&f)) {
 		/* not sm_90: skipped with the reason, cuBLASLt still measured */
-		r = run_gemm(&f, odd_k, 16);
+		r = fixture_run(&f, odd_k, 16);
 		c = find_check(r, "impl_wgmma_bf16");
 		if (!c)
 			dump(r);
@@ -282,7 +203,7 @@ static void test_wgmma_sizes_or_skipped(void **state)
 		return;
 	}
 	/* k % 8 != 0 cannot be a TMA pitch: skipped for this shape */
-	r = run_gemm(&f, odd_k, 16);
+	r = fixture_run(&f, odd_k, 16);
 	c = find_check(r, "impl_wgmma_bf16");
 	if (!c)
 		dump(r);
@@ -313,7 +234,7 @@ static void test_wgmma_tiny_shapes(void **state)
 		fixture_close(&f);
 		skip();
 	}
-	r = run_gemm(&f, args, 16);
+	r = fixture_run(&f, args, 16);
 	assert_int_equal(expect_all_verified(r, "wgmma"), 18);
 	fixture_close(&f);
 }
@@ -397,7 +318,7 @@ static void test_injected_fault_caught(void **state)
 			fixture_close(&f);
 			continue;
 		}
-		r = run_gemm(&f, args, 17);
+		r = fixture_run(&f, args, 17);
 		snprintf(name, sizeof(name), "verify_%s_%s", impls[i][1], impls[i][0]);
 		c = find_check(r, name);
 		if (!c || c->status != GB_STATUS_FAILED)
@@ -422,7 +343,7 @@ static void test_precision_mismatch_skipped(void **state)
 
 	(void)state;
 	fixture_open(&f);
-	r = run_gemm(&f, args, 12);
+	r = fixture_run(&f, args, 12);
 	if (r->status != GB_STATUS_PASSED)
 		dump(r);
 	assert_int_equal(r->status, GB_STATUS_PASSED);
@@ -453,7 +374,7 @@ static void test_default_precisions_follow_impl(void **state)
 
 	(void)state;
 	fixture_open(&f);
-	r = run_gemm(&f, args, 10);
+	r = fixture_run(&f, args, 10);
 	if (r->status != GB_STATUS_PASSED)
 		dump(r);
 	assert_int_equal(r->status, GB_STATUS_PASSED);

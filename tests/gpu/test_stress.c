@@ -35,91 +35,8 @@
 #include "report/result.h"
 
 extern const struct gb_bench gb_bench_stress;
-
-static volatile sig_atomic_t stop_flag;
-
-struct fixture {
-	struct gb_run run;
-	struct gb_ctx ctx;
-	int devices[1];
-	void *params;
-	struct gb_bench_result *res;
-};
-
-static const struct gb_device_info *dev0(const struct fixture *f)
-{
-	for (size_t i = 0; i < f->run.n_devices; i++)
-		if (f->run.devices[i].index == 0)
-			return &f->run.devices[i];
-	return NULL;
-}
-
-static void fixture_open(struct fixture *f)
-{
-	const char *argv[] = { "gpubench", "stress" };
-	char missing[256];
-
-	memset(f, 0, sizeof(*f));
-	stop_flag = 0;
-	/* NVML when the machine has it, so the telemetry rules run too; optional */
-	if (!gb_nvml_loaded())
-		gb_nvml_load(NULL, missing, sizeof(missing));
-	gb_run_init(&f->run, "stress", 2, argv);
-	assert_int_equal(gb_devices_collect(&f->run, missing, sizeof(missing)), 0);
-	assert_true(f->run.n_devices >= 1);
-	f->devices[0] = 0;
-	f->ctx.run = &f->run;
-	f->ctx.devices = f->devices;
-	f->ctx.n_devices = 1;
-	f->ctx.stop = &stop_flag;
-	f->ctx.run_start_s = gb_now_s();
-	f->ctx.nvml = gb_nvml_loaded();
-	f->params = calloc(1, gb_bench_stress.params_size);
-	assert_non_null(f->params);
-	gb_bench_stress.set_defaults(f->params);
-}
-
-static void fixture_close(struct fixture *f)
-{
-	free(f->params);
-	gb_run_release(&f->run);
-}
-
-static void parse(struct fixture *f, const char *const *args, int n)
-{
-	struct gb_opt_set set = { gb_bench_stress.opts, f->params };
-	char err[256];
-	size_t npos = 0;
-
-	assert_int_equal(gb_cli_parse(&set, 1, n, args, NULL, 0, &npos), GB_CLI_OK);
-	if (gb_bench_stress.validate(f->params, err, sizeof(err)))
-		fail_msg("validate: %s", err);
-	f->res = gb_run_add_bench(&f->run, "stress");
-	gb_bench_add_device(f->res, 0);
-}
-
-static struct gb_bench_result *run_stress(struct fixture *f, const char *const *args, int n)
-{
-	parse(f, args, n);
-	gb_bench_stress.run(&f->ctx, f->params, f->res);
-	return f->res;
-}
-
-static const struct gb_check *find_check(const struct gb_bench_result *r, const char *name)
-{
-	for (size_t i = 0; i < r->n_checks; i++)
-		if (!strcmp(r->checks[i].name, name))
-			return &r->checks[i];
-	return NULL;
-}
-
-static void dump(const struct gb_bench_result *r)
-{
-	fprintf(stderr, "status %s: %s\n", gb_status_name(r->status), r->reason ? r->reason : "");
-	for (size_t i = 0; i < r->n_checks; i++)
-		fprintf(stderr, "  check %s %s: %s\n", r->checks[i].name,
-			gb_status_name(r->checks[i].status), r->checks[i].message);
-}
+#define GB_FIXTURE_BENCH gb_bench_stress
+#include "bench_fixture.h"
 
 static void want_check(const struct gb_bench_result *r, const char *name, enum gb_status st)
 {
@@ -193,7 +110,7 @@ static void test_each_precision(void **state)
 			fixture_close(&f);
 			continue;
 		}
-		r = run_stress(&f, args, sizeof(args) / sizeof(args[0]));
+		r = fixture_run(&f, args, sizeof(args) / sizeof(args[0]));
 		fprintf(stderr, "%s: %.4g TFLOP/s settled, %g GEMMs\n", precs[i],
 			metric(r, "tflops_settled"), metric(r, "gemms"));
 		expect_pass(r);
@@ -231,7 +148,7 @@ static void inject(const char *const *extra, int n_extra, const char *layer)
 	for (int i = 0; i < n_extra; i++)
 		args[n++] = extra[i];
 	fixture_open(&f);
-	r = run_stress(&f, args, n);
+	r = fixture_run(&f, args, n);
 	want_check(r, "fault_injection", GB_STATUS_PASSED);
 	c = find_check(r, "fault_injection");
 	if (!strstr(c->message, layer))
@@ -264,7 +181,7 @@ static void test_memtest(void **state)
 
 	(void)state;
 	fixture_open(&f);
-	r = run_stress(&f, args, sizeof(args) / sizeof(args[0]));
+	r = fixture_run(&f, args, sizeof(args) / sizeof(args[0]));
 	expect_pass(r);
 	want_check(r, "memtest", GB_STATUS_PASSED);
 	assert_true(metric(r, "mem_errors") == 0);
@@ -281,7 +198,7 @@ static void test_pulse(void **state)
 
 	(void)state;
 	fixture_open(&f);
-	r = run_stress(&f, args, sizeof(args) / sizeof(args[0]));
+	r = fixture_run(&f, args, sizeof(args) / sizeof(args[0]));
 	expect_pass(r);
 	want_check(r, "repeat", GB_STATUS_PASSED);
 	fixture_close(&f);
@@ -315,7 +232,7 @@ static void test_interrupt(void **state)
 
 	(void)state;
 	fixture_open(&f);
-	parse(&f, args, sizeof(args) / sizeof(args[0]));
+	fixture_parse(&f, args, sizeof(args) / sizeof(args[0]));
 	assert_int_equal(pthread_create(&th, NULL, bg_run, &b), 0);
 	sleep(2);
 	stop_at = gb_now_s();

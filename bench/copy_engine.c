@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+/* copy_engine.c - stream blocker, events and timed samples (see copy_engine.h). */
+#include "copy_engine.h"
+
+#include <string.h>
+
+#include "gpu.h"
+#include "kernels/kernels.h"
+
+cudaError_t gb_ce_flag_alloc(struct gb_ce_flag **flag, int dev)
+{
+	cudaError_t e = cudaSetDevice(dev);
+
+	*flag = NULL;
+	if (e == cudaSuccess)
+		e = cudaHostAlloc((void **)flag, sizeof(**flag),
+				  cudaHostAllocMapped | cudaHostAllocPortable);
+	if (e != cudaSuccess) {
+		*flag = NULL;
+		return e;
+	}
+	memset(*flag, 0, sizeof(**flag));
+	gb_ce_flag_set(*flag, 1);
+	return cudaSuccess;
+}
+
+void gb_ce_flag_set(struct gb_ce_flag *flag, int release)
+{
+	if (flag)
+		__atomic_store_n(&flag->release, release, __ATOMIC_SEQ_CST);
+}
+
+void gb_ce_flag_free(struct gb_ce_flag *flag)
+{
+	if (!flag)
+		return;
+	gb_ce_flag_set(flag, 1);
+	cudaFreeHost(flag);
+}
+
+cudaError_t gb_ce_stream_open(struct gb_ce_stream *st, int dev, struct gb_ce_flag *flag)
+{
+	int khz = 0;
+	cudaError_t e;
+
+	st->dev = dev;
+	if ((e = cudaSetDevice(dev)) != cudaSuccess ||
+	    (e = cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev)) != cudaSuccess ||
+	    (e = cudaStreamCreateWithFlags(&st->s, cudaStreamNonBlocking)) != cudaSuccess ||
+	    (e = cudaEventCreate(&st->start)) != cudaSuccess ||
+	    (e = cudaEventCreate(&st->stop)) != cudaSuccess)
+		return e;
+	/* clock64() counts SM cycles: at a clock below the peak the timeout only gets longer */
+	st->spin_cycles = (long long)(GB_CE_SPIN_TIMEOUT_S * (khz > 0 ? khz : 2000000) * 1e3);
+	/* with UVA this is the host pointer, but the runtime only promises it per device */
+	if (flag)
+		e = cudaHostGetDevicePointer((void **)&st->flag_view, flag, 0);
+	return e;
+}
+
+void gb_ce_stream_close(struct gb_ce_stream *st)
+{
+	if (!st->s && !st->start && !st->stop)
+		return;
+	cudaSetDevice(st->dev);
+	if (st->stop)
+		cudaEventDestroy(st->stop);
+	if (st->start)
+		cudaEventDestroy(st->start);
+	if (st->s)
+		cudaStreamDestroy(st->s);
+	st->s = NULL;
+	st->start = st->stop = NULL;
+}
+
+int gb_ce_elapsed(struct gb_bench_result *res, const struct gb_ce_stream *st, double *sec)
+{
+	float ms = 0;
+	int rc = 0;
+
+	GB_CUDA_GOTO(res, cudaEventSynchronize(st->stop), out);
+	/* milliseconds, with about 0.5 us resolution */
+	GB_CUDA_GOTO(res, cudaEventElapsedTime(&ms, st->start, st->stop), out);
+	*sec = ms / 1e3;
+out:
+	return rc;
+}
+
+/* Spin kernels first, then the warm-up: nothing below may start before the release. */
+static int block_streams(struct gb_bench_result *res, const struct gb_ce_sample *smp)
+{
+	int rc = 0;
+
+	if (!smp->flag)
+		return 0;
+	gb_ce_flag_set(smp->flag, 0);
+	__atomic_store_n(&smp->flag->timed_out, 0, __ATOMIC_SEQ_CST);
+	for (int i = 0; i < smp->n; i++) {
+		const struct gb_ce_stream *st = smp->st[i];
+
+		if (!st->flag_view) {
+			/* opened without the flag: a spin kernel would have nothing to wait on */
+			gb_bench_set_status(res, GB_STATUS_ERROR,
+					    "internal: the stream of GPU %d has no view of the "
+					    "stream blocker",
+					    st->dev);
+			return -1;
+		}
+		GB_CUDA_GOTO(res, cudaSetDevice(st->dev), out);
+		GB_CUDA_GOTO(res, gb_launch_spin_wait(&st->flag_view->release,
+						      &st->flag_view->timed_out, st->spin_cycles,
+						      st->s),
+			     out);
+	}
+out:
+	return rc;
+}
+
+/* Stream 0's start first; every other stream waits on it, so all begin together. */
+static int record_starts(struct gb_bench_result *res, const struct gb_ce_sample *smp)
+{
+	const struct gb_ce_stream *s0 = smp->st[0];
+	int rc = 0;
+
+	GB_CUDA_GOTO(res, cudaSetDevice(s0->dev), out);
+	GB_CUDA_GOTO(res, cudaEventRecord(s0->start, s0->s), out);
+	for (int i = 1; i < smp->n; i++) {
+		const struct gb_ce_stream *st = smp->st[i];
+
+		/* another GPU's event can be waited on but not subtracted: each keeps its own */
+		GB_CUDA_GOTO(res, cudaSetDevice(st->dev), out);
+		GB_CUDA_GOTO(res, cudaStreamWaitEvent(st->s, s0->start, 0), out);
+		GB_CUDA_GOTO(res, cudaEventRecord(st->start, st->s), out);
+	}
+out:
+	return rc;
+}
+
+/* count operations on every stream, each stream's device current */
+static int issue_all(struct gb_bench_result *res, const struct gb_ce_sample *smp, long count,
+		     bool stop_events)
+{
+	int rc = 0;
+
+	for (int i = 0; i < smp->n; i++) {
+		const struct gb_ce_stream *st = smp->st[i];
+
+		GB_CUDA_GOTO(res, cudaSetDevice(st->dev), out);
+		for (long k = 0; k < count; k++)
+			GB_CUDA_GOTO(res, smp->issue(smp->user, i), out);
+		if (stop_events)
+			GB_CUDA_GOTO(res, cudaEventRecord(st->stop, st->s), out);
+	}
+out:
+	return rc;
+}
+
+int gb_ce_time(struct gb_bench_result *res, const struct gb_ce_sample *smp, double *sec)
+{
+	int rc = 0;
+
+	if ((rc = block_streams(res, smp)) || (rc = issue_all(res, smp, smp->warmup, false)) ||
+	    (rc = record_starts(res, smp)) || (rc = issue_all(res, smp, smp->loops, true)))
+		goto out;
+	if (smp->flag) {
+		gb_ce_flag_set(smp->flag, 1);
+		if (smp->released)
+			smp->released(smp->user);
+	}
+	for (int i = 0; i < smp->n && rc == 0; i++)
+		rc = gb_ce_elapsed(res, smp->st[i], &sec[i]);
+	if (rc == 0 && smp->flag && __atomic_load_n(&smp->flag->timed_out, __ATOMIC_SEQ_CST)) {
+		/* the host could not queue everything within the timeout: the queue was full
+		 * (too many operations behind the blocker) or the thread was starved */
+		gb_bench_set_status(res, GB_STATUS_ERROR,
+				    "the stream blocker timed out after %.0f s: the operations of a "
+				    "sample could not be queued in time (try fewer --loops); the "
+				    "timing is not valid",
+				    GB_CE_SPIN_TIMEOUT_S);
+		rc = -1;
+	}
+out:
+	/* never leave a spin kernel waiting, whatever failed */
+	gb_ce_flag_set(smp->flag, 1);
+	return rc;
+}
+
+int gb_ce_read_counter(struct gb_bench_result *res, cudaStream_t s,
+		       const unsigned long long *counter, long long *out)
+{
+	unsigned long long v = 0;
+	int rc = 0;
+
+	/* &v is pageable: this copy is synchronous, so it never sits behind a blocker */
+	GB_CUDA_GOTO(res, cudaMemcpyAsync(&v, counter, sizeof(v), cudaMemcpyDeviceToHost, s), out);
+	GB_CUDA_GOTO(res, cudaStreamSynchronize(s), out);
+	*out = (long long)v;
+out:
+	return rc;
+}
+
+int gb_ce_verify(struct gb_bench_result *res, cudaStream_t s, const void *buf, size_t bytes,
+		 uint64_t seed, unsigned long long *counter, int sm_count, long long *bad)
+{
+	int rc = 0;
+
+	GB_CUDA_GOTO(res, cudaMemsetAsync(counter, 0, sizeof(*counter), s), out);
+	GB_CUDA_GOTO(res, gb_launch_pattern_verify(buf, bytes, seed, counter, sm_count, s), out);
+	rc = gb_ce_read_counter(res, s, counter, bad);
+out:
+	return rc;
+}

@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_scaling.c - gpu-labelled test of `gpubench scaling` through its
+ * public descriptor. On one GPU: the gemm and ddp workloads run end to end
+ * (N = 1 only, passed with the "needs two GPUs" reason); `--devices 0,0`
+ * runs two workers on GPU 0, reports contention (the all-reduce replaced by
+ * a device-local copy), and its N = 1 part agrees with a plain one-GPU run
+ * of the same work; with two or more GPUs, N = 2 gets the model's range
+ * and a check placing the speedup in it. Exits 77 without a GPU; the ddp
+ * cases are skipped (with the reason) when libnccl.so.2 cannot be loaded.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "bench/bench.h"
+#include "bench/gpu.h"
+#include "bench/scaling_math.h"
+#include "gpu_test.h"
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+/* N = 1 of two runs of the same work on the same GPU agree within this (short steps jitter) */
+#define SAME_WORK_TOL 0.25
+
+static volatile sig_atomic_t stop_flag;
+static int n_gpus;
+
+struct fixture {
+	struct gb_run run;
+	struct gb_bench_result *res;
+	int devices[64];
+	int rc;
+};
+
+/*
+ * Run `gpubench scaling ARGS...` with the run's devices 0..n_dev-1 (what
+ * cmd/ passes when --devices is not given; a --devices in args overrides).
+ */
+static void run_scaling(struct fixture *f, int n_dev, const char *const *args, int n_args)
+{
+	const struct gb_bench *bench = gb_bench_find("scaling");
+	struct gb_opt_set set;
+	struct gb_ctx ctx;
+	char missing[512], err[256];
+	size_t n_pos = 0;
+	void *params;
+
+	assert_non_null(bench);
+	params = calloc(1, bench->params_size);
+	assert_non_null(params);
+	bench->set_defaults(params);
+	set.opts = bench->opts;
+	set.base = params;
+	assert_int_equal(gb_cli_parse(&set, 1, n_args, args, NULL, 0, &n_pos), GB_CLI_OK);
+	assert_int_equal(bench->validate(params, err, sizeof(err)), 0);
+
+	gb_run_init(&f->run, "scaling", n_args, args);
+	assert_int_equal(gb_devices_collect(&f->run, missing, sizeof(missing)), 0);
+	for (int i = 0; i < n_dev; i++)
+		f->devices[i] = i;
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.run = &f->run;
+	ctx.devices = f->devices;
+	ctx.n_devices = (size_t)n_dev;
+	ctx.stop = &stop_flag;
+	ctx.run_start_s = gb_now_s();
+	f->res = gb_run_add_bench(&f->run, "scaling");
+	for (int i = 0; i < n_dev; i++)
+		gb_bench_add_device(f->res, i);
+	f->rc = bench->run(&ctx, params, f->res);
+	if (f->rc)
+		fprintf(stderr, "scaling run failed: %s\n", f->res->reason ? f->res->reason : "?");
+	free(params);
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	*state = f;
+	return f ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	if (f->res)
+		gb_run_release(&f->run);
+	free(f);
+	return 0;
+}
+
+/* ddp needs libnccl.so.2: without it the case is skipped, saying why. */
+static bool nccl_missing(const struct fixture *f)
+{
+	if (f->rc && f->res->reason && strstr(f->res->reason, "needs NCCL")) {
+		fprintf(stderr, "skipped: %s\n", f->res->reason);
+		return true;
+	}
+	return false;
+}
+
+static double metric(const struct fixture *f, const char *name)
+{
+	const struct gb_metric *m = gb_bench_find_metric(f->res, name, -1);
+
+	assert_non_null(m);
+	assert_true(isfinite(m->value));
+	return m->value;
+}
+
+static const cJSON *phase(const struct fixture *f, int i)
+{
+	const cJSON *phases = cJSON_GetObjectItem(f->res->extra, "phases");
+
+	assert_true(cJSON_IsArray(phases));
+	assert_true(cJSON_GetArraySize(phases) > i);
+	return cJSON_GetArrayItem(phases, i);
+}
+
+static const struct gb_check *check(const struct fixture *f, const char *name)
+{
+	for (size_t i = 0; i < f->res->n_checks; i++)
+		if (!strcmp(f->res->checks[i].name, name))
+			return &f->res->checks[i];
+	return NULL;
+}
+
+/* One GPU, N = 1: passed, with the reason, and a speedup of 1 against itself. */
+static void assert_single_gpu(const struct fixture *f, const char *allreduce)
+{
+	const struct gb_metric *step;
+
+	assert_int_equal(f->rc, 0);
+	assert_int_equal(f->res->status, GB_STATUS_PASSED);
+	assert_non_null(f->res->reason);
+	assert_non_null(strstr(f->res->reason, GB_SCALING_ONE_GPU_REASON));
+	step = gb_bench_find_metric(f->res, "step_ms_n1", -1);
+	assert_non_null(step);
+	assert_int_equal(step->n_samples, 5);
+	assert_true(step->value > 0);
+	assert_true(fabs(metric(f, "speedup_n1") - 1) < 0.05);
+	assert_true(metric(f, "throughput_tflops_n1") > 0);
+	assert_string_equal(cJSON_GetObjectItem(phase(f, 0), "allreduce")->valuestring, allreduce);
+	assert_null(gb_bench_find_metric(f->res, "step_ms_n2", -1));
+}
+
+static void test_gemm_one_gpu(void **state)
+{
+	static const char *const args[] = { "--workload", "gemm", "--devices", "0", "--steps", "5",
+					    "--warmup-steps", "1", "--step-ms", "20",
+					    "--gemm-size", "2048" };
+	struct fixture *f = *state;
+
+	run_scaling(f, 1, args, (int)ARRAY_LEN(args));
+	assert_single_gpu(f, "none");
+	assert_true(cJSON_GetObjectItem(f->res->params, "gemms_per_step")->valuedouble >= 1);
+}
+
+static void test_ddp_one_gpu(void **state)
+{
+	static const char *const args[] = { "--devices", "0", "--steps", "5", "--warmup-steps", "1",
+					    "--step-ms", "20", "--gemm-size", "2048",
+					    "--grad-bytes", "16M", "--bucket", "4M", "--overlap" };
+	struct fixture *f = *state;
+
+	run_scaling(f, 1, args, (int)ARRAY_LEN(args));
+	if (nccl_missing(f))
+		skip();
+	/* the whole path on one rank: buckets, overlap, the communicator */
+	assert_single_gpu(f, "nccl");
+	assert_int_equal(cJSON_GetObjectItem(f->res->params, "n_buckets")->valuedouble, 4);
+}
+
+/* Two workers on GPU 0: contention, reported as such; N = 1 agrees with a plain run. */
+static void test_two_workers_one_gpu(void **state)
+{
+	static const char *const plain[] = { "--devices", "0", "--steps", "5", "--warmup-steps",
+					     "2", "--step-tflop", "2", "--gemm-size", "4096",
+					     "--grad-bytes", "16M", "--bucket", "4M" };
+	static const char *const twice[] = { "--devices", "0,0", "--steps", "5", "--warmup-steps",
+					     "2", "--step-tflop", "2", "--gemm-size", "4096",
+					     "--grad-bytes", "16M", "--bucket", "4M" };
+	struct fixture *f = *state, g;
+	const struct gb_check *c;
+	double one, one_plain, two;
+
+	memset(&g, 0, sizeof(g));
+	run_scaling(&g, 1, plain, (int)ARRAY_LEN(plain));
+	if (nccl_missing(&g)) {
+		gb_run_release(&g.run);
+		skip();
+	}
+	assert_single_gpu(&g, "nccl");
+	one_plain = metric(&g, "step_ms_n1");
+	gb_run_release(&g.run);
+
+	run_scaling(f, 1, twice, (int)ARRAY_LEN(twice));
+	assert_int_equal(f->rc, 0);
+	assert_int_equal(f->res->status, GB_STATUS_PASSED);
+	assert_non_null(strstr(f->res->reason, "contention"));
+	assert_string_equal(cJSON_GetObjectItem(f->res->params, "workers")->valuestring, "0,0");
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(f->res->params, "contention")));
+	/* the result names the one GPU used */
+	assert_int_equal(f->res->n_devices, 1);
+	assert_int_equal(f->res->devices[0], 0);
+	/* N = 1 is the same measurement as the plain run: same work, same GPU */
+	one = metric(f, "step_ms_n1");
+	assert_true(fabs(one / one_plain - 1) < SAME_WORK_TOL);
+	assert_true(cJSON_IsFalse(cJSON_GetObjectItem(phase(f, 0), "contention")));
+	/* N = 2 shares the GPU: about twice the step, about 1x, marked contention */
+	two = metric(f, "step_ms_n2");
+	assert_true(two > 1.3 * one && two < 3.0 * one);
+	assert_true(metric(f, "speedup_n2") > 0.6 && metric(f, "speedup_n2") < 1.5);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(phase(f, 1), "contention")));
+	assert_string_equal(cJSON_GetObjectItem(phase(f, 1), "allreduce")->valuestring,
+			    "local_copy");
+	c = check(f, "contention_n2");
+	assert_non_null(c);
+	assert_int_equal(c->status, GB_STATUS_PASSED);
+	assert_non_null(strstr(c->message, "device-local copy"));
+	/* no model, no scaling check, for workers that share a GPU */
+	assert_null(check(f, "scaling_n2"));
+	assert_null(gb_bench_find_metric(f->res, "predicted_no_overlap_n2", -1));
+}
+
+static void test_two_gpus(void **state)
+{
+	static const char *const args[] = { "--steps", "5", "--warmup-steps", "2", "--step-ms",
+					    "50", "--grad-bytes", "64M", "--overlap" };
+	struct fixture *f = *state;
+	const struct gb_check *c;
+
+	if (n_gpus < 2) {
+		fprintf(stderr, "note: one GPU: N = 2 needs two\n");
+		return;
+	}
+	run_scaling(f, 2, args, (int)ARRAY_LEN(args));
+	if (nccl_missing(f))
+		skip();
+	assert_int_equal(f->rc, 0);
+	assert_true(metric(f, "speedup_n2") > 0);
+	assert_true(metric(f, "predicted_no_overlap_n2") <= metric(f, "predicted_perfect_overlap_n2"));
+	assert_true(metric(f, "allreduce_busbw_gbps_n2") > 0);
+	c = check(f, "scaling_n2");
+	assert_non_null(c);
+	assert_true(c->status == GB_STATUS_PASSED || c->status == GB_STATUS_WARNING);
+	assert_true(strlen(c->message) > 0);
+	assert_true(cJSON_IsArray(cJSON_GetObjectItem(phase(f, 1), "allreduce_sweep")));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_gemm_one_gpu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ddp_one_gpu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_two_workers_one_gpu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_two_gpus, setup, teardown),
+	};
+
+	n_gpus = gb_test_require_gpu();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,629 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_scaling_math.c - unit tests for bench/scaling_math.c: the option
+ * table and its checks (repeated devices allowed, both step options
+ * refused), GEMM sizing from work and from a calibration, the step plan
+ * (buckets that agree with the model's count, slices that cover the
+ * compute), repeated devices, P2P and NVLink facts from a run, the slowest
+ * worker per step, speedup and efficiency arithmetic, the all-reduce sweep
+ * and its conversion to the model's price, and the judgement of a measured
+ * speedup (inside, below with the P2P explanation, above, compute-only,
+ * contention).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "bench/scaling_math.h"
+#include "cmd/cli.h"
+#include "report/result.h"
+#include "report/scaling.h"
+#include "report/stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define assert_rel(a, b, rel) \
+	assert_true(fabs((double)(a) - (double)(b)) <= (rel) * fabs((double)(b)))
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+#define KiB 1024ULL
+#define MiB (1024ULL * KiB)
+
+/* ---- options ---- */
+
+static int parse(struct gb_scaling_params *p, const char *const *argv, int argc)
+{
+	struct gb_opt_set set = { gb_scaling_opts, p };
+	size_t npos = 0;
+
+	gb_scaling_set_defaults(p);
+	return gb_cli_parse(&set, 1, argc, argv, NULL, 0, &npos) == GB_CLI_OK ? 0 : -1;
+}
+
+static void test_defaults(void **state)
+{
+	struct gb_scaling_params p;
+	char err[256];
+
+	(void)state;
+	gb_scaling_set_defaults(&p);
+	assert_int_equal(p.workload, GB_SCALING_WL_DDP);
+	assert_int_equal(p.steps, 20);
+	assert_int_equal(p.warmup_steps, 3);
+	assert_int_equal(p.grad_bytes, 256 * MiB);
+	/* PyTorch DDP's bucket_cap_mb = 25, the model's GB_DDP_BUCKET_BYTES */
+	assert_int_equal(p.bucket_bytes, 25 * MiB);
+	assert_rel(p.bucket_bytes, GB_DDP_BUCKET_BYTES, 0);
+	assert_false(p.overlap);
+	assert_int_equal(p.link, -1);
+	assert_true(p.workers.all);
+	assert_rel(gb_scaling_target_step_ms(&p), 100, 0);
+	assert_false(gb_scaling_step_by_work(&p));
+	assert_int_equal(gb_scaling_validate(&p, err, sizeof(err)), 0);
+}
+
+static void test_parse_options(void **state)
+{
+	static const char *const args[] = { "--workload", "gemm", "--steps", "10", "--step-tflop",
+					     "2.5", "--bucket", "4M", "--overlap", "--link",
+					     "pcie4-nop2p", "--devices", "0,0,1" };
+	struct gb_scaling_params p;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&p, args, ARRAY_LEN(args)), 0);
+	assert_int_equal(p.workload, GB_SCALING_WL_GEMM);
+	assert_int_equal(p.steps, 10);
+	assert_rel(p.step_tflop, 2.5, 0);
+	assert_true(gb_scaling_step_by_work(&p));
+	assert_int_equal(p.bucket_bytes, 4 * MiB);
+	assert_true(p.overlap);
+	assert_string_equal(gb_link_model_names[p.link], "pcie4-nop2p");
+	/* a repeated GPU is two workers on it, not an error */
+	assert_false(p.workers.all);
+	assert_int_equal(p.workers.n, 3);
+	assert_int_equal(p.workers.idx[0], 0);
+	assert_int_equal(p.workers.idx[1], 0);
+	assert_int_equal(p.workers.idx[2], 1);
+	assert_int_equal(gb_scaling_validate(&p, err, sizeof(err)), 0);
+}
+
+static void test_bad_options(void **state)
+{
+	static const char *const zero_grad[] = { "--grad-bytes", "0" };
+	static const char *const neg_step[] = { "--step-ms", "-1" };
+	static const char *const bad_wl[] = { "--workload", "resnet" };
+	static const char *const bad_link[] = { "--link", "infiniband" };
+	static const char *const one_step[] = { "--steps", "1" };
+	struct gb_scaling_params p;
+
+	(void)state;
+	assert_int_equal(parse(&p, zero_grad, 2), -1);
+	assert_int_equal(parse(&p, neg_step, 2), -1);
+	assert_int_equal(parse(&p, bad_wl, 2), -1);
+	assert_int_equal(parse(&p, bad_link, 2), -1);
+	/* a spread needs at least two steps */
+	assert_int_equal(parse(&p, one_step, 2), -1);
+}
+
+static void test_validate(void **state)
+{
+	static const char *const both[] = { "--step-ms", "50", "--step-tflop", "1" };
+	static const char *const many[] = { "--grad-bytes", "8G", "--bucket", "1M" };
+	static const char *const many_gemm[] = { "--workload", "gemm", "--grad-bytes", "8G",
+						 "--bucket", "1M" };
+	struct gb_scaling_params p;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&p, both, 4), 0);
+	assert_int_equal(gb_scaling_validate(&p, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--step-ms and --step-tflop"));
+	/* 8 GiB / 1 MiB = 8192 buckets: too many collective calls per step */
+	assert_int_equal(parse(&p, many, 4), 0);
+	assert_int_equal(gb_scaling_validate(&p, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "8192 buckets"));
+	/* gemm reduces nothing, so its buckets do not matter */
+	assert_int_equal(parse(&p, many_gemm, 6), 0);
+	assert_int_equal(gb_scaling_validate(&p, err, sizeof(err)), 0);
+}
+
+/* ---- GEMM sizing ---- */
+
+static void test_gemm_sizing(void **state)
+{
+	double f8k = 2.0 * 8192 * 8192 * 8192;
+
+	(void)state;
+	assert_rel(gb_scaling_gemm_flop(8192), f8k, 0);
+	/* 100 TFLOP / 1.0995 TFLOP = 90.95 -> 91 GEMMs */
+	assert_int_equal(gb_scaling_gemms_for_work(100e12, 8192), 91);
+	assert_int_equal(gb_scaling_gemms_for_work(10 * f8k, 8192), 10);
+	/* less than one GEMM of work is still one GEMM: a step is never empty */
+	assert_int_equal(gb_scaling_gemms_for_work(1e9, 8192), 1);
+	assert_int_equal(gb_scaling_gemms_for_work(1e30, 256), GB_SCALING_MAX_GEMMS);
+	assert_int_equal(gb_scaling_gemms_for_work(0, 8192), 0);
+	assert_int_equal(gb_scaling_gemms_for_work(NAN, 8192), 0);
+	assert_int_equal(gb_scaling_gemms_for_work(1e12, 0), 0);
+	/* 100 ms at 1.6 ms per GEMM: 62.5 -> 63 */
+	assert_int_equal(gb_scaling_gemms_for_time(0.1, 0.0016), 63);
+	assert_int_equal(gb_scaling_gemms_for_time(0.1, 0.3), 1);
+	assert_int_equal(gb_scaling_gemms_for_time(0.1, 0), 0);
+	assert_int_equal(gb_scaling_gemms_for_time(-1, 0.001), 0);
+	assert_int_equal(gb_scaling_gemms_for_time(INFINITY, 0.001), 0);
+}
+
+/* ---- the step plan ---- */
+
+/* Every bucket is contiguous, they cover the gradients, and differ by at most one element. */
+static void assert_buckets_cover(const struct gb_scaling_plan *p)
+{
+	uint64_t next = 0, lo = UINT64_MAX, hi = 0;
+
+	for (int i = 0; i < p->n_buckets; i++) {
+		uint64_t first, count;
+
+		gb_scaling_bucket(p, i, &first, &count);
+		assert_int_equal(first, next);
+		assert_true(count > 0);
+		next += count;
+		lo = count < lo ? count : lo;
+		hi = count > hi ? count : hi;
+	}
+	assert_int_equal(next, p->grad_elems);
+	if (p->n_buckets)
+		assert_true(hi - lo <= 1);
+	assert_int_equal(gb_scaling_bucket_max_bytes(p), hi * GB_SCALING_GRAD_ELEM_BYTES);
+}
+
+static void assert_slices_cover(const struct gb_scaling_plan *p)
+{
+	uint64_t next = 0;
+
+	for (int i = 0; i < p->n_slices; i++) {
+		uint64_t first, count;
+
+		gb_scaling_slice(p, i, &first, &count);
+		assert_int_equal(first, next);
+		next += count;
+	}
+	assert_int_equal(next, p->gemms);
+}
+
+static void test_plan_default(void **state)
+{
+	struct gb_scaling_plan p;
+	struct gb_scaling_in in;
+	struct gb_scaling_out out;
+	uint64_t first, count;
+
+	(void)state;
+	assert_int_equal(gb_scaling_plan_make(256 * MiB, 25 * MiB, 63, false, &p), 0);
+	/* 256 MiB / 25 MiB = 10.24 -> 11 buckets of 256/11 MiB */
+	assert_int_equal(p.n_buckets, 11);
+	assert_int_equal(p.grad_bytes, 256 * MiB);
+	assert_int_equal(p.grad_elems, 64 * MiB);
+	assert_int_equal(p.n_slices, 1);
+	assert_false(p.overlap);
+	assert_buckets_cover(&p);
+	assert_slices_cover(&p);
+	gb_scaling_slice(&p, 0, &first, &count);
+	assert_int_equal(count, 63);
+	/* the run and the model count the same buckets of the same size */
+	gb_scaling_in_init(&in);
+	in.n_gpus = 2;
+	in.t_compute_s = 0.1;
+	in.grad_bytes = (double)p.grad_bytes;
+	in.bucket_bytes = 25.0 * MiB;
+	in.link.busbw_bps = 24e9;
+	assert_int_equal(gb_scaling_predict(&in, &out), 0);
+	assert_int_equal(out.n_buckets, p.n_buckets);
+	assert_rel(out.bucket_bytes, (double)gb_scaling_bucket_max_bytes(&p), 1e-6);
+}
+
+static void test_plan_overlap(void **state)
+{
+	struct gb_scaling_plan p;
+	uint64_t first, count;
+	int empty = 0;
+
+	(void)state;
+	assert_int_equal(gb_scaling_plan_make(256 * MiB, 25 * MiB, 63, true, &p), 0);
+	assert_true(p.overlap);
+	assert_int_equal(p.n_slices, 11);
+	assert_slices_cover(&p);
+	/* 63 GEMMs in 11 slices: 8 of 6 and 3 of 5, larger first */
+	gb_scaling_slice(&p, 0, &first, &count);
+	assert_int_equal(count, 6);
+	gb_scaling_slice(&p, 10, &first, &count);
+	assert_int_equal(count, 5);
+	assert_int_equal(first, 58);
+	/* fewer GEMMs than buckets: some slices are empty, the compute is still all there */
+	assert_int_equal(gb_scaling_plan_make(256 * MiB, 25 * MiB, 4, true, &p), 0);
+	assert_slices_cover(&p);
+	for (int i = 0; i < p.n_slices; i++) {
+		gb_scaling_slice(&p, i, &first, &count);
+		empty += count == 0;
+	}
+	assert_int_equal(empty, 7);
+	/* out of range asks give nothing */
+	gb_scaling_slice(&p, 11, &first, &count);
+	assert_int_equal(count, 0);
+	gb_scaling_bucket(&p, -1, &first, &count);
+	assert_int_equal(count, 0);
+}
+
+static void test_plan_edges(void **state)
+{
+	struct gb_scaling_plan p;
+
+	(void)state;
+	/* the gemm workload: no gradients, one slice, overlap meaningless */
+	assert_int_equal(gb_scaling_plan_make(0, 25 * MiB, 10, true, &p), 0);
+	assert_int_equal(p.n_buckets, 0);
+	assert_int_equal(p.n_slices, 1);
+	assert_false(p.overlap);
+	assert_int_equal(gb_scaling_bucket_max_bytes(&p), 0);
+	assert_slices_cover(&p);
+	/* 5 bytes round up to two fp32 gradients */
+	assert_int_equal(gb_scaling_plan_make(5, 1024, 1, false, &p), 0);
+	assert_int_equal(p.grad_elems, 2);
+	assert_int_equal(p.grad_bytes, 8);
+	assert_int_equal(p.n_buckets, 1);
+	/* an exact multiple makes no extra bucket */
+	assert_int_equal(gb_scaling_plan_make(100 * MiB, 25 * MiB, 1, false, &p), 0);
+	assert_int_equal(p.n_buckets, 4);
+	assert_buckets_cover(&p);
+	/* uneven: 10 elements in 3 buckets of 16 bytes = 4, 3, 3 */
+	assert_int_equal(gb_scaling_plan_make(40, 16, 1, false, &p), 0);
+	assert_int_equal(p.n_buckets, 3);
+	assert_buckets_cover(&p);
+	/* refused: no compute, a bucket below one element, too many buckets */
+	assert_int_equal(gb_scaling_plan_make(1024, 1024, 0, false, &p), -1);
+	assert_int_equal(gb_scaling_plan_make(1024, 2, 1, false, &p), -1);
+	assert_int_equal(gb_scaling_plan_make(8192 * MiB, MiB, 1, false, &p), -1);
+	assert_int_equal(p.n_buckets, 0);
+}
+
+/* ---- workers ---- */
+
+static void test_devices(void **state)
+{
+	static const int dup[] = { 0, 0 }, mixed[] = { 0, 1, 1, 2 }, uniq[] = { 3, 1 };
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(gb_scaling_distinct(dup, 2), 1);
+	assert_true(gb_scaling_has_repeat(dup, 2));
+	assert_false(gb_scaling_has_repeat(dup, 1));
+	assert_int_equal(gb_scaling_distinct(mixed, 4), 3);
+	assert_false(gb_scaling_has_repeat(mixed, 2));
+	assert_true(gb_scaling_has_repeat(mixed, 3));
+	assert_false(gb_scaling_has_repeat(uniq, 2));
+	gb_scaling_devices_str(mixed, 4, buf, sizeof(buf));
+	assert_string_equal(buf, "0,1,1,2");
+	gb_scaling_devices_str(dup, 2, buf, 3);
+	assert_string_equal(buf, "0,");
+}
+
+static void add_pair(struct gb_run *run, int a, int b, int p2p)
+{
+	gb_run_add_link(run, a, b, "pcie_host_bridge")->p2p_access = p2p;
+	gb_run_add_link(run, b, a, "pcie_host_bridge")->p2p_access = p2p;
+}
+
+static void test_facts_from_run(void **state)
+{
+	static const char *const argv[] = { "scaling" };
+	static const int d01[] = { 0, 1 }, d012[] = { 0, 1, 2 }, d00[] = { 0, 0 }, d03[] = { 0, 3 };
+	struct gb_run run;
+
+	(void)state;
+	gb_run_init(&run, "scaling", 1, argv);
+	for (int i = 0; i < 3; i++) {
+		struct gb_device_info *d = gb_run_add_device(&run);
+
+		d->index = i;
+		d->nvlink_up = i == 2 ? 12 : 18;
+	}
+	add_pair(&run, 0, 1, 1);
+	add_pair(&run, 0, 2, 1);
+	add_pair(&run, 1, 2, 0);
+	assert_int_equal(gb_scaling_p2p_among(&run, d01, 2), 1);
+	/* one pair without P2P is enough for the all-reduce to go through host memory */
+	assert_int_equal(gb_scaling_p2p_among(&run, d012, 3), 0);
+	/* one GPU has no peer; an unrecorded pair is unknown */
+	assert_int_equal(gb_scaling_p2p_among(&run, d00, 2), -1);
+	assert_int_equal(gb_scaling_p2p_among(&run, d03, 2), -1);
+	assert_int_equal(gb_scaling_nvlinks_among(&run, d01, 2), 18);
+	assert_int_equal(gb_scaling_nvlinks_among(&run, d012, 3), 12);
+	assert_int_equal(gb_scaling_nvlinks_among(&run, d03, 2), -1);
+	run.devices[1].nvlink_up = -1;
+	assert_int_equal(gb_scaling_nvlinks_among(&run, d01, 2), -1);
+	gb_run_release(&run);
+}
+
+/* ---- measured numbers ---- */
+
+static void test_step_max(void **state)
+{
+	/* two workers, stride 4, three steps used */
+	static const double per[] = { 0.10, 0.30, 0.20, 9, 0.15, 0.25, 0.20, 9 };
+	double out[3];
+
+	(void)state;
+	gb_scaling_step_max(per, 2, 4, 3, out);
+	assert_rel(out[0], 0.15, 0);
+	assert_rel(out[1], 0.30, 0);
+	assert_rel(out[2], 0.20, 0);
+	gb_scaling_step_max(per, 1, 4, 3, out);
+	assert_rel(out[0], 0.10, 0);
+}
+
+static void test_speedups(void **state)
+{
+	static const double steps[] = { 0.105, 0.110, 0.100 };
+	double sp[3], eff[3], tf[3];
+	double work = 63 * gb_scaling_gemm_flop(8192);
+
+	(void)state;
+	assert_int_equal(gb_scaling_speedups(2, 0.1, work, steps, 3, sp, eff, tf), 0);
+	assert_rel(sp[0], 2 * 0.1 / 0.105, 1e-12);
+	assert_rel(sp[2], 2.0, 1e-12);
+	assert_rel(eff[1], 0.1 / 0.110, 1e-12);
+	/* weak scaling: two workers each did the whole step's work */
+	assert_rel(tf[0], 2 * work / 0.105 / 1e12, 1e-12);
+	/* N = 1 against itself */
+	assert_int_equal(gb_scaling_speedups(1, 0.1, work, steps + 2, 1, sp, NULL, NULL), 0);
+	assert_rel(sp[0], 1.0, 1e-12);
+	assert_int_equal(gb_scaling_speedups(0, 0.1, work, steps, 3, sp, eff, tf), -1);
+	assert_int_equal(gb_scaling_speedups(2, 0, work, steps, 3, sp, eff, tf), -1);
+	assert_int_equal(gb_scaling_speedups(2, 0.1, NAN, steps, 3, sp, eff, tf), -1);
+	{
+		static const double bad[] = { 0.1, 0 };
+
+		assert_int_equal(gb_scaling_speedups(2, 0.1, work, bad, 2, sp, eff, tf), -1);
+	}
+}
+
+/* ---- pricing the all-reduce ---- */
+
+static void test_sweep_sizes(void **state)
+{
+	uint64_t s[GB_SCALING_SWEEP_MAX];
+	size_t n;
+	struct gb_scaling_plan p;
+
+	(void)state;
+	/* 256 MiB in 11 buckets of up to 6100806 fp32: 64K 256K 1M 4M 16M, then the bucket */
+	assert_int_equal(gb_scaling_plan_make(256 * MiB, 25 * MiB, 1, false, &p), 0);
+	assert_int_equal(gb_scaling_bucket_max_bytes(&p), 6100806 * 4ULL);
+	n = gb_scaling_sweep_sizes(gb_scaling_bucket_max_bytes(&p), s, GB_SCALING_SWEEP_MAX);
+	assert_int_equal(n, 6);
+	assert_int_equal(s[0], 64 * KiB);
+	assert_int_equal(s[4], 16 * MiB);
+	assert_int_equal(s[5], 6100806 * 4ULL);
+	/* a tiny bucket still gives a line through two points */
+	n = gb_scaling_sweep_sizes(4096, s, GB_SCALING_SWEEP_MAX);
+	assert_int_equal(n, 3);
+	assert_int_equal(s[2], MiB);
+	/* sizes are whole fp32 elements */
+	n = gb_scaling_sweep_sizes(2 * MiB + 2, s, GB_SCALING_SWEEP_MAX);
+	assert_int_equal(s[n - 1] % 4, 0);
+	assert_true(s[n - 1] >= 2 * MiB + 2);
+	/* a short output keeps the largest size last */
+	n = gb_scaling_sweep_sizes(1024 * MiB, s, 3);
+	assert_int_equal(n, 3);
+	assert_int_equal(s[2], 1024 * MiB);
+}
+
+static void test_link_from_sweep(void **state)
+{
+	double bytes[6], secs[6];
+	struct gb_alpha_beta fit;
+	struct gb_ar_link link;
+
+	(void)state;
+	/* t = 20 us + S / 100 GB/s (algbw) */
+	for (int i = 0; i < 6; i++) {
+		bytes[i] = 65536.0 * pow(4, i);
+		secs[i] = 20e-6 + bytes[i] / 100e9;
+	}
+	assert_int_equal(gb_scaling_link_from_sweep(bytes, secs, 6, 2, &fit, &link), 0);
+	assert_rel(fit.alpha_s, 20e-6, 1e-6);
+	assert_rel(fit.beta_bps, 100e9, 1e-6);
+	/* 2 GPUs: 2 ring steps share the per-call alpha; busbw = algbw x 2(N-1)/N = algbw */
+	assert_rel(link.alpha_s, 10e-6, 1e-6);
+	assert_rel(link.busbw_bps, 100e9, 1e-6);
+	/* 4 GPUs: 6 steps, busbw = algbw x 1.5 */
+	assert_int_equal(gb_scaling_link_from_sweep(bytes, secs, 6, 4, NULL, &link), 0);
+	assert_rel(link.alpha_s, 20e-6 / 6, 1e-6);
+	assert_rel(link.busbw_bps, 150e9, 1e-6);
+	/* one rank has no link; one size has no line */
+	assert_int_equal(gb_scaling_link_from_sweep(bytes, secs, 6, 1, &fit, &link), -1);
+	assert_int_equal(gb_scaling_link_from_sweep(bytes, secs, 1, 2, &fit, &link), -1);
+	assert_rel(link.busbw_bps, 0, 0);
+}
+
+/* ---- the model and the judgement ---- */
+
+static struct gb_scaling_plan ddp_plan(void)
+{
+	struct gb_scaling_plan p;
+
+	assert_int_equal(gb_scaling_plan_make(256 * MiB, 25 * MiB, 63, false, &p), 0);
+	return p;
+}
+
+static void test_model_in(void **state)
+{
+	struct gb_scaling_plan p = ddp_plan(), g;
+	struct gb_ar_link link = { 5.7e-6, 25.2e9 };
+	struct gb_scaling_in in;
+	struct gb_scaling_out out;
+
+	(void)state;
+	gb_scaling_model_in(2, 0.1, &p, 25 * MiB, &link, &in);
+	assert_int_equal(in.n_gpus, 2);
+	assert_rel(in.t_compute_s, 0.1, 0);
+	assert_rel(in.grad_bytes, 256.0 * MiB, 0);
+	assert_rel(in.delta, GB_SCALING_DELTA_DEFAULT, 0);
+	assert_rel(in.link.busbw_bps, 25.2e9, 0);
+	assert_int_equal(gb_scaling_predict(&in, &out), 0);
+	assert_true(out.speedup_no_overlap < out.speedup_perfect);
+	/* compute only: no link, no delta, so both bounds are the ideal N */
+	assert_int_equal(gb_scaling_plan_make(0, 25 * MiB, 63, false, &g), 0);
+	gb_scaling_model_in(4, 0.1, &g, 25 * MiB, NULL, &in);
+	assert_rel(in.delta, 0, 0);
+	assert_int_equal(gb_scaling_predict(&in, &out), 0);
+	assert_rel(out.speedup_no_overlap, 4, 1e-12);
+	assert_rel(out.speedup_perfect, 4, 1e-12);
+}
+
+static void predict_pcie(struct gb_scaling_in *in, struct gb_scaling_out *out)
+{
+	struct gb_scaling_plan p = ddp_plan();
+	struct gb_ar_link link;
+
+	assert_int_equal(gb_link_nominal(gb_link_model_by_name("pcie4"), 0, &link), 0);
+	gb_scaling_model_in(2, 0.1, &p, 25 * MiB, &link, in);
+	assert_int_equal(gb_scaling_predict(in, out), 0);
+}
+
+static void test_judge_inside(void **state)
+{
+	struct gb_scaling_in in;
+	struct gb_scaling_out out;
+	struct gb_scaling_facts f;
+	struct gb_scaling_judgement j;
+	double mid;
+
+	(void)state;
+	predict_pcie(&in, &out);
+	mid = (out.speedup_no_overlap + out.speedup_perfect) / 2;
+	gb_scaling_facts_init(&f);
+	f.p2p_access = 1;
+	gb_scaling_judge(&in, &out, mid, &f, false, &j);
+	assert_int_equal(j.place, GB_PLACE_INSIDE);
+	assert_int_equal(j.status, GB_STATUS_PASSED);
+	assert_int_equal(j.severity, GB_SEV_INFO);
+	assert_non_null(strstr(j.message, "within the predicted range"));
+}
+
+static void test_judge_below_p2p_off(void **state)
+{
+	struct gb_scaling_in in;
+	struct gb_scaling_out out;
+	struct gb_scaling_facts f;
+	struct gb_scaling_judgement j;
+
+	(void)state;
+	predict_pcie(&in, &out);
+	/* priced as PCIe with P2P, measured on GPUs without it: the example */
+	gb_scaling_facts_init(&f);
+	f.p2p_access = 0;
+	f.link_measured = false;
+	f.link_host_staged = false;
+	gb_scaling_judge(&in, &out, 0.8 * out.speedup_no_overlap, &f, false, &j);
+	assert_int_equal(j.place, GB_PLACE_BELOW);
+	assert_int_equal(j.status, GB_STATUS_WARNING);
+	assert_int_equal(j.severity, GB_SEV_WARNING);
+	assert_non_null(strstr(j.message, "below the no-overlap bound"));
+	assert_non_null(strstr(j.message, "P2P is off, the all-reduce goes through host memory"));
+	/* priced from a measurement on these GPUs: the path is in the price, look elsewhere */
+	f.link_measured = true;
+	f.link_host_staged = true;
+	gb_scaling_judge(&in, &out, 0.8 * out.speedup_no_overlap, &f, false, &j);
+	assert_int_equal(j.status, GB_STATUS_WARNING);
+	assert_null(strstr(j.message, "P2P is off"));
+}
+
+static void test_judge_above(void **state)
+{
+	struct gb_scaling_in in;
+	struct gb_scaling_out out;
+	struct gb_scaling_judgement j;
+
+	(void)state;
+	predict_pcie(&in, &out);
+	gb_scaling_judge(&in, &out, out.speedup_perfect * 1.05, NULL, false, &j);
+	assert_int_equal(j.place, GB_PLACE_ABOVE);
+	assert_int_equal(j.status, GB_STATUS_WARNING);
+	assert_non_null(strstr(j.message, "faster than the model allows: check the measurement"));
+	/* within the 1 % tolerance of a bound is on it */
+	gb_scaling_judge(&in, &out, out.speedup_perfect * 1.005, NULL, false, &j);
+	assert_int_equal(j.status, GB_STATUS_PASSED);
+	gb_scaling_judge(&in, &out, NAN, NULL, false, &j);
+	assert_int_equal(j.place, GB_PLACE_INVALID);
+	assert_int_equal(j.status, GB_STATUS_WARNING);
+}
+
+static void test_judge_compute_only(void **state)
+{
+	struct gb_scaling_plan g;
+	struct gb_scaling_in in;
+	struct gb_scaling_out out;
+	struct gb_scaling_judgement j;
+
+	(void)state;
+	assert_int_equal(gb_scaling_plan_make(0, 25 * MiB, 63, false, &g), 0);
+	gb_scaling_model_in(2, 0.1, &g, 25 * MiB, NULL, &in);
+	assert_int_equal(gb_scaling_predict(&in, &out), 0);
+	gb_scaling_judge(&in, &out, 1.97, NULL, true, &j);
+	assert_int_equal(j.status, GB_STATUS_PASSED);
+	assert_non_null(strstr(j.message, "compute-bound ideal 2×"));
+	gb_scaling_judge(&in, &out, 1.85, NULL, true, &j);
+	assert_int_equal(j.place, GB_PLACE_BELOW);
+	assert_int_equal(j.status, GB_STATUS_WARNING);
+	assert_non_null(strstr(j.message, "straggler"));
+	gb_scaling_judge(&in, &out, 2.1, NULL, true, &j);
+	assert_int_equal(j.place, GB_PLACE_ABOVE);
+	assert_non_null(strstr(j.message, "check the measurement"));
+}
+
+static void test_judge_contention(void **state)
+{
+	struct gb_scaling_judgement j;
+
+	(void)state;
+	gb_scaling_judge_contention(2, 1, "0,0", 0.98, true, &j);
+	assert_int_equal(j.status, GB_STATUS_PASSED);
+	assert_int_equal(j.severity, GB_SEV_INFO);
+	assert_non_null(strstr(j.message, "contention"));
+	assert_non_null(strstr(j.message, "2 workers share 1 GPU (devices 0,0)"));
+	assert_non_null(strstr(j.message, "device-local copy"));
+	gb_scaling_judge_contention(2, 1, "0,0", 0.98, false, &j);
+	assert_null(strstr(j.message, "device-local copy"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_parse_options),
+		cmocka_unit_test(test_bad_options),
+		cmocka_unit_test(test_validate),
+		cmocka_unit_test(test_gemm_sizing),
+		cmocka_unit_test(test_plan_default),
+		cmocka_unit_test(test_plan_overlap),
+		cmocka_unit_test(test_plan_edges),
+		cmocka_unit_test(test_devices),
+		cmocka_unit_test(test_facts_from_run),
+		cmocka_unit_test(test_step_max),
+		cmocka_unit_test(test_speedups),
+		cmocka_unit_test(test_sweep_sizes),
+		cmocka_unit_test(test_link_from_sweep),
+		cmocka_unit_test(test_model_in),
+		cmocka_unit_test(test_judge_inside),
+		cmocka_unit_test(test_judge_below_p2p_off),
+		cmocka_unit_test(test_judge_above),
+		cmocka_unit_test(test_judge_compute_only),
+		cmocka_unit_test(test_judge_contention),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
