@@ -24,6 +24,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 
 #include <nvml.h>
@@ -390,22 +391,38 @@ static void scan_devices(void)
 			cache_add(h, bus_id);
 }
 
-struct gb_nvml_device *gb_nvml_device_by_pci(const char *pci_bus_id)
+/*
+ * Benchmarks read NVML from a sampler thread while their own thread reads
+ * links (bandwidth under load): NVML itself is thread-safe, the cache is
+ * not. Entries are only ever appended, so a handle found stays valid.
+ */
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct gb_nvml_device *device_by_pci_locked(const char *want)
 {
-	char want[GB_BUS_ID_LEN];
-	struct gb_nvml_device *d;
+	struct gb_nvml_device *d = cache_find(want);
 	nvmlDevice_t h;
 
-	if (!nvml.lib || !pci_bus_id || !*pci_bus_id)
-		return NULL;
-	pci_normalise(pci_bus_id, want, sizeof(want));
-	d = cache_find(want);
 	if (d)
 		return d;
 	if (NV(nvmlDeviceGetHandleByPciBusId_v2, want, &h) == NVML_SUCCESS)
 		return cache_add(h, want);
 	scan_devices();
 	return cache_find(want);
+}
+
+struct gb_nvml_device *gb_nvml_device_by_pci(const char *pci_bus_id)
+{
+	char want[GB_BUS_ID_LEN];
+	struct gb_nvml_device *d;
+
+	if (!nvml.lib || !pci_bus_id || !*pci_bus_id)
+		return NULL;
+	pci_normalise(pci_bus_id, want, sizeof(want));
+	pthread_mutex_lock(&cache_lock);
+	d = device_by_pci_locked(want);
+	pthread_mutex_unlock(&cache_lock);
+	return d;
 }
 
 /* ---- static device facts ---- */

@@ -110,7 +110,7 @@ static int parse_mask(const cJSON *v, uint64_t *mask, char *err, size_t len)
 			if (cJSON_IsString(e) && !strcmp(e->valuestring, reason_bits[i].name))
 				break;
 		if (i == ARRAY_LEN(reason_bits)) {
-			snprintf(err, len, "unknown clock-event reason '%s' in 'throttle_mask'",
+			snprintf(err, len, "unknown clock-event reason '%.64s' in 'throttle_mask'",
 				 cJSON_IsString(e) ? e->valuestring : "(not a string)");
 			return -1;
 		}
@@ -167,7 +167,7 @@ int gb_stress_thresholds_parse(const char *json, struct gb_stress_thresholds *th
 			if (!strcmp(item->string, th_fields[f].name))
 				break;
 		if (f == ARRAY_LEN(th_fields)) {
-			snprintf(err, len, "unknown threshold '%s'", item->string);
+			snprintf(err, len, "unknown threshold '%.64s'", item->string);
 			goto out;
 		}
 		if (set_field(th, f, item, err, len))
@@ -175,6 +175,9 @@ int gb_stress_thresholds_parse(const char *json, struct gb_stress_thresholds *th
 	}
 	rc = 0;
 out:
+	/* keys and names come from the file: keep the one error line one line */
+	if (rc && err && len)
+		gb_str_printable(err);
 	cJSON_Delete(root);
 	return rc;
 }

@@ -6,6 +6,8 @@
 #   keeping their reports.
 #
 # usage: scripts/gpu-selftest.sh [OUTDIR]     (default: selftest-out/)
+# On a machine that cannot install packages, run scripts/carry-deps.sh where
+# you can and bring the .carry folder along; this script uses it.
 # Reports land in OUTDIR as <date>-<gpu>-info.json and <date>-<gpu>-run.json,
 # ready to commit under docs/results/. Never changes GPU settings.
 set -uo pipefail
@@ -18,9 +20,48 @@ log="$out/selftest.log"
 say() { printf 'gpu-selftest: %s\n' "$*" | tee -a "$log" >&2; }
 status=0
 
+# A GPU machine that cannot install packages: use what scripts/carry-deps.sh
+# put in .carry (cJSON, cmocka, nvml.h, jsonschema wheels), and the CUDA
+# libraries and NCCL that Python packages hold (nvidia-cublas, nvidia-nccl-cu13).
+extra=()
+if [ -d "$root/.carry" ]; then
+	say "using .carry"
+	extra+=(-DCMAKE_PREFIX_PATH="$root/.carry/root/usr" -DNVML_INCLUDE_DIR="$root/.carry/nvml")
+	if ls "$root"/.carry/whl/*.whl >/dev/null 2>&1 && ! python3 -c 'import jsonschema' 2>/dev/null; then
+		python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
+			--target /tmp/gpubench-site "$root"/.carry/whl/*.whl >>"$log" 2>&1
+		export PYTHONPATH=/tmp/gpubench-site${PYTHONPATH:+:$PYTHONPATH}
+	fi
+fi
+pylibs=$(python3 - <<'PY' 2>/dev/null || true
+import glob, os, site, sys
+dirs = set()
+for base in site.getsitepackages() + [site.getusersitepackages()]:
+    for name in ("libcublasLt.so.13", "libnccl.so.2"):
+        for hit in glob.glob(os.path.join(base, "nvidia", "**", name), recursive=True):
+            dirs.add(os.path.dirname(hit))
+print(":".join(sorted(dirs)))
+PY
+)
+if [ -n "$pylibs" ]; then
+	export LD_LIBRARY_PATH=$pylibs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	say "CUDA libraries from Python packages: $pylibs"
+fi
+ncclinc=$(python3 - <<'PY' 2>/dev/null || true
+import glob, os, site
+for base in site.getsitepackages():
+    hits = glob.glob(os.path.join(base, "nvidia", "**", "include", "nccl.h"), recursive=True)
+    if hits:
+        print(os.path.dirname(hits[0]))
+        break
+PY
+)
+[ -n "$ncclinc" ] && [ ! -f /usr/local/cuda/include/nccl.h ] && extra+=(-DNCCL_INCLUDE_DIR="$ncclinc")
+
 say "building in $build"
 if [ ! -f "$build/build.ninja" ]; then
-	cmake -S "$root" -B "$build" -G Ninja ${CMAKE_FLAGS:-} >>"$log" 2>&1 || { say "configure failed"; exit 1; }
+	cmake -S "$root" -B "$build" -G Ninja "${extra[@]}" ${CMAKE_FLAGS:-} >>"$log" 2>&1 ||
+		{ say "configure failed (see $log)"; tail -n 20 "$log" >&2; exit 1; }
 fi
 cmake --build "$build" -j "$(nproc)" >>"$log" 2>&1 || { say "build failed (see $log)"; exit 1; }
 

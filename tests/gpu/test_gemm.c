@@ -24,6 +24,7 @@
 #include "bench/bench.h"
 #include "bench/gemm_math.h"
 #include "bench/gpu.h"
+#include "bench/lt_matmul.h"
 #include "bench/nvml.h"
 #include "cmd/cli.h"
 #include "gpu_test.h"
@@ -214,9 +215,43 @@ static void test_search(void **state)
 	fixture_close(&f);
 }
 
+/* the compute and scale types, and alpha = 1 in the scale type, that cuBLASLt is given */
+static void test_lt_precision_table(void **state)
+{
+	struct gb_lt_precision lp;
+
+	(void)state;
+	gb_lt_precision(GB_PREC_FP64, &lp);
+	assert_int_equal(lp.compute, CUBLAS_COMPUTE_64F);
+	assert_int_equal(lp.scale, CUDA_R_64F);
+	assert_true(lp.alpha.f64 == 1.0 && lp.beta.f64 == 0.0);
+	gb_lt_precision(GB_PREC_FP32, &lp);
+	assert_int_equal(lp.compute, CUBLAS_COMPUTE_32F);  /* never TF32 */
+	assert_int_equal(lp.scale, CUDA_R_32F);
+	assert_true(lp.alpha.f32 == 1.0f && lp.beta.f32 == 0.0f);
+	gb_lt_precision(GB_PREC_TF32, &lp);
+	assert_int_equal(lp.compute, CUBLAS_COMPUTE_32F_FAST_TF32);
+	gb_lt_precision(GB_PREC_FP16_ACC16, &lp);
+	assert_int_equal(lp.compute, CUBLAS_COMPUTE_16F);
+	assert_int_equal(lp.scale, CUDA_R_16F);
+	assert_int_equal(lp.alpha.f16, 0x3C00);
+	assert_int_equal(lp.beta.f16, 0);
+	gb_lt_precision(GB_PREC_INT8, &lp);
+	assert_int_equal(lp.compute, CUBLAS_COMPUTE_32I);
+	assert_int_equal(lp.scale, CUDA_R_32I);
+	assert_int_equal(lp.alpha.i32, 1);
+	gb_lt_precision(GB_PREC_FP8, &lp);
+	assert_int_equal(lp.compute, CUBLAS_COMPUTE_32F);
+	assert_int_equal(lp.scale, CUDA_R_32F);
+	assert_int_equal(gb_lt_cuda_type(GB_DT_E4M3), CUDA_R_8F_E4M3);
+	assert_int_equal(gb_lt_cuda_type(GB_DT_I32), CUDA_R_32I);
+	assert_int_equal(gb_lt_cuda_type(gb_gemm_output_type(GB_PREC_FP8)), CUDA_R_16BF);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lt_precision_table),
 		cmocka_unit_test(test_odd_sizes_every_precision),
 		cmocka_unit_test(test_large_default_set),
 		cmocka_unit_test(test_injected_fault_caught),
