@@ -1105,7 +1105,7 @@ static int run_device(struct bw *b, size_t k)
 	dev_state_init(&st, dev);
 	if (b->sampler)
 		gb_sampler_mark(b->sampler);
-	st.info = gb_copy_find_device(b->ctx->run, dev);
+	st.info = gb_run_find_device(b->ctx->run, dev);
 	set_theory(&st);
 	rc = dev_open(b, &st);
 	for (int mem = 0; mem < GB_MEM_DEVICE && rc == 0 && host_tests; mem++)

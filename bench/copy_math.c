@@ -355,22 +355,6 @@ const char *gb_p2p_topology_label(const char *type, int nvlink_count, char *buf,
 	return buf;
 }
 
-const struct gb_device_info *gb_copy_find_device(const struct gb_run *run, int dev)
-{
-	for (size_t i = 0; run && i < run->n_devices; i++)
-		if (run->devices[i].index == dev)
-			return &run->devices[i];
-	return NULL;
-}
-
-const struct gb_link *gb_copy_find_link(const struct gb_run *run, int a, int b)
-{
-	for (size_t i = 0; run && i < run->n_links; i++)
-		if (run->links[i].a == a && run->links[i].b == b)
-			return &run->links[i];
-	return NULL;
-}
-
 struct cJSON *gb_matrix_json(const double *m, size_t rows, size_t cols)
 {
 	cJSON *arr = cJSON_CreateArray();

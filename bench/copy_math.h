@@ -217,17 +217,6 @@ enum gb_p2p_data gb_p2p_data_verdict(int p2p_access, bool peer_path, long long m
  */
 const char *gb_p2p_topology_label(const char *type, int nvlink_count, char *buf, size_t len);
 
-/* ---- the run's device records ---- */
-
-struct gb_run;
-struct gb_device_info;
-struct gb_link;
-
-/* The device record of CUDA index dev in run, NULL if none. */
-const struct gb_device_info *gb_copy_find_device(const struct gb_run *run, int dev);
-/* The topology record of the ordered pair (a, b) in run, NULL if none. */
-const struct gb_link *gb_copy_find_link(const struct gb_run *run, int a, int b);
-
 /* ---- report matrices ---- */
 
 /* rows x cols row-major doubles as a JSON array of arrays; NAN (or Inf) becomes null. */

@@ -287,14 +287,6 @@ struct gemm_state {
 	cJSON *runs;                     /* extra.runs */
 };
 
-static const struct gb_device_info *find_device(const struct gb_run *run, int dev)
-{
-	for (size_t i = 0; i < run->n_devices; i++)
-		if (run->devices[i].index == dev)
-			return &run->devices[i];
-	return NULL;
-}
-
 static void shape_str(char *buf, size_t len, const struct gb_gemm_shape *s)
 {
 	snprintf(buf, len, "%llux%llux%llu", (unsigned long long)s->m, (unsigned long long)s->n,
@@ -1670,7 +1662,7 @@ static void run_device(struct gb_ctx *ctx, const struct gemm_params *p,
 	uint32_t mask = 0, own[GB_GEMM_N_PRECS];
 	int rc = 0;
 
-	g.info = find_device(ctx->run, g.dev);
+	g.info = gb_run_find_device(ctx->run, g.dev);
 	if (!g.info) {
 		gb_bench_set_status(res, GB_STATUS_ERROR,
 				    "device %d is not among the run's devices", g.dev);

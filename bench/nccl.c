@@ -865,7 +865,7 @@ static double local_theory(const struct gb_ctx *ctx, char *basis, size_t len)
 	size_t n = ctx->n_devices < GB_DEVICE_LIST_MAX ? ctx->n_devices : GB_DEVICE_LIST_MAX;
 
 	for (size_t i = 0; i < n; i++) {
-		const struct gb_device_info *d = gb_copy_find_device(ctx->run, ctx->devices[i]);
+		const struct gb_device_info *d = gb_run_find_device(ctx->run, ctx->devices[i]);
 
 		r[i] = (struct gb_nccl_rank_link){ ctx->run->host.hostname, -1, -1, NAN };
 		if (d)

@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "copy_math.h"
+#include "report/json_util.h"
 #include "report/result.h"
 #include "report/stats.h"
 #include "report/theory.h"
@@ -311,7 +312,7 @@ bool gb_nccl_pairs_nvlink(const struct gb_run *run, const int *devs, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		for (size_t j = 0; j < n; j++) {
-			const struct gb_link *l = i == j ? NULL : gb_copy_find_link(run, devs[i], devs[j]);
+			const struct gb_link *l = i == j ? NULL : gb_run_find_link(run, devs[i], devs[j]);
 
 			if (i != j && (!l || !l->type || strcmp(l->type, "nvlink")))
 				return false;
@@ -344,14 +345,6 @@ void gb_nccl_row_bw(struct gb_nccl_row *r, int nranks)
 	r->busbw_gbps = r->algbw_gbps * factor;
 }
 
-static void add_num_or_null(cJSON *o, const char *key, double v)
-{
-	if (isfinite(v))
-		cJSON_AddNumberToObject(o, key, v);
-	else
-		cJSON_AddNullToObject(o, key);
-}
-
 cJSON *gb_nccl_row_to_json(const struct gb_nccl_row *r)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -362,12 +355,12 @@ cJSON *gb_nccl_row_to_json(const struct gb_nccl_row *r)
 	cJSON_AddNumberToObject(o, "count", (double)r->count);
 	cJSON_AddStringToObject(o, "type", gb_nccl_dtype_names[r->dtype]);
 	cJSON_AddStringToObject(o, "redop", r->redop >= 0 ? gb_nccl_redop_names[r->redop] : "none");
-	add_num_or_null(o, "root", r->root >= 0 ? (double)r->root : NAN);
-	add_num_or_null(o, "algbytes", r->algbytes);
-	add_num_or_null(o, "time_us", r->time_us);
-	add_num_or_null(o, "algbw", r->algbw_gbps);
-	add_num_or_null(o, "busbw", r->busbw_gbps);
-	add_num_or_null(o, "nwrong", r->nwrong >= 0 ? (double)r->nwrong : NAN);
+	gb_json_add_num(o, "root", r->root >= 0 ? (double)r->root : NAN);
+	gb_json_add_num(o, "algbytes", r->algbytes);
+	gb_json_add_num(o, "time_us", r->time_us);
+	gb_json_add_num(o, "algbw", r->algbw_gbps);
+	gb_json_add_num(o, "busbw", r->busbw_gbps);
+	gb_json_add_num(o, "nwrong", r->nwrong >= 0 ? (double)r->nwrong : NAN);
 	return o;
 }
 
@@ -646,7 +639,7 @@ static void fill_extra(struct gb_bench_result *res, const struct gb_nccl_row *ro
 	cJSON_AddNumberToObject(extra, "nranks", nranks);
 	for (size_t i = 0; i < n; i++)
 		cJSON_AddItemToArray(arr, gb_nccl_row_to_json(&rows[i]));
-	add_num_or_null(th, "busbw_gbps", theory_bps / 1e9);
+	gb_json_add_num(th, "busbw_gbps", theory_bps / 1e9);
 	if (basis)
 		cJSON_AddStringToObject(th, "basis", basis);
 	else

@@ -390,7 +390,7 @@ static double sample_value(const struct xfer *x, const double sec[2])
 static double peak_of(struct p2p *t, const struct xfer *x)
 {
 	const struct gb_device_info *ia = x->a->info, *ib = x->b->info;
-	const struct gb_link *l = gb_copy_find_link(t->ctx->run, x->a->dev, x->b->dev);
+	const struct gb_link *l = gb_run_find_link(t->ctx->run, x->a->dev, x->b->dev);
 	struct gb_copy_theory th = { NAN, NAN, NAN };
 	double pa = ia ? ia->peaks.pcie_bps : NAN, pb = ib ? ib->peaks.pcie_bps : NAN;
 	int gen = ia ? (ia->nvlink_gen > 0 ? ia->nvlink_gen
@@ -686,7 +686,7 @@ static void add_matrices(struct p2p *t, const char *single_reason)
 	for (size_t i = 0; i < t->n; i++) {
 		for (size_t j = 0; j < t->n; j++) {
 			const struct gb_link *l =
-				gb_copy_find_link(t->ctx->run, t->d[i].dev, t->d[j].dev);
+				gb_run_find_link(t->ctx->run, t->d[i].dev, t->d[j].dev);
 
 			topo[i * t->n + j] = labels[i * t->n + j];
 			if (i == j)
@@ -767,7 +767,7 @@ static int alloc_state(struct p2p *t)
 	t->notes = cJSON_CreateArray();
 	for (size_t i = 0; i < t->n; i++) {
 		t->d[i].dev = t->ctx->devices[i];
-		t->d[i].info = gb_copy_find_device(t->ctx->run, t->d[i].dev);
+		t->d[i].info = gb_run_find_device(t->ctx->run, t->d[i].dev);
 	}
 	/* on a GPU of the run: a mapped allocation opens a context on the current one */
 	GB_CUDA_GOTO(res, gb_ce_flag_alloc(&t->flag, t->d[0].dev), out);

@@ -1329,14 +1329,6 @@ static void record_sizing(const struct sc *s)
 
 /* ---- the benchmark ---- */
 
-static const struct gb_device_info *find_device(const struct gb_run *run, int dev)
-{
-	for (size_t i = 0; i < run->n_devices; i++)
-		if (run->devices[i].index == dev)
-			return &run->devices[i];
-	return NULL;
-}
-
 /* The worker list: --devices of this command (repeats allowed), else the run's devices. */
 static int resolve_workers(struct sc *s)
 {
@@ -1351,7 +1343,7 @@ static int resolve_workers(struct sc *s)
 	}
 	for (size_t i = 0; i < n; i++) {
 		/* cmd/ resolves the common --devices; this list it may not know about */
-		if (!find_device(s->ctx->run, src[i])) {
+		if (!gb_run_find_device(s->ctx->run, src[i])) {
 			gb_bench_set_status(s->res, GB_STATUS_ERROR,
 					    "device index %d is beyond the last GPU (found %zu)",
 					    src[i], s->ctx->run->n_devices);
@@ -1375,7 +1367,7 @@ static void choose_precision(struct sc *s)
 {
 	s->bf16 = true;
 	for (size_t i = 0; i < s->n_workers; i++) {
-		const struct gb_device_info *d = find_device(s->ctx->run, s->dev[i]);
+		const struct gb_device_info *d = gb_run_find_device(s->ctx->run, s->dev[i]);
 
 		if (d && d->cc_major >= 0 && d->cc_major < 8 && s->bf16) {
 			s->bf16 = false;

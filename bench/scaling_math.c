@@ -247,10 +247,9 @@ void gb_scaling_devices_str(const int *dev, size_t n, char *buf, size_t len)
 /* cudaDeviceCanAccessPeer a -> b as recorded, -1 if not */
 static int p2p_of(const struct gb_run *run, int a, int b)
 {
-	for (size_t i = 0; i < run->n_links; i++)
-		if (run->links[i].a == a && run->links[i].b == b)
-			return run->links[i].p2p_access;
-	return -1;
+	const struct gb_link *l = gb_run_find_link(run, a, b);
+
+	return l ? l->p2p_access : -1;
 }
 
 int gb_scaling_p2p_among(const struct gb_run *run, const int *dev, size_t n)

@@ -1812,14 +1812,6 @@ static void record_params(const struct stress_params *p, const struct shared *sh
 	}
 }
 
-static const struct gb_device_info *find_device(const struct gb_run *run, int dev)
-{
-	for (size_t i = 0; i < run->n_devices; i++)
-		if (run->devices[i].index == dev)
-			return &run->devices[i];
-	return NULL;
-}
-
 /* The common GEMM size: --size, or the largest that fits every GPU's total memory. */
 static int choose_size(struct shared *sh, struct gb_bench_result *res)
 {
@@ -1829,7 +1821,7 @@ static int choose_size(struct shared *sh, struct gb_bench_result *res)
 	char err[256];
 
 	for (size_t i = 0; !p->size && i < sh->ctx->n_devices; i++) {
-		const struct gb_device_info *d = find_device(sh->ctx->run, sh->ctx->devices[i]);
+		const struct gb_device_info *d = gb_run_find_device(sh->ctx->run, sh->ctx->devices[i]);
 		struct gb_stress_sizing sz;
 		size_t np = gb_stress_phases((enum gb_stress_prec)p->precision, !p->no_exact, n, n, n,
 					     ph, STRESS_MAX_PHASES);
@@ -1922,7 +1914,7 @@ static int start_workers(struct monitor *m, uint64_t throttle_mask)
 		w->sh = m->sh;
 		w->idx = i;
 		w->dev = m->sh->ctx->devices[i];
-		w->info = find_device(m->sh->ctx->run, w->dev);
+		w->info = gb_run_find_device(m->sh->ctx->run, w->dev);
 		pci[i] = w->info ? w->info->pci_bus_id : NULL;
 		gb_stress_obs_init(&m->obs[i], w->dev);
 		pthread_mutex_init(&w->lock, NULL);

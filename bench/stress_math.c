@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cmd/cli.h"
+#include "report/json_util.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -820,22 +821,6 @@ void gb_stress_forensic_format(const struct gb_stress_forensic *f, char *buf, si
 		 f->injected ? " (injected on purpose)" : "", where, what, tel[0] ? "; " : "", tel);
 }
 
-static void add_num(cJSON *o, const char *key, double v)
-{
-	if (isfinite(v))
-		cJSON_AddNumberToObject(o, key, v);
-	else
-		cJSON_AddNullToObject(o, key);
-}
-
-static void add_int_or_null(cJSON *o, const char *key, int64_t v)
-{
-	if (v >= 0)
-		cJSON_AddNumberToObject(o, key, (double)v);
-	else
-		cJSON_AddNullToObject(o, key);
-}
-
 static void add_bits(cJSON *o, const struct gb_stress_forensic *f)
 {
 	char hex[24];
@@ -870,12 +855,12 @@ static cJSON *tel_json(const struct gb_telemetry_sample *s)
 	cJSON *t = cJSON_CreateObject();
 	char reasons[160];
 
-	add_num(t, "t_s", s->t_s);
-	add_num(t, "temp_c", s->temp_c);
-	add_num(t, "power_w", s->power_w);
-	add_num(t, "sm_mhz", s->sm_mhz);
-	add_num(t, "mem_mhz", s->mem_mhz);
-	add_num(t, "util_pct", s->util_pct);
+	gb_json_add_num(t, "t_s", s->t_s);
+	gb_json_add_num(t, "temp_c", s->temp_c);
+	gb_json_add_num(t, "power_w", s->power_w);
+	gb_json_add_num(t, "sm_mhz", s->sm_mhz);
+	gb_json_add_num(t, "mem_mhz", s->mem_mhz);
+	gb_json_add_num(t, "util_pct", s->util_pct);
 	if (s->have_reasons) {
 		gb_nvml_reasons_str(s->clock_event_reasons, reasons, sizeof(reasons));
 		cJSON_AddStringToObject(t, "clock_event_reasons", reasons);
@@ -891,21 +876,21 @@ struct cJSON *gb_stress_forensic_json(const struct gb_stress_forensic *f)
 	char line[512];
 
 	cJSON_AddNumberToObject(o, "device", f->device);
-	add_num(o, "t_s", f->t_s);
+	gb_json_add_num(o, "t_s", f->t_s);
 	cJSON_AddStringToObject(o, "layer", f->layer);
 	cJSON_AddBoolToObject(o, "injected", f->injected);
 	cJSON_AddNumberToObject(o, "batch", (double)f->batch);
-	add_int_or_null(o, "slot", f->slot);
-	add_int_or_null(o, "row", f->row);
-	add_int_or_null(o, "col", f->col);
-	add_int_or_null(o, "offset", f->offset);
+	gb_json_add_int(o, "slot", f->slot);
+	gb_json_add_int(o, "row", f->row);
+	gb_json_add_int(o, "col", f->col);
+	gb_json_add_int(o, "offset", f->offset);
 	cJSON_AddStringToObject(o, "type", gb_dtype_name(f->type));
-	add_num(o, "expected", f->expected);
-	add_num(o, "got", f->got);
+	gb_json_add_num(o, "expected", f->expected);
+	gb_json_add_num(o, "got", f->got);
 	add_bits(o, f);
-	add_num(o, "sum_observed", f->sum_observed);
-	add_num(o, "sum_expected", f->sum_expected);
-	add_num(o, "sum_bound", f->sum_bound);
+	gb_json_add_num(o, "sum_observed", f->sum_observed);
+	gb_json_add_num(o, "sum_expected", f->sum_expected);
+	gb_json_add_num(o, "sum_bound", f->sum_bound);
 	if (f->have_tel)
 		cJSON_AddItemToObject(o, "telemetry", tel_json(&f->tel));
 	else

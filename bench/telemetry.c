@@ -89,10 +89,9 @@ static void window_add(struct window *w, const struct gb_telemetry_sample *s)
 
 static const char *pci_of(const struct gb_run *run, int dev)
 {
-	for (size_t i = 0; i < run->n_devices; i++)
-		if (run->devices[i].index == dev)
-			return run->devices[i].pci_bus_id;
-	return NULL;
+	const struct gb_device_info *d = gb_run_find_device(run, dev);
+
+	return d ? d->pci_bus_id : NULL;
 }
 
 static void sample_all(struct gb_sampler *s)

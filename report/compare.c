@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "cmd/cli.h"
+#include "json_util.h"
 #include "thresholds.h"
 
 static const char *const class_names[] = {
@@ -618,37 +619,18 @@ bool gb_compare_regressed(const struct gb_compare *c)
 /* ------------------------------------------------------------------------ */
 /* the compare document                                                     */
 
-static void add_num(cJSON *o, const char *key, double v)
-{
-	if (isfinite(v))
-		cJSON_AddNumberToObject(o, key, v);
-	else
-		cJSON_AddNullToObject(o, key);
-}
-
-static void add_str(cJSON *o, const char *key, const char *v)
-{
-	if (v)
-		cJSON_AddStringToObject(o, key, v);
-	else
-		cJSON_AddNullToObject(o, key);
-}
-
 static cJSON *side_json(const struct gb_cmp_side *s)
 {
 	cJSON *o = cJSON_CreateObject();
 
-	if (s->device >= 0)
-		cJSON_AddNumberToObject(o, "device", s->device);
-	else
-		cJSON_AddNullToObject(o, "device");
-	add_num(o, "value", s->value);
-	add_num(o, "stdev", s->stdev);
-	add_num(o, "efficiency", s->efficiency);
-	add_num(o, "power_w", s->power_w);
-	add_str(o, "power_source", s->power_source);
-	add_num(o, "per_watt", s->per_watt);
-	add_num(o, "per_dollar", s->per_dollar);
+	gb_json_add_int(o, "device", s->device);
+	gb_json_add_num(o, "value", s->value);
+	gb_json_add_num(o, "stdev", s->stdev);
+	gb_json_add_num(o, "efficiency", s->efficiency);
+	gb_json_add_num(o, "power_w", s->power_w);
+	gb_json_add_str(o, "power_source", s->power_source);
+	gb_json_add_num(o, "per_watt", s->per_watt);
+	gb_json_add_num(o, "per_dollar", s->per_dollar);
 	return o;
 }
 
@@ -660,14 +642,14 @@ static cJSON *row_json(const struct gb_compare *c, const struct gb_cmp_row *r)
 	cJSON_AddStringToObject(o, "metric", r->metric);
 	cJSON_AddStringToObject(o, "device_model", r->model);
 	cJSON_AddStringToObject(o, "params", r->params);
-	add_str(o, "unit", r->unit);
+	gb_json_add_str(o, "unit", r->unit);
 	cJSON_AddStringToObject(o, "better", gb_better_name(r->better));
 	cJSON_AddItemToObject(o, "a", side_json(&r->a));
 	cJSON_AddItemToObject(o, "b", side_json(&r->b));
-	add_num(o, "ratio", r->ratio);
-	add_num(o, "change_pct", r->change_pct);
-	add_num(o, "tolerance", r->tolerance);
-	add_num(o, "noise", r->noise);
+	gb_json_add_num(o, "ratio", r->ratio);
+	gb_json_add_num(o, "change_pct", r->change_pct);
+	gb_json_add_num(o, "tolerance", r->tolerance);
+	gb_json_add_num(o, "noise", r->noise);
 	cJSON_AddStringToObject(o, "class", gb_cmp_class_name(r->cls, c->different_models));
 	return o;
 }
@@ -676,10 +658,10 @@ static cJSON *input_json(const char *file, const char *host, const char *models,
 {
 	cJSON *o = cJSON_CreateObject();
 
-	add_str(o, "file", file);
-	add_str(o, "hostname", host);
-	add_str(o, "devices", models);
-	add_num(o, "price_per_gpu_hour", price);
+	gb_json_add_str(o, "file", file);
+	gb_json_add_str(o, "hostname", host);
+	gb_json_add_str(o, "devices", models);
+	gb_json_add_num(o, "price_per_gpu_hour", price);
 	return o;
 }
 

@@ -252,19 +252,17 @@ void gb_fmt_exact(char *buf, size_t len, double v)
 
 /* ---- lookups ---- */
 
-int gb_fmt_device_pos(const struct gb_run *run, int device)
-{
-	for (size_t i = 0; device >= 0 && i < run->n_devices; i++)
-		if (run->devices[i].index == device)
-			return (int)i;
-	return -1;
-}
-
+/* device < 0 is a metric of no device: never a record, whatever a loaded report holds */
 const struct gb_device_info *gb_fmt_device(const struct gb_run *run, int device)
 {
-	int pos = gb_fmt_device_pos(run, device);
+	return device < 0 ? NULL : gb_run_find_device(run, device);
+}
 
-	return pos < 0 ? NULL : &run->devices[pos];
+int gb_fmt_device_pos(const struct gb_run *run, int device)
+{
+	const struct gb_device_info *d = gb_fmt_device(run, device);
+
+	return d ? (int)(d - run->devices) : -1;
 }
 
 const char *gb_fmt_device_name(const struct gb_run *run, int device)

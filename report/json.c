@@ -21,32 +21,8 @@
 
 #include "bench/nvml.h"
 #include "formats.h"
+#include "json_util.h"
 #include "theory.h"
-
-static void add_num(cJSON *o, const char *key, double v)
-{
-	if (isfinite(v))
-		cJSON_AddNumberToObject(o, key, v);
-	else
-		cJSON_AddNullToObject(o, key);
-}
-
-/* ints where -1 means unknown */
-static void add_int(cJSON *o, const char *key, long long v)
-{
-	if (v >= 0)
-		cJSON_AddNumberToObject(o, key, (double)v);
-	else
-		cJSON_AddNullToObject(o, key);
-}
-
-static void add_str(cJSON *o, const char *key, const char *v)
-{
-	if (v)
-		cJSON_AddStringToObject(o, key, v);
-	else
-		cJSON_AddNullToObject(o, key);
-}
 
 static cJSON *num_array(const double *v, size_t n)
 {
@@ -72,13 +48,13 @@ static cJSON *tool_json(const struct gb_tool_info *t)
 	cJSON *bw = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(o, "name", "gpubench");
-	add_str(o, "version", t->version);
-	add_str(o, "git", t->git);
-	add_int(bw, "cuda", t->built_cuda);
-	add_int(bw, "cublas", t->built_cublas);
-	add_int(bw, "nccl", t->built_nccl);
-	add_str(bw, "mpi", t->built_mpi);
-	add_str(bw, "cuda_archs", t->cuda_archs);
+	gb_json_add_str(o, "version", t->version);
+	gb_json_add_str(o, "git", t->git);
+	gb_json_add_int(bw, "cuda", t->built_cuda);
+	gb_json_add_int(bw, "cublas", t->built_cublas);
+	gb_json_add_int(bw, "nccl", t->built_nccl);
+	gb_json_add_str(bw, "mpi", t->built_mpi);
+	gb_json_add_str(bw, "cuda_archs", t->cuda_archs);
 	cJSON_AddItemToObject(o, "built_with", bw);
 	return o;
 }
@@ -87,13 +63,13 @@ static cJSON *run_json(const struct gb_run *run)
 {
 	cJSON *o = cJSON_CreateObject();
 
-	add_str(o, "command", run->command);
+	gb_json_add_str(o, "command", run->command);
 	cJSON_AddItemToObject(o, "command_line", str_array(run->argv, (size_t)run->argc));
-	add_str(o, "started_at", run->started_at);
-	add_str(o, "finished_at", run->finished_at);
-	add_str(o, "hostname", run->host.hostname);
+	gb_json_add_str(o, "started_at", run->started_at);
+	gb_json_add_str(o, "finished_at", run->finished_at);
+	gb_json_add_str(o, "hostname", run->host.hostname);
 	cJSON_AddStringToObject(o, "status", gb_status_name(run->status));
-	add_str(o, "reason", run->reason);
+	gb_json_add_str(o, "reason", run->reason);
 	cJSON_AddNumberToObject(o, "exit_code", run->exit_code);
 	return o;
 }
@@ -102,13 +78,13 @@ static cJSON *host_json(const struct gb_host_info *h)
 {
 	cJSON *o = cJSON_CreateObject();
 
-	add_str(o, "hostname", h->hostname);
-	add_str(o, "os", h->os);
-	add_str(o, "kernel", h->kernel);
-	add_str(o, "cpu", h->cpu);
-	add_str(o, "driver_version", h->driver_version);
-	add_int(o, "cuda_driver_version", h->cuda_driver_version);
-	add_int(o, "cuda_runtime_version", h->cuda_runtime_version);
+	gb_json_add_str(o, "hostname", h->hostname);
+	gb_json_add_str(o, "os", h->os);
+	gb_json_add_str(o, "kernel", h->kernel);
+	gb_json_add_str(o, "cpu", h->cpu);
+	gb_json_add_str(o, "driver_version", h->driver_version);
+	gb_json_add_int(o, "cuda_driver_version", h->cuda_driver_version);
+	gb_json_add_int(o, "cuda_runtime_version", h->cuda_runtime_version);
 	return o;
 }
 
@@ -118,7 +94,7 @@ static cJSON *tflops_by_precision(const double *flops)
 	cJSON *o = cJSON_CreateObject();
 
 	for (int p = 0; p < GB_PREC_COUNT; p++)
-		add_num(o, gb_precision_name(p), isfinite(flops[p]) ? flops[p] / 1e12 : NAN);
+		gb_json_add_num(o, gb_precision_name(p), isfinite(flops[p]) ? flops[p] / 1e12 : NAN);
 	return o;
 }
 
@@ -128,11 +104,11 @@ static cJSON *peaks_json(const struct gb_peaks *pk)
 
 	cJSON_AddItemToObject(o, "tflops_spec", tflops_by_precision(pk->spec));
 	cJSON_AddItemToObject(o, "tflops_max_clock", tflops_by_precision(pk->max_clock));
-	add_num(o, "memory_bw_gbps_spec", pk->mem_bw_bps_spec / 1e9);
-	add_num(o, "memory_bw_gbps", pk->mem_bw_bps / 1e9);
-	add_num(o, "pcie_gbps_per_direction", pk->pcie_bps / 1e9);
-	add_num(o, "pcie_gbps_per_direction_current", pk->pcie_bps_current / 1e9);
-	add_num(o, "nvlink_gbps_per_direction", pk->nvlink_bps / 1e9);
+	gb_json_add_num(o, "memory_bw_gbps_spec", pk->mem_bw_bps_spec / 1e9);
+	gb_json_add_num(o, "memory_bw_gbps", pk->mem_bw_bps / 1e9);
+	gb_json_add_num(o, "pcie_gbps_per_direction", pk->pcie_bps / 1e9);
+	gb_json_add_num(o, "pcie_gbps_per_direction_current", pk->pcie_bps_current / 1e9);
+	gb_json_add_num(o, "nvlink_gbps_per_direction", pk->nvlink_bps / 1e9);
 	return o;
 }
 
@@ -144,34 +120,34 @@ static cJSON *device_json(const struct gb_device_info *d)
 	cJSON *nvlink = cJSON_CreateObject();
 	char cc[16];
 
-	add_int(o, "index", d->index);
-	add_str(o, "name", d->name);
-	add_str(o, "uuid", d->uuid);
-	add_str(o, "pci_bus_id", d->pci_bus_id);
-	add_str(o, "brand", d->brand);
-	add_str(o, "spec_key", d->spec_key);
+	gb_json_add_int(o, "index", d->index);
+	gb_json_add_str(o, "name", d->name);
+	gb_json_add_str(o, "uuid", d->uuid);
+	gb_json_add_str(o, "pci_bus_id", d->pci_bus_id);
+	gb_json_add_str(o, "brand", d->brand);
+	gb_json_add_str(o, "spec_key", d->spec_key);
 	snprintf(cc, sizeof(cc), "%d.%d", d->cc_major, d->cc_minor);
-	add_str(o, "cc", d->cc_major >= 0 ? cc : NULL);
-	add_int(o, "sm_count", d->sm_count);
-	add_num(o, "memory_bytes", d->memory_bytes);
-	add_num(o, "l2_bytes", d->l2_bytes);
-	add_num(clocks, "max_sm_mhz", d->max_sm_mhz);
-	add_num(clocks, "max_mem_mhz", d->max_mem_mhz);
+	gb_json_add_str(o, "cc", d->cc_major >= 0 ? cc : NULL);
+	gb_json_add_int(o, "sm_count", d->sm_count);
+	gb_json_add_num(o, "memory_bytes", d->memory_bytes);
+	gb_json_add_num(o, "l2_bytes", d->l2_bytes);
+	gb_json_add_num(clocks, "max_sm_mhz", d->max_sm_mhz);
+	gb_json_add_num(clocks, "max_mem_mhz", d->max_mem_mhz);
 	cJSON_AddItemToObject(o, "clocks", clocks);
-	add_int(o, "memory_bus_bits", d->mem_bus_bits);
-	add_int(pcie, "gen", d->pcie_gen);
-	add_int(pcie, "width", d->pcie_width);
-	add_int(pcie, "max_gen", d->pcie_max_gen);
-	add_int(pcie, "max_width", d->pcie_max_width);
+	gb_json_add_int(o, "memory_bus_bits", d->mem_bus_bits);
+	gb_json_add_int(pcie, "gen", d->pcie_gen);
+	gb_json_add_int(pcie, "width", d->pcie_width);
+	gb_json_add_int(pcie, "max_gen", d->pcie_max_gen);
+	gb_json_add_int(pcie, "max_width", d->pcie_max_width);
 	cJSON_AddItemToObject(o, "pcie", pcie);
-	add_num(o, "power_limit_w", d->power_limit_w);
+	gb_json_add_num(o, "power_limit_w", d->power_limit_w);
 	if (d->ecc >= 0)
 		cJSON_AddBoolToObject(o, "ecc", d->ecc);
 	else
 		cJSON_AddNullToObject(o, "ecc");
-	add_int(o, "numa_node", d->numa_node);
-	add_int(nvlink, "links_up", d->nvlink_up);
-	add_int(nvlink, "gen", d->nvlink_gen);
+	gb_json_add_int(o, "numa_node", d->numa_node);
+	gb_json_add_int(nvlink, "links_up", d->nvlink_up);
+	gb_json_add_int(nvlink, "gen", d->nvlink_gen);
 	cJSON_AddItemToObject(o, "nvlink", nvlink);
 	cJSON_AddItemToObject(o, "peaks", peaks_json(&d->peaks));
 	return o;
@@ -183,8 +159,8 @@ static cJSON *link_json(const struct gb_link *l)
 
 	cJSON_AddNumberToObject(o, "a", l->a);
 	cJSON_AddNumberToObject(o, "b", l->b);
-	add_str(o, "type", l->type);
-	add_int(o, "nvlink_count", l->nvlink_count);
+	gb_json_add_str(o, "type", l->type);
+	gb_json_add_int(o, "nvlink_count", l->nvlink_count);
 	if (l->p2p_access >= 0)
 		cJSON_AddBoolToObject(o, "p2p_access", l->p2p_access);
 	else
@@ -200,15 +176,15 @@ static cJSON *stats_json(const struct gb_stats *st)
 		return cJSON_CreateNull();
 	o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "n", (double)st->n);
-	add_num(o, "min", st->min);
-	add_num(o, "p05", st->p05);
-	add_num(o, "median", st->median);
-	add_num(o, "mean", st->mean);
-	add_num(o, "p95", st->p95);
-	add_num(o, "p99", st->p99);
-	add_num(o, "max", st->max);
-	add_num(o, "stdev", st->stdev);
-	add_num(o, "cv", st->cv);
+	gb_json_add_num(o, "min", st->min);
+	gb_json_add_num(o, "p05", st->p05);
+	gb_json_add_num(o, "median", st->median);
+	gb_json_add_num(o, "mean", st->mean);
+	gb_json_add_num(o, "p95", st->p95);
+	gb_json_add_num(o, "p99", st->p99);
+	gb_json_add_num(o, "max", st->max);
+	gb_json_add_num(o, "stdev", st->stdev);
+	gb_json_add_num(o, "cv", st->cv);
 	return o;
 }
 
@@ -216,13 +192,13 @@ static cJSON *metric_json(const struct gb_metric *m)
 {
 	cJSON *o = cJSON_CreateObject();
 
-	add_str(o, "name", m->name);
-	add_str(o, "unit", m->unit);
+	gb_json_add_str(o, "name", m->name);
+	gb_json_add_str(o, "unit", m->unit);
 	cJSON_AddStringToObject(o, "better", gb_better_name(m->better));
-	add_int(o, "device", m->device);
-	add_num(o, "value", m->value);
-	add_num(o, "peak", m->peak);
-	add_num(o, "efficiency", m->efficiency);
+	gb_json_add_int(o, "device", m->device);
+	gb_json_add_num(o, "value", m->value);
+	gb_json_add_num(o, "peak", m->peak);
+	gb_json_add_num(o, "efficiency", m->efficiency);
 	cJSON_AddItemToObject(o, "stats", stats_json(&m->stats));
 	cJSON_AddItemToObject(o, "samples", num_array(m->samples, m->n_samples));
 	if (m->description)
@@ -234,13 +210,13 @@ static cJSON *check_json(const struct gb_check *c)
 {
 	cJSON *o = cJSON_CreateObject();
 
-	add_str(o, "name", c->name);
+	gb_json_add_str(o, "name", c->name);
 	cJSON_AddStringToObject(o, "status", gb_status_name(c->status));
 	cJSON_AddStringToObject(o, "severity", gb_severity_name(c->severity));
-	add_int(o, "device", c->device);
-	add_num(o, "observed", c->observed);
-	add_num(o, "threshold", c->threshold);
-	add_str(o, "message", c->message);
+	gb_json_add_int(o, "device", c->device);
+	gb_json_add_num(o, "observed", c->observed);
+	gb_json_add_num(o, "threshold", c->threshold);
+	gb_json_add_str(o, "message", c->message);
 	return o;
 }
 
@@ -248,10 +224,10 @@ static cJSON *series_json(const struct gb_series *s)
 {
 	cJSON *o = cJSON_CreateObject();
 
-	add_str(o, "name", s->name);
-	add_str(o, "x_unit", s->x_unit);
-	add_str(o, "y_unit", s->y_unit);
-	add_int(o, "device", s->device);
+	gb_json_add_str(o, "name", s->name);
+	gb_json_add_str(o, "x_unit", s->x_unit);
+	gb_json_add_str(o, "y_unit", s->y_unit);
+	gb_json_add_int(o, "device", s->device);
 	cJSON_AddItemToObject(o, "x", num_array(s->x, s->n));
 	cJSON_AddItemToObject(o, "y", num_array(s->y, s->n));
 	return o;
@@ -263,16 +239,16 @@ static cJSON *bench_json(const struct gb_bench_result *b)
 	cJSON *devs = cJSON_CreateArray();
 	cJSON *arr;
 
-	add_str(o, "name", b->name);
+	gb_json_add_str(o, "name", b->name);
 	cJSON_AddStringToObject(o, "status", gb_status_name(b->status));
-	add_str(o, "reason", b->reason);
+	gb_json_add_str(o, "reason", b->reason);
 	cJSON_AddItemToObject(o, "params",
 			      b->params ? cJSON_Duplicate(b->params, 1) : cJSON_CreateObject());
 	for (size_t i = 0; i < b->n_devices; i++)
 		cJSON_AddItemToArray(devs, cJSON_CreateNumber(b->devices[i]));
 	cJSON_AddItemToObject(o, "devices", devs);
-	add_num(o, "started_s", b->started_s);
-	add_num(o, "duration_s", b->duration_s);
+	gb_json_add_num(o, "started_s", b->started_s);
+	gb_json_add_num(o, "duration_s", b->duration_s);
 	arr = cJSON_AddArrayToObject(o, "metrics");
 	for (size_t i = 0; i < b->n_metrics; i++)
 		cJSON_AddItemToArray(arr, metric_json(&b->metrics[i]));
@@ -292,15 +268,15 @@ static cJSON *telemetry_json(const struct gb_telemetry_sample *t)
 	cJSON *o = cJSON_CreateObject();
 	char names[256];
 
-	add_int(o, "device", t->device);
-	add_num(o, "t_s", t->t_s);
-	add_num(o, "temp_c", t->temp_c);
-	add_num(o, "power_w", t->power_w);
-	add_num(o, "sm_mhz", t->sm_mhz);
-	add_num(o, "mem_mhz", t->mem_mhz);
-	add_num(o, "util_pct", t->util_pct);
-	add_num(o, "mem_used_bytes", t->mem_used_bytes);
-	add_num(o, "tflops", t->tflops);
+	gb_json_add_int(o, "device", t->device);
+	gb_json_add_num(o, "t_s", t->t_s);
+	gb_json_add_num(o, "temp_c", t->temp_c);
+	gb_json_add_num(o, "power_w", t->power_w);
+	gb_json_add_num(o, "sm_mhz", t->sm_mhz);
+	gb_json_add_num(o, "mem_mhz", t->mem_mhz);
+	gb_json_add_num(o, "util_pct", t->util_pct);
+	gb_json_add_num(o, "mem_used_bytes", t->mem_used_bytes);
+	gb_json_add_num(o, "tflops", t->tflops);
 	if (t->have_reasons) {
 		cJSON *arr = cJSON_AddArrayToObject(o, "clock_event_reasons");
 
@@ -339,7 +315,7 @@ cJSON *gb_report_to_json(const struct gb_run *run)
 	cJSON_AddItemToObject(doc, "run", run_json(run));
 	cJSON_AddItemToObject(doc, "host", host_json(&run->host));
 	for (size_t i = 0; i < run->n_env; i++)
-		add_str(env, run->env[i].key, run->env[i].value);
+		gb_json_add_str(env, run->env[i].key, run->env[i].value);
 	cJSON_AddItemToObject(doc, "environment", env);
 	arr = cJSON_AddArrayToObject(doc, "devices");
 	for (size_t i = 0; i < run->n_devices; i++)

@@ -229,6 +229,22 @@ struct gb_link *gb_run_add_link(struct gb_run *run, int a, int b, const char *ty
 	return l;
 }
 
+const struct gb_device_info *gb_run_find_device(const struct gb_run *run, int index)
+{
+	for (size_t i = 0; run && i < run->n_devices; i++)
+		if (run->devices[i].index == index)
+			return &run->devices[i];
+	return NULL;
+}
+
+const struct gb_link *gb_run_find_link(const struct gb_run *run, int a, int b)
+{
+	for (size_t i = 0; run && i < run->n_links; i++)
+		if (run->links[i].a == a && run->links[i].b == b)
+			return &run->links[i];
+	return NULL;
+}
+
 void gb_run_add_env(struct gb_run *run, const char *key, const char *value)
 {
 	size_t cap = run->n_env;

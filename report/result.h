@@ -230,6 +230,10 @@ void gb_run_set_status(struct gb_run *run, enum gb_status st, const char *reason
 struct gb_bench_result *gb_run_add_bench(struct gb_run *run, const char *name);
 struct gb_device_info *gb_run_add_device(struct gb_run *run);
 struct gb_link *gb_run_add_link(struct gb_run *run, int a, int b, const char *type);
+/* The device record of CUDA index index in run (the first), NULL if none or run is NULL. */
+const struct gb_device_info *gb_run_find_device(const struct gb_run *run, int index);
+/* The topology record of the ordered pair (a, b) in run, NULL if none or run is NULL. */
+const struct gb_link *gb_run_find_link(const struct gb_run *run, int a, int b);
 void gb_run_add_env(struct gb_run *run, const char *key, const char *value);
 void gb_run_add_telemetry(struct gb_run *run, const struct gb_telemetry_sample *s);
 /* Keep only the devices with these CUDA indices (and the links between them). */

@@ -403,24 +403,24 @@ static void test_find_records(void **state)
 
 	(void)state;
 	gb_run_init(&run, "p2p", 1, argv);
-	assert_null(gb_copy_find_device(&run, 0));
-	assert_null(gb_copy_find_link(&run, 0, 1));
+	assert_null(gb_run_find_device(&run, 0));
+	assert_null(gb_run_find_link(&run, 0, 1));
 	gb_run_add_device(&run)->index = 2;
 	gb_run_add_device(&run)->index = 5;
 	gb_run_add_link(&run, 2, 5, "nvlink")->nvlink_count = 18;
 	gb_run_add_link(&run, 5, 2, "pcie_switch");
-	assert_int_equal(gb_copy_find_device(&run, 5)->index, 5);
-	assert_ptr_equal(gb_copy_find_device(&run, 2), &run.devices[0]);
-	assert_null(gb_copy_find_device(&run, 0));
+	assert_int_equal(gb_run_find_device(&run, 5)->index, 5);
+	assert_ptr_equal(gb_run_find_device(&run, 2), &run.devices[0]);
+	assert_null(gb_run_find_device(&run, 0));
 	/* links are ordered pairs: (a, b) and (b, a) are two records */
-	l = gb_copy_find_link(&run, 2, 5);
+	l = gb_run_find_link(&run, 2, 5);
 	assert_non_null(l);
 	assert_string_equal(l->type, "nvlink");
 	assert_int_equal(l->nvlink_count, 18);
-	assert_string_equal(gb_copy_find_link(&run, 5, 2)->type, "pcie_switch");
-	assert_null(gb_copy_find_link(&run, 2, 2));
-	assert_null(gb_copy_find_device(NULL, 0));
-	assert_null(gb_copy_find_link(NULL, 0, 1));
+	assert_string_equal(gb_run_find_link(&run, 5, 2)->type, "pcie_switch");
+	assert_null(gb_run_find_link(&run, 2, 2));
+	assert_null(gb_run_find_device(NULL, 0));
+	assert_null(gb_run_find_link(NULL, 0, 1));
 	gb_run_release(&run);
 }
 

@@ -27,58 +27,17 @@
 #include "bench/nvml.h"
 #include "gpu_test.h"
 
+extern const struct gb_bench gb_bench_bandwidth;
+#define GB_FIXTURE_BENCH gb_bench_bandwidth
+#include "bench_fixture.h"
+
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
-static volatile sig_atomic_t stop_flag;
-
-struct fixture {
-	struct gb_run run;
-	struct gb_bench_result *res;
-	int rc;
-};
-
-/* Run `gpubench bandwidth ARGS...` on device 0; the result stays in f. */
+/* Run `gpubench bandwidth ARGS...` on device 0 (NVML as main() loaded it); the result stays in f. */
 static void run_bandwidth(struct fixture *f, const char *const *args, int n_args)
 {
-	const struct gb_bench *bench = gb_bench_find("bandwidth");
-	void *params;
-	struct gb_opt_set set;
-	char missing[512], err[256];
-	size_t n_pos = 0;
-	int dev = 0;
-	struct gb_ctx ctx;
-
-	assert_non_null(bench);
-	params = calloc(1, bench->params_size);
-	assert_non_null(params);
-	bench->set_defaults(params);
-	set.opts = bench->opts;
-	set.base = params;
-	assert_int_equal(gb_cli_parse(&set, 1, n_args, args, NULL, 0, &n_pos), GB_CLI_OK);
-	assert_int_equal(bench->validate(params, err, sizeof(err)), 0);
-
-	gb_run_init(&f->run, "bandwidth", n_args, args);
-	assert_int_equal(gb_devices_collect(&f->run, missing, sizeof(missing)), 0);
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.run = &f->run;
-	ctx.devices = &dev;
-	ctx.n_devices = 1;
-	ctx.stop = &stop_flag;
-	ctx.run_start_s = gb_now_s();
-	f->res = gb_run_add_bench(&f->run, "bandwidth");
-	gb_bench_add_device(f->res, 0);
-	f->rc = bench->run(&ctx, params, f->res);
-	if (f->rc)
-		fprintf(stderr, "bandwidth run failed: %s\n", f->res->reason ? f->res->reason : "?");
-	free(params);
-}
-
-static const struct gb_check *find_check(const struct gb_bench_result *r, const char *name)
-{
-	for (size_t i = 0; i < r->n_checks; i++)
-		if (!strcmp(r->checks[i].name, name))
-			return &r->checks[i];
-	return NULL;
+	fixture_open_devices(f, 1);
+	fixture_run(f, args, n_args);
 }
 
 /* Every GB/s metric is positive, finite and not above its ceiling (5% slack for clocks). */
@@ -155,7 +114,7 @@ static void test_small_all(void **state)
 	assert_int_equal(cJSON_GetArraySize(devs), 1);
 	not_run = cJSON_GetObjectItem(cJSON_GetArrayItem(devs, 0), "not_run");
 	assert_true(cJSON_GetArraySize(not_run) >= 2);
-	gb_run_release(&f.run);
+	fixture_close(&f);
 }
 
 static void test_large_pinned(void **state)
@@ -181,7 +140,7 @@ static void test_large_pinned(void **state)
 	m = gb_bench_find_metric(f.res, "d2d_sm_gbps", 0);
 	assert_non_null(m);
 	assert_true(m->samples && m->n_samples == 3);
-	gb_run_release(&f.run);
+	fixture_close(&f);
 }
 
 static void test_no_verify_and_odd_size(void **state)
@@ -201,7 +160,7 @@ static void test_no_verify_and_odd_size(void **state)
 	c = find_check(f.res, "data_verified");
 	assert_non_null(c);
 	assert_int_equal(c->status, GB_STATUS_SKIPPED);
-	gb_run_release(&f.run);
+	fixture_close(&f);
 }
 
 #if defined(SYS_get_mempolicy) && defined(SYS_set_mempolicy)
@@ -240,7 +199,7 @@ static void test_numa_policy_restored(void **state)
 	assert_int_equal(f.rc, 0);
 	assert_int_equal(policy_mode(), MPOL_PREFERRED_);
 	syscall(SYS_set_mempolicy, MPOL_DEFAULT_, NULL, 0);
-	gb_run_release(&f.run);
+	fixture_close(&f);
 }
 #endif
 

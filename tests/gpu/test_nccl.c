@@ -27,69 +27,19 @@
 #include "bench/nccl.h"
 #include "gpu_test.h"
 
+extern const struct gb_bench gb_bench_nccl;
+#define GB_FIXTURE_BENCH gb_bench_nccl
+#include "bench_fixture.h"
+
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
-static volatile sig_atomic_t stop_flag;
 static int n_gpus;
 
-struct fixture {
-	struct gb_run run;
-	struct gb_bench_result *res;
-	int devices[64];
-	int rc;
-};
-
-/* Run `gpubench nccl ARGS...` on the first n_dev GPUs. */
+/* Run `gpubench nccl ARGS...` on the first n_dev GPUs (without NVML: no telemetry). */
 static void run_nccl(struct fixture *f, int n_dev, const char *const *args, int n_args)
 {
-	const struct gb_bench *bench = gb_bench_find("nccl");
-	struct gb_opt_set set;
-	struct gb_ctx ctx;
-	char missing[512], err[256];
-	size_t n_pos = 0;
-	void *params;
-
-	assert_non_null(bench);
-	params = calloc(1, bench->params_size);
-	assert_non_null(params);
-	bench->set_defaults(params);
-	set.opts = bench->opts;
-	set.base = params;
-	assert_int_equal(gb_cli_parse(&set, 1, n_args, args, NULL, 0, &n_pos), GB_CLI_OK);
-	assert_int_equal(bench->validate(params, err, sizeof(err)), 0);
-
-	gb_run_init(&f->run, "nccl", n_args, args);
-	assert_int_equal(gb_devices_collect(&f->run, missing, sizeof(missing)), 0);
-	for (int i = 0; i < n_dev; i++)
-		f->devices[i] = i;
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.run = &f->run;
-	ctx.devices = f->devices;
-	ctx.n_devices = (size_t)n_dev;
-	ctx.stop = &stop_flag;
-	ctx.run_start_s = gb_now_s();
-	f->res = gb_run_add_bench(&f->run, "nccl");
-	f->rc = bench->run(&ctx, params, f->res);
-	if (f->rc)
-		fprintf(stderr, "nccl run failed: %s\n", f->res->reason ? f->res->reason : "?");
-	free(params);
-}
-
-static int setup(void **state)
-{
-	struct fixture *f = calloc(1, sizeof(*f));
-
-	*state = f;
-	return f ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	gb_run_release(&f->run);
-	free(f);
-	return 0;
+	fixture_open_devices(f, n_dev);
+	fixture_run(f, args, n_args);
 }
 
 static const cJSON *rows_of(const struct gb_bench_result *r)
@@ -212,10 +162,10 @@ static void test_all_gpus(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_single_gpu_sweep, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_every_collective_and_type, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_graph_replay, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_all_gpus, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_single_gpu_sweep, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_every_collective_and_type, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_graph_replay, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_all_gpus, fixture_setup, fixture_teardown),
 	};
 
 	n_gpus = gb_test_require_gpu();

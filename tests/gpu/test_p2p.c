@@ -25,62 +25,19 @@
 #include "bench/nvml.h"
 #include "gpu_test.h"
 
+extern const struct gb_bench gb_bench_p2p;
+#define GB_FIXTURE_BENCH gb_bench_p2p
+#include "bench_fixture.h"
+
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
-static volatile sig_atomic_t stop_flag;
 static int n_gpus;
 
-struct fixture {
-	struct gb_run run;
-	struct gb_bench_result *res;
-	int devices[64];
-	int rc;
-};
-
-/* Run `gpubench p2p ARGS...` on the first n_dev GPUs. */
+/* Run `gpubench p2p ARGS...` on the first n_dev GPUs (NVML as main() loaded it). */
 static void run_p2p(struct fixture *f, int n_dev, const char *const *args, int n_args)
 {
-	const struct gb_bench *bench = gb_bench_find("p2p");
-	struct gb_opt_set set;
-	struct gb_ctx ctx;
-	char missing[512], err[256];
-	size_t n_pos = 0;
-	void *params;
-
-	assert_non_null(bench);
-	params = calloc(1, bench->params_size);
-	assert_non_null(params);
-	bench->set_defaults(params);
-	set.opts = bench->opts;
-	set.base = params;
-	assert_int_equal(gb_cli_parse(&set, 1, n_args, args, NULL, 0, &n_pos), GB_CLI_OK);
-	assert_int_equal(bench->validate(params, err, sizeof(err)), 0);
-
-	gb_run_init(&f->run, "p2p", n_args, args);
-	assert_int_equal(gb_devices_collect(&f->run, missing, sizeof(missing)), 0);
-	for (int i = 0; i < n_dev; i++)
-		f->devices[i] = i;
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.run = &f->run;
-	ctx.devices = f->devices;
-	ctx.n_devices = (size_t)n_dev;
-	ctx.stop = &stop_flag;
-	ctx.run_start_s = gb_now_s();
-	f->res = gb_run_add_bench(&f->run, "p2p");
-	for (int i = 0; i < n_dev; i++)
-		gb_bench_add_device(f->res, i);
-	f->rc = bench->run(&ctx, params, f->res);
-	if (f->rc)
-		fprintf(stderr, "p2p run failed: %s\n", f->res->reason ? f->res->reason : "?");
-	free(params);
-}
-
-static const struct gb_check *find_check(const struct gb_bench_result *r, const char *name)
-{
-	for (size_t i = 0; i < r->n_checks; i++)
-		if (!strcmp(r->checks[i].name, name))
-			return &r->checks[i];
-	return NULL;
+	fixture_open_devices(f, n_dev);
+	fixture_run(f, args, n_args);
 }
 
 /* The matrix is n x n of numbers or null; returns cell (i, j) or NAN for null. */
@@ -164,7 +121,7 @@ static void test_all_gpus_small(void **state)
 	print_matrix(f.res, "latency_us", n_gpus);
 	if (n_gpus == 1)
 		assert_non_null(cJSON_GetObjectItem(f.res->extra, "reason"));
-	gb_run_release(&f.run);
+	fixture_close(&f);
 }
 
 static void test_single_gpu_large(void **state)
@@ -190,7 +147,7 @@ static void test_single_gpu_large(void **state)
 		if (isfinite(m->peak))
 			assert_true(m->value <= m->peak * 1.05);
 	}
-	gb_run_release(&f.run);
+	fixture_close(&f);
 }
 
 static void test_latency_only(void **state)
@@ -204,7 +161,7 @@ static void test_latency_only(void **state)
 	assert_int_equal(f.rc, 0);
 	check_shape(f.res, n, true);
 	print_matrix(f.res, "latency_us", n);
-	gb_run_release(&f.run);
+	fixture_close(&f);
 }
 
 int main(void)
@@ -217,8 +174,8 @@ int main(void)
 	char err[256];
 
 	n_gpus = gb_test_require_gpu();
-	if (n_gpus > 64)
-		n_gpus = 64;
+	if (n_gpus > GB_FIXTURE_MAX_DEVICES)
+		n_gpus = GB_FIXTURE_MAX_DEVICES;
 	if (gb_nvml_load(NULL, err, sizeof(err)))
 		fprintf(stderr, "note: %s\n", err);
 	return cmocka_run_group_tests(tests, NULL, NULL);

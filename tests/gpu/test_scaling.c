@@ -27,77 +27,25 @@
 #include "bench/scaling_math.h"
 #include "gpu_test.h"
 
+extern const struct gb_bench gb_bench_scaling;
+#define GB_FIXTURE_BENCH gb_bench_scaling
+#include "bench_fixture.h"
+
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 /* N = 1 of two runs of the same work on the same GPU agree within this (short steps jitter) */
 #define SAME_WORK_TOL 0.25
 
-static volatile sig_atomic_t stop_flag;
 static int n_gpus;
-
-struct fixture {
-	struct gb_run run;
-	struct gb_bench_result *res;
-	int devices[64];
-	int rc;
-};
 
 /*
  * Run `gpubench scaling ARGS...` with the run's devices 0..n_dev-1 (what
- * cmd/ passes when --devices is not given; a --devices in args overrides).
+ * cmd/ passes when --devices is not given; a --devices in args overrides),
+ * without NVML: no telemetry.
  */
 static void run_scaling(struct fixture *f, int n_dev, const char *const *args, int n_args)
 {
-	const struct gb_bench *bench = gb_bench_find("scaling");
-	struct gb_opt_set set;
-	struct gb_ctx ctx;
-	char missing[512], err[256];
-	size_t n_pos = 0;
-	void *params;
-
-	assert_non_null(bench);
-	params = calloc(1, bench->params_size);
-	assert_non_null(params);
-	bench->set_defaults(params);
-	set.opts = bench->opts;
-	set.base = params;
-	assert_int_equal(gb_cli_parse(&set, 1, n_args, args, NULL, 0, &n_pos), GB_CLI_OK);
-	assert_int_equal(bench->validate(params, err, sizeof(err)), 0);
-
-	gb_run_init(&f->run, "scaling", n_args, args);
-	assert_int_equal(gb_devices_collect(&f->run, missing, sizeof(missing)), 0);
-	for (int i = 0; i < n_dev; i++)
-		f->devices[i] = i;
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.run = &f->run;
-	ctx.devices = f->devices;
-	ctx.n_devices = (size_t)n_dev;
-	ctx.stop = &stop_flag;
-	ctx.run_start_s = gb_now_s();
-	f->res = gb_run_add_bench(&f->run, "scaling");
-	for (int i = 0; i < n_dev; i++)
-		gb_bench_add_device(f->res, i);
-	f->rc = bench->run(&ctx, params, f->res);
-	if (f->rc)
-		fprintf(stderr, "scaling run failed: %s\n", f->res->reason ? f->res->reason : "?");
-	free(params);
-}
-
-static int setup(void **state)
-{
-	struct fixture *f = calloc(1, sizeof(*f));
-
-	*state = f;
-	return f ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	if (f->res)
-		gb_run_release(&f->run);
-	free(f);
-	return 0;
+	fixture_open_devices(f, n_dev);
+	fixture_run(f, args, n_args);
 }
 
 /* ddp needs libnccl.so.2: without it the case is skipped, saying why. */
@@ -126,14 +74,6 @@ static const cJSON *phase(const struct fixture *f, int i)
 	assert_true(cJSON_IsArray(phases));
 	assert_true(cJSON_GetArraySize(phases) > i);
 	return cJSON_GetArrayItem(phases, i);
-}
-
-static const struct gb_check *check(const struct fixture *f, const char *name)
-{
-	for (size_t i = 0; i < f->res->n_checks; i++)
-		if (!strcmp(f->res->checks[i].name, name))
-			return &f->res->checks[i];
-	return NULL;
 }
 
 /* One GPU, N = 1: passed, with the reason, and a speedup of 1 against itself. */
@@ -195,15 +135,14 @@ static void test_two_workers_one_gpu(void **state)
 	const struct gb_check *c;
 	double one, one_plain, two;
 
-	memset(&g, 0, sizeof(g));
 	run_scaling(&g, 1, plain, (int)ARRAY_LEN(plain));
 	if (nccl_missing(&g)) {
-		gb_run_release(&g.run);
+		fixture_close(&g);
 		skip();
 	}
 	assert_single_gpu(&g, "nccl");
 	one_plain = metric(&g, "step_ms_n1");
-	gb_run_release(&g.run);
+	fixture_close(&g);
 
 	run_scaling(f, 1, twice, (int)ARRAY_LEN(twice));
 	assert_int_equal(f->rc, 0);
@@ -225,12 +164,12 @@ static void test_two_workers_one_gpu(void **state)
 	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(phase(f, 1), "contention")));
 	assert_string_equal(cJSON_GetObjectItem(phase(f, 1), "allreduce")->valuestring,
 			    "local_copy");
-	c = check(f, "contention_n2");
+	c = find_check(f->res, "contention_n2");
 	assert_non_null(c);
 	assert_int_equal(c->status, GB_STATUS_PASSED);
 	assert_non_null(strstr(c->message, "device-local copy"));
 	/* no model, no scaling check, for workers that share a GPU */
-	assert_null(check(f, "scaling_n2"));
+	assert_null(find_check(f->res, "scaling_n2"));
 	assert_null(gb_bench_find_metric(f->res, "predicted_no_overlap_n2", -1));
 }
 
@@ -252,7 +191,7 @@ static void test_two_gpus(void **state)
 	assert_true(metric(f, "speedup_n2") > 0);
 	assert_true(metric(f, "predicted_no_overlap_n2") <= metric(f, "predicted_perfect_overlap_n2"));
 	assert_true(metric(f, "allreduce_busbw_gbps_n2") > 0);
-	c = check(f, "scaling_n2");
+	c = find_check(f->res, "scaling_n2");
 	assert_non_null(c);
 	assert_true(c->status == GB_STATUS_PASSED || c->status == GB_STATUS_WARNING);
 	assert_true(strlen(c->message) > 0);
@@ -262,10 +201,10 @@ static void test_two_gpus(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_gemm_one_gpu, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ddp_one_gpu, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_two_workers_one_gpu, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_two_gpus, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gemm_one_gpu, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_ddp_one_gpu, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_two_workers_one_gpu, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_two_gpus, fixture_setup, fixture_teardown),
 	};
 
 	n_gpus = gb_test_require_gpu();
