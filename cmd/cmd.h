@@ -82,6 +82,13 @@ int gb_cmd_check_common(const struct gb_common *c);
 int gb_cmd_gpu_setup(struct gb_run *run);
 
 /*
+ * Record the versions of cuBLASLt and NCCL as loaded at run time (they may
+ * differ from the ones built against); null in the report where one cannot
+ * be loaded.
+ */
+void gb_cmd_library_versions(struct gb_run *run);
+
+/*
  * Finish: verdict, exit code, the JSON report (-o, --json), the text
  * summary (unless --json/-q). Returns the process exit code; usage errors
  * never get here.

@@ -29,6 +29,7 @@ int cmd_info(int argc, const char **argv)
 		return GB_EXIT_USAGE;
 	gb_log_set_verbosity(common.quiet ? -1 : common.verbose ? 1 : 0);
 	gb_cmd_run_begin(&run, "info", argc, argv);
+	gb_cmd_library_versions(&run);
 	if (gb_cmd_gpu_setup(&run) == 0) {
 		/* an index beyond the last GPU is bad input: exit 2, no report written */
 		if (gb_device_list_resolve(&common.devices, (int)run.n_devices)) {

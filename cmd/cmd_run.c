@@ -179,6 +179,7 @@ int cmd_run(int argc, const char **argv)
 	gb_log_set_verbosity(common.quiet ? -1 : common.verbose ? 1 : 0);
 	gb_cmd_catch_signals();
 	gb_cmd_run_begin(&run, "run", argc, argv);
+	gb_cmd_library_versions(&run);
 	if (gb_cmd_gpu_setup(&run) == 0) {
 		if (gb_device_list_resolve(&common.devices, (int)run.n_devices)) {
 			gb_run_release(&run);

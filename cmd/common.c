@@ -19,6 +19,8 @@
 #endif
 
 #include "bench/bench.h"
+#include "bench/cublaslt_dl.h"
+#include "bench/nccl.h"
 #include "bench/gpu.h"
 #include "bench/nvml.h"
 #include "build_info.h"
@@ -144,6 +146,22 @@ int gb_cmd_check_common(const struct gb_common *c)
 	if (c->output && c->json && !strcmp(c->output, "-"))
 		return gb_error("'-o -' and '--json' both write the report to stdout; use one");
 	return 0;
+}
+
+void gb_cmd_library_versions(struct gb_run *run)
+{
+	char err[512];
+
+	/* a missing library is not an error here: the version stays null, and the
+	 * benchmark that needs the library says so when it runs */
+	if (gb_cublaslt_load(err, sizeof(err)) == 0)
+		run->host.cublaslt_version = (int)gb_cublaslt()->version;
+	else
+		gb_debug("%s", err);
+	if (gb_nccl_load(getenv("GPUBENCH_NCCL_LIBRARY"), err, sizeof(err)) == 0)
+		run->host.nccl_version = gb_nccl_loaded_version();
+	else
+		gb_debug("%s", err);
 }
 
 int gb_cmd_gpu_setup(struct gb_run *run)

@@ -85,6 +85,8 @@ static cJSON *host_json(const struct gb_host_info *h)
 	gb_json_add_str(o, "driver_version", h->driver_version);
 	gb_json_add_int(o, "cuda_driver_version", h->cuda_driver_version);
 	gb_json_add_int(o, "cuda_runtime_version", h->cuda_runtime_version);
+	gb_json_add_int(o, "cublaslt_version", h->cublaslt_version);
+	gb_json_add_int(o, "nccl_version", h->nccl_version);
 	return o;
 }
 

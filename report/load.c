@@ -394,7 +394,9 @@ static int load_host(struct ld *ld, const cJSON *doc, struct gb_host_info *h)
 	    get_str(ld, o, "host", "cpu", &h->cpu) ||
 	    get_str(ld, o, "host", "driver_version", &h->driver_version) ||
 	    get_int(ld, o, "host", "cuda_driver_version", &h->cuda_driver_version) ||
-	    get_int(ld, o, "host", "cuda_runtime_version", &h->cuda_runtime_version))
+	    get_int(ld, o, "host", "cuda_runtime_version", &h->cuda_runtime_version) ||
+	    get_int(ld, o, "host", "cublaslt_version", &h->cublaslt_version) ||
+	    get_int(ld, o, "host", "nccl_version", &h->nccl_version))
 		return -1;
 	return 0;
 }

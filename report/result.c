@@ -161,6 +161,8 @@ void gb_run_init(struct gb_run *run, const char *command, int argc, const char *
 	run->verdict = GB_STATUS_SKIPPED;
 	run->host.cuda_driver_version = -1;
 	run->host.cuda_runtime_version = -1;
+	run->host.cublaslt_version = -1;
+	run->host.nccl_version = -1;
 	run->tool.built_cublas = -1;
 	run->tool.built_nccl = -1;
 }

@@ -164,6 +164,10 @@ struct gb_host_info {
 	char *driver_version;    /* NVML "580.65.06", NULL if unknown */
 	int cuda_driver_version; /* cudaDriverGetVersion, 0 when no driver, -1 unknown */
 	int cuda_runtime_version;
+	/* versions of the libraries gpubench loads at run time (cublasLtGetVersion,
+	 * ncclGetVersion); -1 when not looked at or not loadable */
+	int cublaslt_version;
+	int nccl_version;
 };
 
 struct gb_tool_info {

@@ -121,10 +121,18 @@ static void print_versions(FILE *out, const struct gb_run *run)
 {
 	const struct gb_host_info *h = &run->host;
 
-	fprintf(out, "host %s  driver %s  CUDA driver %d.%d  runtime %d.%d\n",
+	fprintf(out, "host %s  driver %s  CUDA driver %d.%d  runtime %d.%d",
 		h->hostname ? h->hostname : "-", h->driver_version ? h->driver_version : "-",
 		h->cuda_driver_version / 1000, (h->cuda_driver_version % 1000) / 10,
 		h->cuda_runtime_version / 1000, (h->cuda_runtime_version % 1000) / 10);
+	/* encodings: cuBLASLt major*10000 + minor*100 + patch, NCCL the same */
+	if (h->cublaslt_version >= 0)
+		fprintf(out, "  cuBLASLt %d.%d.%d", h->cublaslt_version / 10000,
+			(h->cublaslt_version / 100) % 100, h->cublaslt_version % 100);
+	if (h->nccl_version >= 0)
+		fprintf(out, "  NCCL %d.%d.%d", h->nccl_version / 10000,
+			(h->nccl_version / 100) % 100, h->nccl_version % 100);
+	fputc('\n', out);
 }
 
 static void print_metric(FILE *out, const struct gb_metric *m)
