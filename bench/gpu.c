@@ -57,7 +57,11 @@ enum gb_probe gb_gpu_probe(int *count, const char *cuda_visible, char *reason, s
 		return GB_PROBE_NO_DRIVER;
 	}
 	e = cudaGetDeviceCount(&n);
-	if (e == cudaErrorInsufficientDriver || driver < runtime) {
+	/*
+	 * Trust the runtime's own verdict, not a version comparison: CUDA's minor
+	 * version compatibility lets a 13.x runtime run on an older 13.0 driver.
+	 */
+	if (e == cudaErrorInsufficientDriver || e == cudaErrorCompatNotSupportedOnDevice) {
 		snprintf(reason, len,
 			 "NVIDIA driver too old for this build: it supports CUDA %d.%d, gpubench "
 			 "was built with CUDA %d.%d",
