@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # gpu-selftest.sh - everything that needs a GPU, in one command:
-#   configure and build (for this machine's GPU architecture as well as the
-#   defaults), run every gpu-labelled test with GPUBENCH_REQUIRE_GPU=1 (so a
-#   skip is a failure), then `gpubench info` and a short `gpubench run`,
-#   keeping their reports.
+#   configure and build (the default architectures, or CMAKE_FLAGS), run
+#   every gpu-labelled test with GPUBENCH_REQUIRE_GPU=1 (so a
+#   skip is a failure), then `gpubench info`, a short `gpubench run`, the
+#   own kernels beside cuBLASLt (issue 4's table) and cuBLASLt beside
+#   torch.matmul (scripts/compare-torch-matmul.py), keeping their reports.
+# CMAKE_FLAGS="-DCMAKE_CUDA_ARCHITECTURES=90" builds for Hopper alone, faster.
 #
 # usage: scripts/gpu-selftest.sh [OUTDIR]     (default: selftest-out/)
-# PHASES="build tests info run" (the default) picks the steps, so a machine
-# that limits one command's time can run them as separate calls, e.g.
-# PHASES="build tests" then PHASES="info run".
+# PHASES="build tests info run kernels torch" (the default) picks the steps,
+# so a machine that limits one command's time can run them as separate calls,
+# e.g. PHASES="build tests info" then PHASES="run kernels torch".
 # On a machine that cannot install packages, run scripts/carry-deps.sh where
 # you can and bring the .carry folder along; this script uses it.
-# Reports land in OUTDIR as <date>-<gpu>-info.json and <date>-<gpu>-run.json,
-# ready to commit under docs/results/. Never changes GPU settings.
+# Reports land in OUTDIR as <date>-<gpu>-{info,run,kernels,torch}.json, ready
+# to commit under docs/results/. Each phase has a time limit (*_TIMEOUT, in
+# seconds) so one hang cannot eat a lent machine's whole call. Never changes GPU settings.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/selftest-out}
@@ -20,7 +23,7 @@ build=${BUILD:-$root/build-gpu}
 mkdir -p "$out"
 log="$out/selftest.log"
 : >"$log"
-say() { printf 'gpu-selftest: %s\n' "$*" | tee -a "$log" >&2; }
+say() { printf 'gpu-selftest [%4ss]: %s\n' "$SECONDS" "$*" | tee -a "$log" >&2; }
 status=0
 
 # A GPU machine that cannot install packages: use what scripts/carry-deps.sh
@@ -70,7 +73,7 @@ cmake --build "$build" -j "$(nproc)" >>"$log" 2>&1 || { say "build failed (see $
 
 bin="$build/gpubench"
 "$bin" --version | tee -a "$log"
-phases=" ${PHASES:-build tests info run} "
+phases=" ${PHASES:-build tests info run kernels torch} "
 want() { case "$phases" in *" $1 "*) return 0 ;; esac; return 1; }
 gpu=$("$bin" info --json 2>>"$log" |
 	python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["devices"][0]["name"] if d["devices"] else "nogpu")' 2>/dev/null)
@@ -78,7 +81,8 @@ tag="$(date -u +%Y-%m-%d)-$(printf '%s' "${gpu:-nogpu}" | tr -cs 'A-Za-z0-9' '-'
 
 if want tests; then
 	say "gpu tests (GPUBENCH_REQUIRE_GPU=1)"
-	(cd "$build" && GPUBENCH_REQUIRE_GPU=1 ctest --output-on-failure -L gpu) >>"$log" 2>&1 ||
+	(cd "$build" && GPUBENCH_REQUIRE_GPU=1 timeout "${GPU_TESTS_TIMEOUT:-400}" \
+		ctest --output-on-failure -L gpu) >>"$log" 2>&1 ||
 		{ say "gpu tests FAILED"; status=1; }
 	say "all other tests"
 	(cd "$build" && ctest --output-on-failure -LE gpu -j "$(nproc)") >>"$log" 2>&1 ||
@@ -90,9 +94,23 @@ if want info; then
 fi
 if want run; then
 	say "gpubench run --profile quick"
-	"$bin" run --profile quick -o "$out/$tag-run.json" >>"$log" 2>&1
+	timeout -s INT "${RUN_TIMEOUT:-300}" "$bin" run --profile quick -o "$out/$tag-run.json" >>"$log" 2>&1
 	rc=$?
 	[ "$rc" -eq 0 ] || { say "run exited $rc"; status=1; }
+fi
+if want kernels; then
+	# Issue 4's table: every own kernel beside cuBLASLt on the same shapes, same run.
+	say "gpubench gemm --impl all (own kernels against cuBLASLt)"
+	timeout -s INT "${KERNELS_TIMEOUT:-240}" "$bin" gemm --impl all --precision fp32,bf16,fp16 \
+		--size 8192 --warmup 1s --duration 500ms --samples 5 \
+		-o "$out/$tag-kernels.json" >>"$log" 2>&1 || { say "gemm --impl all exited $?"; status=1; }
+fi
+if want torch; then
+	# Issue 3's goal: within 1% of torch.matmul on the same GPU, same run.
+	say "compare-torch-matmul.py"
+	timeout -s INT "${TORCH_TIMEOUT:-300}" python3 "$root/scripts/compare-torch-matmul.py" \
+		--gpubench "$bin" -o "$out/$tag-torch.json" >>"$log" 2>&1 ||
+		{ say "compare-torch-matmul exited $?"; status=1; }
 fi
 grep -E "Test +#|tests passed|FAILED|verdict" "$log" | tail -n 60 >&2
 say "reports: $(ls "$out" | tr '\n' ' ')"
