@@ -73,13 +73,42 @@ int gb_own_gemm_check_shape(enum gb_own_gemm kind, uint64_t m, uint64_t n, uint6
 			 (unsigned long long)k);
 		return -1;
 	}
-	if (kind == GB_OWN_WGMMA && k % 8) {
-		snprintf(err, len, "wgmma needs k to be a multiple of 8: TMA reads rows of A and "
-			 "B whose pitch (k halves) must be a multiple of 16 bytes (got k = %llu)",
-			 (unsigned long long)k);
+	/* TMA coordinates are 32-bit signed; a k-slice starts up to 64 beyond the last k */
+	if (kind == GB_OWN_WGMMA &&
+	    (m > INT32_MAX || n > INT32_MAX || k > (uint64_t)INT32_MAX - GB_WGMMA_BK)) {
+		snprintf(err, len, "wgmma needs m and n below 2^31 and k below 2^31 - 64: TMA "
+			 "coordinates are 32-bit (got %llux%llux%llu)", (unsigned long long)m,
+			 (unsigned long long)n, (unsigned long long)k);
 		return -1;
 	}
 	return 0;
+}
+
+bool gb_own_gemm_pads_k(enum gb_own_gemm kind, uint64_t k)
+{
+	return kind == GB_OWN_WGMMA && k % 8 != 0;
+}
+
+uint64_t gb_wgmma_pitch(uint64_t k)
+{
+	return (k + 7) / 8 * 8;
+}
+
+/* 256 bytes: cudaMalloc's alignment, so B's copy is aligned like a buffer of its own */
+#define SCRATCH_ALIGN 256
+
+uint64_t gb_wgmma_scratch_b_offset(uint64_t m, uint64_t k)
+{
+	uint64_t a_bytes = m * gb_wgmma_pitch(k) * 2;
+
+	return (a_bytes + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN;
+}
+
+uint64_t gb_wgmma_scratch_bytes(uint64_t m, uint64_t n, uint64_t k)
+{
+	if (!gb_own_gemm_pads_k(GB_OWN_WGMMA, k))
+		return 0;
+	return gb_wgmma_scratch_b_offset(m, k) + n * gb_wgmma_pitch(k) * 2;
 }
 
 size_t gb_own_gemm_smem_bytes(enum gb_own_gemm kind, unsigned stages)
@@ -164,14 +193,14 @@ int gb_own_gemm_plan(enum gb_own_gemm kind, uint64_t m, uint64_t n, uint64_t k,
 		l.stages = l.vector_loads ? gb_own_gemm_mma_stages(dev) : GB_MMA_MIN_STAGES;
 		break;
 	case GB_OWN_WGMMA:
-		if (k % 8)
-			return -1;
 		l.threads = GB_WGMMA_THREADS;
 		l.tile_m = GB_WGMMA_TILE_M;
 		l.tile_n = GB_WGMMA_TILE_N;
 		l.tile_k = GB_WGMMA_BK;
 		l.stages = GB_WGMMA_STAGES;
-		l.vector_loads = true;
+		l.vector_loads = true;  /* TMA, on A and B or on their padded copies */
+		l.padded_k = gb_own_gemm_pads_k(kind, k);
+		l.scratch_bytes = gb_wgmma_scratch_bytes(m, n, k);
 		break;
 	default:
 		return -1;

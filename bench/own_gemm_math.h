@@ -103,12 +103,36 @@ const char *gb_own_gemm_unsupported_reason(enum gb_own_gemm kind, enum gb_precis
 
 /*
  * 0 when `kind` computes m x n x k; else -1 and a one-line reason in err.
- * Only wgmma has a shape rule: TMA needs the row pitch of A and B (k
- * halves) to be a multiple of 16 bytes, so k a multiple of 8. Every kernel
- * handles any m and n, and all but wgmma any k, with predicated edge tiles.
+ * Every kernel takes any m, n, k >= 1 with predicated edge tiles; the only
+ * other rule is wgmma's, whose TMA coordinates are 32-bit signed: m and n
+ * at most 2^31 - 1, k at most 2^31 - 1 - 64 (far beyond any GPU's memory
+ * for k and for m = n; a tall, thin m or n could reach it).
  */
 int gb_own_gemm_check_shape(enum gb_own_gemm kind, uint64_t m, uint64_t n, uint64_t k,
 			    char *err, size_t len);
+
+/*
+ * wgmma with k % 8 != 0. TMA needs each row of A and B (k halves) to start
+ * on a 16-byte boundary, so the row pitch must be a multiple of 8 halves.
+ * When it is not, the launcher first copies A and B (cudaMemcpy2DAsync on
+ * the launch stream, inside the timed region) into a scratch buffer with
+ * pitch gb_wgmma_pitch(k) and zeroed pad columns, and TMA reads that.
+ * The timing then includes the copy: reports say so ("padded_k").
+ */
+bool gb_own_gemm_pads_k(enum gb_own_gemm kind, uint64_t k);
+
+/* the row pitch, in elements, that TMA reads A and B with: k rounded up to 8 */
+uint64_t gb_wgmma_pitch(uint64_t k);
+
+/*
+ * The scratch bytes a padded wgmma launch needs (0 when k % 8 == 0): A's
+ * m rows, then B's n rows at gb_wgmma_scratch_b_offset, each of pitch
+ * gb_wgmma_pitch(k) halves. B starts 256-byte aligned, as cudaMalloc's
+ * base does: TMA wants 16 (cuda.h), the programming guide 128 with a
+ * swizzle.
+ */
+uint64_t gb_wgmma_scratch_bytes(uint64_t m, uint64_t n, uint64_t k);
+uint64_t gb_wgmma_scratch_b_offset(uint64_t m, uint64_t k);
 
 /* ---- launch shape ---- */
 
@@ -129,6 +153,8 @@ struct gb_own_gemm_launch {
 	unsigned stages;             /* shared-memory buffers of the k loop */
 	bool vector_loads;           /* 16-byte loads along k: k a multiple of 16 bytes */
 	bool edge;                   /* some tile is partial in m, n or k (predicated) */
+	bool padded_k;               /* wgmma: A and B copied to a pitch of roundup(k, 8) first */
+	uint64_t scratch_bytes;      /* device memory for those copies (0 if none) */
 };
 
 /*
@@ -226,34 +252,11 @@ static inline GB_OWN_HD unsigned gb_mma_acc_col(unsigned lane, unsigned i)
 }
 
 /*
- * Accumulator i (0..N/2-1) of thread t (0..127) in a wgmma m64nNk16 f32
- * tile: warp t/32 holds rows 16 (t/32) + (t%32)/4, +8 for odd i/2; the
- * registers walk 8-column chunks, 2 adjacent columns each.
+ * wgmma's index maps (tiles and stages in shared memory, TMA's swizzle, the
+ * matrix descriptor, the accumulator fragment and the epilogue) are in
+ * kernels/wgmma_layout.h, with an emulation of the whole data path in
+ * tests/test_wgmma_layout.c.
  */
-static inline GB_OWN_HD unsigned gb_wgmma_acc_row(unsigned t, unsigned i)
-{
-	return (t / 32) * 16 + (t % 32) / 4 + 8 * ((i / 2) % 2);
-}
-static inline GB_OWN_HD unsigned gb_wgmma_acc_col(unsigned t, unsigned i)
-{
-	return (i / 4) * 8 + (t % 4) * 2 + i % 2;
-}
-
-/*
- * wgmma shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor
- * Format") of a K-major tile in the 128-byte swizzle layout TMA writes:
- * bits 0-13 start address >> 4, 16-29 leading-dimension byte offset >> 4
- * (unused for swizzled K-major; 1 by convention), 32-45 stride byte offset
- * >> 4 (1024: the distance between groups of 8 rows of 128 bytes), 49-51
- * base offset (0: every tile is 1024-byte aligned), 62-63 layout (1 =
- * 128-byte swizzle). Advancing along k inside the 128-byte row is adding
- * bytes >> 4 to the start address.
- */
-static inline GB_OWN_HD uint64_t gb_wgmma_desc(uint32_t smem_addr)
-{
-	return (uint64_t)((smem_addr & 0x3FFFFu) >> 4) | ((uint64_t)(16u >> 4) << 16) |
-	       ((uint64_t)(1024u >> 4) << 32) | ((uint64_t)1 << 62);
-}
 
 #ifdef __cplusplus
 }

@@ -17,6 +17,10 @@
  *   banks        the 16-byte chunks of each 64-byte row are XOR-swizzled
  *                with bits 1-2 of the row (gb_mma_smem_offset): the 8 rows an
  *                ldmatrix phase reads hit 8 different bank groups
+ *   indices      every index (loader, swizzle, stage ring, ldmatrix rows,
+ *                register routing, epilogue) comes from kernels/mma_layout.h,
+ *                which tests/test_mma_layout.c checks against an emulation of
+ *                ldmatrix and mma.m16n8k16 over whole tiles, without a GPU
  * Edges: rows past m or n are clamped to the last row (read, never stored);
  * cp.async's zero-fill (src-size 0) supplies k past the end when k % 8 == 0;
  * other k take a path of element-wise loads (correct, not fast); stores are
@@ -26,23 +30,25 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <stdint.h>
 
 #include "bench/own_gemm_math.h"
 #include "kernels/dtype.cuh"
+#include "kernels/mma_layout.h"
 #include "kernels/own_gemm.h"
 
 namespace {
 
-constexpr int kTile = GB_MMA_TILE;
-constexpr int kBk = GB_MMA_BK;
 constexpr int kThreads = GB_MMA_THREADS;
-constexpr unsigned kTileBytes = kTile * kBk * 2;     /* 8 KiB: one operand, one stage */
-constexpr unsigned kStageBytes = 2 * kTileBytes;
-constexpr int kChunksPerRow = kBk * 2 / 16;           /* 4 chunks of 8 halves */
-constexpr int kLoadsPerThread = kTile * kChunksPerRow / kThreads; /* 2 per operand */
+constexpr unsigned kStageBytes = GB_MMA_STAGE_BYTES;
+constexpr int kLoadsPerThread = GB_MMA_LOADS; /* 2 chunks per operand */
 
-static_assert(kLoadsPerThread * kThreads == kTile * kChunksPerRow, "loader covers the tile");
+static_assert(GB_MMA_LOADS * GB_MMA_THREADS == GB_MMA_TILE * GB_MMA_CHUNKS,
+	      "loader covers the tile");
+static_assert(GB_MMA_MI * GB_MMA_NI * 4 * 32 * (GB_MMA_THREADS / 32) ==
+		      GB_MMA_TILE * GB_MMA_TILE,
+	      "warps cover the tile");
 
 __device__ __forceinline__ uint32_t smem_u32(const void *p)
 {
@@ -95,11 +101,12 @@ __device__ __forceinline__ void mma16816(float (&c)[4], const uint32_t (&a)[4],
 }
 
 /*
- * One operand's slice `slice` into a stage: chunk q = t + i * 256 of the
- * tile is row q / 4, chunk q % 4 (8 halves of k). kVec: cp.async, zeros past
- * k (k % 8 == 0: a chunk is all in or all out). Otherwise 8 guarded 2-byte
- * loads and one 16-byte shared store, synchronous: the barrier at the top of
- * the slice that reads them publishes them all the same.
+ * One operand's slice `slice` into a stage: this thread's chunks (8 halves
+ * of k each; row and chunk from gb_mma_load_row/_chunk, slot soff from the
+ * swizzle). kVec: cp.async, zeros past k (k % 8 == 0: a chunk is all in or
+ * all out). Otherwise 8 guarded 2-byte loads and one 16-byte shared store,
+ * synchronous: the barrier at the top of the slice that reads them
+ * publishes them all the same.
  */
 template <typename T, bool kVec>
 __device__ __forceinline__ void load_operand(uint32_t tile, const T *const (&src)[kLoadsPerThread],
@@ -109,7 +116,7 @@ __device__ __forceinline__ void load_operand(uint32_t tile, const T *const (&src
 {
 #pragma unroll
 	for (int i = 0; i < kLoadsPerThread; i++) {
-		const unsigned kk = slice * kBk + chunk[i] * 8;
+		const unsigned kk = gb_mma_load_k(slice, chunk[i]);
 
 		if (kVec) {
 			const bool in = kk < k;
@@ -140,12 +147,10 @@ __global__ void __launch_bounds__(kThreads, 2)
 {
 	extern __shared__ __align__(128) unsigned char smem[];
 	const unsigned t = threadIdx.x, warp = t / 32, lane = t % 32;
-	const unsigned wr = warp / 4, wc = warp % 4;  /* warp tile: rows wr*64, cols wc*32 */
 	const uint32_t base = smem_u32(smem);
-	unsigned tm, tn;
+	unsigned r0, c0;
 
-	gb_own_gemm_tile_of(blockIdx.x, tiles_m, tiles_n, &tm, &tn);
-	const unsigned r0 = tn * kTile, c0 = tm * kTile;
+	gb_mma_block_origin(blockIdx.x, tiles_m, tiles_n, &r0, &c0);
 
 	/* loader state: source rows (clamped inside the matrix) and swizzled offsets */
 	const T *srcx[kLoadsPerThread], *srcy[kLoadsPerThread];
@@ -154,124 +159,110 @@ __global__ void __launch_bounds__(kThreads, 2)
 
 #pragma unroll
 	for (int i = 0; i < kLoadsPerThread; i++) {
-		const unsigned q = t + i * kThreads, row = q / kChunksPerRow;
+		const unsigned row = gb_mma_load_row(t, i);
 
-		chunk[i] = q % kChunksPerRow;
+		chunk[i] = gb_mma_load_chunk(t, i);
 		soff[i] = gb_mma_smem_offset(row, chunk[i]);
-		srcx[i] = x + (size_t)min(r0 + row, rows_x - 1) * k;
-		srcy[i] = y + (size_t)min(c0 + row, rows_y - 1) * k;
+		srcx[i] = x + (size_t)gb_mma_src_row(r0, row, rows_x) * k;
+		srcy[i] = y + (size_t)gb_mma_src_row(c0, row, rows_y) * k;
 	}
 
-	float acc[4][4][4];
+	float acc[GB_MMA_MI][GB_MMA_NI][4];
 
 #pragma unroll
-	for (int mi = 0; mi < 4; mi++)
+	for (int mi = 0; mi < GB_MMA_MI; mi++)
 #pragma unroll
-		for (int ni = 0; ni < 4; ni++)
+		for (int ni = 0; ni < GB_MMA_NI; ni++)
 #pragma unroll
 			for (int e = 0; e < 4; e++)
 				acc[mi][ni][e] = 0.f;
 
-	const unsigned n_slices = (k + kBk - 1) / kBk;
+	const unsigned n_slices = (k + GB_MMA_BK - 1) / GB_MMA_BK;
 
 	/* prologue: slices 0 .. stages-2 in flight; one commit group per slice, empty or not */
 #pragma unroll
 	for (int s = 0; s < kStages - 1; s++) {
 		if ((unsigned)s < n_slices) {
-			const uint32_t st = base + s * kStageBytes;
-
-			load_operand<T, kVec>(st, srcx, soff, chunk, s, k);
-			load_operand<T, kVec>(st + kTileBytes, srcy, soff, chunk, s, k);
+			load_operand<T, kVec>(base + gb_mma_stage_x(s), srcx, soff, chunk, s, k);
+			load_operand<T, kVec>(base + gb_mma_stage_y(s), srcy, soff, chunk, s, k);
 		}
 		cp_async_commit();
 	}
 
-	unsigned stage = 0;  /* slice s lives in stage s % kStages */
+	unsigned stage = 0;  /* slice s lives in stage s % kStages (gb_mma_stage_next) */
 
 	for (unsigned s = 0; s < n_slices; s++) {
 		/* this thread's copies of slice s are done; the barrier makes everyone's visible
 		 * and proves every warp has finished slice s - 1, whose stage is refilled next */
-		cp_async_wait<kStages - 2>();
+		cp_async_wait<GB_MMA_WAIT_PENDING(kStages)>();
 		__syncthreads();
 		{
 			const unsigned next = s + kStages - 1;
-			const unsigned ns = stage == 0 ? kStages - 1 : stage - 1;
+			const unsigned ns = gb_mma_stage_refill(stage, kStages);
 
 			if (next < n_slices) {
-				load_operand<T, kVec>(base + ns * kStageBytes, srcx, soff, chunk,
+				load_operand<T, kVec>(base + gb_mma_stage_x(ns), srcx, soff, chunk,
 						      next, k);
-				load_operand<T, kVec>(base + ns * kStageBytes + kTileBytes, srcy,
-						      soff, chunk, next, k);
+				load_operand<T, kVec>(base + gb_mma_stage_y(ns), srcy, soff, chunk,
+						      next, k);
 			}
 			cp_async_commit();
 		}
 
-		const uint32_t xs = base + stage * kStageBytes, ys = xs + kTileBytes;
+		const uint32_t xs = base + gb_mma_stage_x(stage), ys = base + gb_mma_stage_y(stage);
 
 #pragma unroll
-		for (int ks = 0; ks < kBk / 16; ks++) {
-			uint32_t af[4][4], bf[4][2];
+		for (int ks = 0; ks < GB_MMA_KSTEPS; ks++) {
+			uint32_t af[GB_MMA_MI][4], bf[GB_MMA_NI][2];
 
-			/* X (mma's A): 16 x 16 per ldmatrix.x4; lanes 0-15 rows at k-chunk 0,
-			 * lanes 16-31 the same rows at k-chunk 1 -> a0..a3 in mma's order */
+			/* X (mma's A): one ldmatrix.x4 is a whole m16k16 A fragment */
 #pragma unroll
-			for (int mi = 0; mi < 4; mi++) {
-				const unsigned row = wr * 64 + mi * 16 + (lane & 15);
-				const unsigned ch = ks * 2 + (lane >> 4);
-
-				ldmatrix_x4(af[mi], xs + gb_mma_smem_offset(row, ch));
-			}
-			/* Y (mma's B, column-major = rows of Y): one ldmatrix.x4 is b0, b1 of two
-			 * n8 tiles: lanes 0-7 rows 0-7 chunk 0, 8-15 rows 0-7 chunk 1, 16-23
-			 * rows 8-15 chunk 0, 24-31 rows 8-15 chunk 1 */
+			for (int mi = 0; mi < GB_MMA_MI; mi++)
+				ldmatrix_x4(af[mi], xs + gb_mma_ldsm_x(warp, mi, ks, lane));
+			/* Y (mma's B): one ldmatrix.x4 is the B fragments of two n8 tiles */
 #pragma unroll
-			for (int nj = 0; nj < 2; nj++) {
-				const unsigned row =
-					wc * 32 + nj * 16 + (lane & 7) + (lane >> 4) * 8;
-				const unsigned ch = ks * 2 + ((lane >> 3) & 1);
+			for (int nj = 0; nj < GB_MMA_NI / 2; nj++) {
 				uint32_t r[4];
 
-				ldmatrix_x4(r, ys + gb_mma_smem_offset(row, ch));
-				bf[2 * nj][0] = r[0];
-				bf[2 * nj][1] = r[1];
-				bf[2 * nj + 1][0] = r[2];
-				bf[2 * nj + 1][1] = r[3];
+				ldmatrix_x4(r, ys + gb_mma_ldsm_y(warp, nj, ks, lane));
+#pragma unroll
+				for (int j = 0; j < 4; j++)
+					bf[gb_mma_ldsm_y_tile(nj, j)][gb_mma_ldsm_y_reg(j)] = r[j];
 			}
 #pragma unroll
-			for (int mi = 0; mi < 4; mi++)
+			for (int mi = 0; mi < GB_MMA_MI; mi++)
 #pragma unroll
-				for (int ni = 0; ni < 4; ni++)
+				for (int ni = 0; ni < GB_MMA_NI; ni++)
 					mma16816(acc[mi][ni], af[mi], bf[ni], T());
 		}
-		stage = stage + 1 == kStages ? 0 : stage + 1;
+		stage = gb_mma_stage_next(stage, kStages);
 	}
 	/* only empty groups can be pending here, but leave nothing in flight */
 	cp_async_wait<0>();
 
-	/* pairs (c, c + 1) are adjacent in D; 4-byte stores when m is even keeps them aligned */
-	const bool pair_ok = rows_y % 2 == 0;
+	/* pairs (c, c + 1) are adjacent in D: one 4-byte store when m is even keeps them aligned */
+	const bool pair_ok = gb_mma_pair_aligned(rows_y);
 
 #pragma unroll
-	for (int mi = 0; mi < 4; mi++) {
+	for (int mi = 0; mi < GB_MMA_MI; mi++) {
 #pragma unroll
-		for (int ni = 0; ni < 4; ni++) {
+		for (int ni = 0; ni < GB_MMA_NI; ni++) {
 #pragma unroll
 			for (int h = 0; h < 2; h++) {
-				const unsigned r =
-					r0 + wr * 64 + mi * 16 + gb_mma_acc_row(lane, 2 * h);
-				const unsigned c =
-					c0 + wc * 32 + ni * 8 + gb_mma_acc_col(lane, 2 * h);
+				const unsigned r = r0 + gb_mma_out_row(warp, mi, lane, 2 * h);
+				const unsigned c = c0 + gb_mma_out_col(warp, ni, lane, 2 * h);
+				const unsigned n_out = gb_mma_out_count(r, c, rows_x, rows_y);
 				const float v0 = acc[mi][ni][2 * h], v1 = acc[mi][ni][2 * h + 1];
 
-				if (r >= rows_x || c >= rows_y)
+				if (n_out == 0)
 					continue;
 				T *o = out + (size_t)r * rows_y + c;
-				if (pair_ok && c + 1 < rows_y) {
+				if (pair_ok && n_out == 2) {
 					*reinterpret_cast<decltype(gb_pack2(0.f, 0.f, T())) *>(o) =
 						gb_pack2(v0, v1, T());
 				} else {
 					o[0] = gb_from_float(v0, T());
-					if (c + 1 < rows_y)
+					if (n_out == 2)
 						o[1] = gb_from_float(v1, T());
 				}
 			}
@@ -279,17 +270,49 @@ __global__ void __launch_bounds__(kThreads, 2)
 	}
 }
 
+/*
+ * More than 48 KiB of dynamic shared memory needs cudaFuncSetAttribute, a
+ * setting of the function on the current device and a driver call; made
+ * before every launch it adds host time that small GEMMs feel. Each kernel
+ * instance sets it once per device instead. Several host threads (one per
+ * GPU) may launch at once: the flags are atomics, and two threads that race
+ * on one device both make the same call, which is harmless. Devices past
+ * kMaxCachedDevices make it at every launch. (cudaDeviceReset would drop
+ * the setting; gpubench never calls it.)
+ */
+constexpr int kMaxCachedDevices = 64;
+
+template <typename T, int kStages, bool kVec>
+cudaError_t set_smem_once(int bytes)
+{
+	static std::atomic<bool> done[kMaxCachedDevices];
+	int dev = 0;
+	cudaError_t e = cudaGetDevice(&dev);
+
+	if (e != cudaSuccess)
+		return e;
+	if (dev >= 0 && dev < kMaxCachedDevices && done[dev].load(std::memory_order_acquire))
+		return cudaSuccess;
+	e = cudaFuncSetAttribute(mma_kernel<T, kStages, kVec>,
+				 cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+	if (e == cudaSuccess && dev >= 0 && dev < kMaxCachedDevices)
+		done[dev].store(true, std::memory_order_release);
+	return e;
+}
+
 template <typename T, int kStages, bool kVec>
 cudaError_t launch(const void *a, const void *b, void *d, unsigned m, unsigned n, unsigned k,
 		   const struct gb_own_gemm_launch *l, cudaStream_t stream)
 {
-	auto kernel = mma_kernel<T, kStages, kVec>;
-	cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-					     (int)l->smem_bytes);
+	/* the attribute is set once for this instance's size, which the plan must match */
+	constexpr size_t kSmemBytes = (size_t)kStages * kStageBytes;
+	cudaError_t e;
 
-	if (e != cudaSuccess)
+	if (l->smem_bytes != kSmemBytes)
+		return cudaErrorInvalidValue;
+	if ((e = set_smem_once<T, kStages, kVec>((int)kSmemBytes)) != cudaSuccess)
 		return e;
-	kernel<<<l->grid, l->threads, l->smem_bytes, stream>>>(
+	mma_kernel<T, kStages, kVec><<<l->grid, l->threads, l->smem_bytes, stream>>>(
 		static_cast<const T *>(b), static_cast<const T *>(a), static_cast<T *>(d), n, m, k,
 		l->tiles_m, l->tiles_n);
 	return cudaGetLastError();

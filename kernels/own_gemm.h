@@ -7,7 +7,7 @@
  * Every launcher computes D = A^T B in the layout of bench/gemm_math.h: A
  * stored k x m, B k x n column-major (lda = ldb = k), D m x n column-major
  * (ldd = m), the layout the cuBLASLt path uses, so the same verification
- * applies. Any m, n, k >= 1 works (wgmma: k a multiple of 8), with edge
+ * applies. Any m, n, k >= 1 works (wgmma pads k to a multiple of 8), with edge
  * tiles predicated; nothing outside the three matrices is read or written.
  * A, B and D must be 16-byte aligned (cudaMalloc gives 256).
  *
@@ -74,13 +74,34 @@ cudaError_t gb_launch_gemm_mma(const void *a, const void *b, void *d, enum gb_dt
 
 /*
  * t = GB_DT_F16 or GB_DT_BF16; FP32 accumulation; wgmma + TMA, compute
- * capability 9.0 only, k a multiple of 8. The TMA descriptors are encoded
- * on the host at each call through the driver's cuTensorMapEncodeTiled,
- * found at run time (cudaGetDriverEntryPointByVersion): gpubench does not
- * link libcuda. cudaErrorNotSupported when the driver lacks it.
+ * capability 9.0 only. The TMA descriptors are encoded on the host through
+ * the driver's cuTensorMapEncodeTiled, found at run time
+ * (cudaGetDriverEntryPointByVersion): gpubench does not link libcuda;
+ * cudaErrorNotSupported when the driver lacks it. They are cached per
+ * device and operand, like the device's limits and the kernel attributes,
+ * so a launch costs little host time; launching from several threads at
+ * once is safe (one lock per device).
+ *
+ * k % 8 != 0 (gb_own_gemm_pads_k): TMA cannot read rows of k halves, so A
+ * and B are first copied on `stream` into a per-device scratch buffer of
+ * pitch roundup(k, 8) (gb_wgmma_scratch_bytes), which then stays allocated
+ * for later launches until gb_wgmma_release. The copies are part of the
+ * launch: a timing around it includes them.
+ * cudaErrorLaunchOutOfResources: the kernel was compiled with fewer
+ * registers than its setmaxnreg split needs (it would hang; never expected).
  */
 cudaError_t gb_launch_gemm_wgmma(const void *a, const void *b, void *d, enum gb_dtype t,
 				 uint64_t m, uint64_t n, uint64_t k, cudaStream_t stream);
+
+/*
+ * Frees what gb_launch_gemm_wgmma keeps on the current device between calls
+ * (the scratch buffer of padded launches and its event; the cached tensor
+ * maps and attributes are forgotten), after waiting for the launches that
+ * use the scratch. Call it when the device's GEMMs are done (gemm's device
+ * teardown) and before any cudaDeviceReset; a later launch starts afresh.
+ * Returns the first error, having released everything anyway.
+ */
+cudaError_t gb_wgmma_release(void);
 
 #ifdef __cplusplus
 }

@@ -5,9 +5,10 @@
  * and shape; launch shapes (grids, tiles, shared memory within each
  * architecture's limits, mma's stage choice); and the index maps the
  * kernels share with this file: the grouped tile order, the per-thread
- * output maps of sgemm, mma.sync and wgmma (each must cover its tile
- * exactly once), mma's shared-memory swizzle (a bijection, conflict-free
- * for ldmatrix and cp.async) and the wgmma descriptor's bit layout.
+ * output maps of sgemm and mma.sync (each must cover its tile exactly once)
+ * and mma's shared-memory swizzle (a bijection, conflict-free for ldmatrix
+ * and cp.async); wgmma's padded-k arithmetic. wgmma's index maps are tested
+ * in test_wgmma_layout.c.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -107,14 +108,65 @@ static void test_shapes(void **state)
 		assert_int_equal(gb_own_gemm_check_shape(kind, 1, 1, 8, err, sizeof(err)), 0);
 		assert_int_equal(gb_own_gemm_check_shape(kind, 0, 1, 8, err, sizeof(err)), -1);
 	}
-	/* any k except for wgmma, whose TMA rows must be 16-byte multiples */
-	assert_int_equal(gb_own_gemm_check_shape(GB_OWN_TILED, 257, 511, 129, err, sizeof(err)), 0);
-	assert_int_equal(gb_own_gemm_check_shape(GB_OWN_SGEMM, 257, 511, 129, err, sizeof(err)), 0);
-	assert_int_equal(gb_own_gemm_check_shape(GB_OWN_MMA, 257, 511, 129, err, sizeof(err)), 0);
-	assert_int_equal(gb_own_gemm_check_shape(GB_OWN_WGMMA, 257, 511, 129, err, sizeof(err)),
+	/* any k, wgmma's too (k % 8 != 0 is copied to a padded pitch, never refused) */
+	for (int kind = 0; kind < GB_OWN_COUNT; kind++) {
+		assert_int_equal(gb_own_gemm_check_shape(kind, 257, 511, 129, err, sizeof(err)), 0);
+		assert_int_equal(gb_own_gemm_check_shape(kind, 3, 5, 1, err, sizeof(err)), 0);
+		assert_int_equal(gb_own_gemm_check_shape(kind, 1, 1, 7, err, sizeof(err)), 0);
+	}
+	/* wgmma: TMA coordinates are 32-bit signed */
+	assert_int_equal(gb_own_gemm_check_shape(GB_OWN_WGMMA, 1ull << 31, 8, 8, err, sizeof(err)),
 			 -1);
-	assert_non_null(strstr(err, "wgmma needs k to be a multiple of 8"));
-	assert_non_null(strstr(err, "k = 129"));
+	assert_non_null(strstr(err, "TMA coordinates are 32-bit"));
+	assert_non_null(strstr(err, "2147483648x8x8"));
+	assert_int_equal(gb_own_gemm_check_shape(GB_OWN_WGMMA, 8, (1ull << 31) - 1, 8, err,
+						 sizeof(err)),
+			 0);
+	assert_int_equal(gb_own_gemm_check_shape(GB_OWN_WGMMA, 8, 8, (1ull << 31) - 64, err,
+						 sizeof(err)),
+			 -1);
+	assert_int_equal(gb_own_gemm_check_shape(GB_OWN_WGMMA, 8, 8, (1ull << 31) - 65, err,
+						 sizeof(err)),
+			 0);
+	assert_int_equal(gb_own_gemm_check_shape(GB_OWN_MMA, 1ull << 31, 8, 8, err, sizeof(err)),
+			 0);
+}
+
+static void test_wgmma_padded_k(void **state)
+{
+	struct gb_own_gemm_launch l;
+
+	(void)state;
+	/* only wgmma, only k % 8 != 0 */
+	assert_true(gb_own_gemm_pads_k(GB_OWN_WGMMA, 129));
+	assert_true(gb_own_gemm_pads_k(GB_OWN_WGMMA, 1));
+	assert_false(gb_own_gemm_pads_k(GB_OWN_WGMMA, 136));
+	assert_false(gb_own_gemm_pads_k(GB_OWN_MMA, 129));
+	assert_false(gb_own_gemm_pads_k(GB_OWN_SGEMM, 1));
+	/* pitch: k rounded up to 8 halves (16 bytes) */
+	assert_int_equal(gb_wgmma_pitch(1), 8);
+	assert_int_equal(gb_wgmma_pitch(8), 8);
+	assert_int_equal(gb_wgmma_pitch(129), 136);
+	assert_int_equal(gb_wgmma_pitch(8191), 8192);
+	/* scratch: A's m rows, B's n rows from the next 256-byte boundary */
+	assert_int_equal(gb_wgmma_scratch_b_offset(257, 129), 70144);  /* 69904 up to 256 */
+	assert_int_equal(gb_wgmma_scratch_b_offset(257, 129) % 256, 0);
+	assert_int_equal(gb_wgmma_scratch_bytes(257, 511, 129),
+			 gb_wgmma_scratch_b_offset(257, 129) + 511 * 136 * 2);
+	assert_int_equal(gb_wgmma_scratch_b_offset(128, 8191), 128 * 8192 * 2);
+	assert_int_equal(gb_wgmma_scratch_bytes(257, 511, 136), 0);
+	/* the plan says so, for the report */
+	assert_int_equal(gb_own_gemm_plan(GB_OWN_WGMMA, 257, 511, 129, &h100, &l), 0);
+	assert_true(l.padded_k);
+	assert_int_equal(l.scratch_bytes, gb_wgmma_scratch_bytes(257, 511, 129));
+	assert_true(l.edge);
+	assert_int_equal(gb_own_gemm_plan(GB_OWN_WGMMA, 8192, 8192, 8192, &h100, &l), 0);
+	assert_false(l.padded_k);
+	assert_int_equal(l.scratch_bytes, 0);
+	/* the other kernels read any k directly */
+	assert_int_equal(gb_own_gemm_plan(GB_OWN_MMA, 257, 511, 129, &h100, &l), 0);
+	assert_false(l.padded_k);
+	assert_int_equal(l.scratch_bytes, 0);
 }
 
 /* ---- launch shapes ---- */
@@ -140,6 +192,8 @@ static void check_plan(enum gb_own_gemm kind, uint64_t m, uint64_t n, uint64_t k
 	assert_true(l.smem_bytes + l.smem_static <= dev->smem_per_block_optin);
 	assert_true(l.smem_bytes + l.smem_static + GB_OWN_SMEM_RESERVED <= dev->smem_per_sm);
 	assert_int_equal(l.smem_bytes, gb_own_gemm_smem_bytes(kind, l.stages));
+	assert_int_equal(l.padded_k, gb_own_gemm_pads_k(kind, k));
+	assert_int_equal(l.scratch_bytes, l.padded_k ? gb_wgmma_scratch_bytes(m, n, k) : 0);
 }
 
 static void test_plan_every_kernel(void **state)
@@ -147,6 +201,7 @@ static void test_plan_every_kernel(void **state)
 	static const uint64_t shapes[][3] = {
 		{ 4096, 4096, 4096 }, { 8192, 8192, 8192 }, { 257, 511, 136 }, { 1, 1, 8 },
 		{ 128, 128, 32 }, { 256, 128, 64 }, { 1000, 3, 4000 }, { 262144, 256, 64 },
+		{ 257, 511, 129 }, { 3, 5, 1 },
 	};
 
 	(void)state;
@@ -217,9 +272,11 @@ static void test_plan_values(void **state)
 	assert_int_equal(l.tiles_m, 2);
 	assert_int_equal(l.tiles_n, 4);
 	assert_true(l.edge);
-	/* does not fit an A100's 163 KiB, and k must be a multiple of 8 */
+	/* does not fit an A100's 163 KiB; any k (k % 8 != 0: padded copies) */
 	assert_int_equal(gb_own_gemm_plan(GB_OWN_WGMMA, 8192, 8192, 8192, &a100, &l), -1);
-	assert_int_equal(gb_own_gemm_plan(GB_OWN_WGMMA, 8192, 8192, 8191, &h100, &l), -1);
+	assert_int_equal(gb_own_gemm_plan(GB_OWN_WGMMA, 8192, 8192, 8191, &h100, &l), 0);
+	assert_true(l.padded_k);
+	assert_true(l.edge);
 	/* zero dimensions and unknown kernels */
 	assert_int_equal(gb_own_gemm_plan(GB_OWN_SGEMM, 0, 8, 8, &h100, &l), -1);
 	assert_int_equal(gb_own_gemm_plan(GB_OWN_COUNT, 8, 8, 8, &h100, &l), -1);
@@ -404,50 +461,6 @@ static void test_mma_fragment_map(void **state)
 		}
 }
 
-static void test_wgmma_fragment_map(void **state)
-{
-	unsigned char *seen = calloc(64 * 256, 1);
-
-	(void)state;
-	assert_non_null(seen);
-	for (unsigned t = 0; t < 128; t++)
-		for (unsigned i = 0; i < 128; i++) {
-			unsigned r = gb_wgmma_acc_row(t, i), c = gb_wgmma_acc_col(t, i);
-
-			assert_true(r < 64 && c < 256);
-			assert_int_equal(seen[r * 256 + c], 0);
-			seen[r * 256 + c] = 1;
-			if (i % 2 == 0) {
-				assert_int_equal(gb_wgmma_acc_row(t, i + 1), r);
-				assert_int_equal(gb_wgmma_acc_col(t, i + 1), c + 1);
-			}
-		}
-	free(seen);
-	/* PTX ISA figure for m64nNk16 f32: thread 0 holds (0,0) (0,1) (8,0) (8,1) (0,8) ... */
-	assert_int_equal(gb_wgmma_acc_row(0, 2), 8);
-	assert_int_equal(gb_wgmma_acc_col(0, 4), 8);
-	assert_int_equal(gb_wgmma_acc_row(37, 0), 16 + 1);
-	assert_int_equal(gb_wgmma_acc_col(37, 0), 2);
-}
-
-static void test_wgmma_descriptor(void **state)
-{
-	uint64_t d = gb_wgmma_desc(0x400);
-
-	(void)state;
-	assert_int_equal(d & 0x3fff, 0x400 >> 4);                 /* start address >> 4 */
-	assert_int_equal((d >> 16) & 0x3fff, 1);                  /* LBO 16 bytes */
-	assert_int_equal((d >> 32) & 0x3fff, 1024 >> 4);          /* SBO 1024 bytes */
-	assert_int_equal((d >> 49) & 7, 0);                       /* base offset */
-	assert_int_equal(d >> 62, 1);                             /* 128-byte swizzle */
-	assert_true(d == 0x4000004000010040ULL);
-	/* only bits 4-17 of the address are encoded; +2 is +32 bytes along k */
-	assert_true(gb_wgmma_desc(0x12345670u + 0x20) == gb_wgmma_desc(0x12345670u) + 2);
-	assert_int_equal(gb_wgmma_desc(0x40000) & 0x3fff, 0);
-	/* the largest shared address (227 KiB) plus three k16 steps stays in the field */
-	assert_true((gb_wgmma_desc(232448 - 1024) & 0x3fff) + 6 < 0x4000);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -455,6 +468,7 @@ int main(void)
 		cmocka_unit_test(test_precisions),
 		cmocka_unit_test(test_unsupported_reasons),
 		cmocka_unit_test(test_shapes),
+		cmocka_unit_test(test_wgmma_padded_k),
 		cmocka_unit_test(test_plan_every_kernel),
 		cmocka_unit_test(test_plan_values),
 		cmocka_unit_test(test_mma_stages),
@@ -464,8 +478,6 @@ int main(void)
 		cmocka_unit_test(test_sgemm_thread_map),
 		cmocka_unit_test(test_mma_swizzle),
 		cmocka_unit_test(test_mma_fragment_map),
-		cmocka_unit_test(test_wgmma_fragment_map),
-		cmocka_unit_test(test_wgmma_descriptor),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

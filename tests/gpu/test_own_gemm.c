@@ -7,7 +7,9 @@
  * a large one; cuBLASLt runs alongside and the ratio is reported; a
  * corrupted output is caught; a kernel that does not apply to a precision,
  * device or shape is a SKIPPED check with its reason; the wgmma launcher
- * refuses a non-Hopper device without launching. Exits 77 without a GPU.
+ * refuses a non-Hopper device without launching, and on Hopper its host-side
+ * state (padded-k scratch, cached maps, several streams, release) keeps
+ * every result exact. Exits 77 without a GPU.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -176,7 +178,7 @@ static void test_mma_tiny_shapes(void **state)
 
 /* ---- wgmma ---- */
 
-static void test_wgmma_sizes_or_skipped(void **state)
+static void test_wgmma_sizes(void **state)
 {
 	static const char *const odd_k[] = { "--impl", "wgmma", "--precision", "bf16", "--m",
 					     "257", "--n", "511", "--k", "129", "--warmup", "0s",
@@ -202,16 +204,11 @@ static void test_wgmma_sizes_or_skipped(void **state)
 		fixture_close(&f);
 		return;
 	}
-	/* k % 8 != 0 cannot be a TMA pitch: skipped for this shape */
-	r = fixture_run(&f, odd_k, 16);
-	c = find_check(r, "impl_wgmma_bf16");
-	if (!c)
-		dump(r);
-	assert_non_null(c);
-	assert_int_equal(c->status, GB_STATUS_SKIPPED);
-	assert_non_null(strstr(c->message, "multiple of 8"));
-	assert_int_equal(r->status, GB_STATUS_PASSED);
 	fixture_close(&f);
+	/* k % 8 != 0: A and B copied to a padded pitch first, never skipped */
+	expect_impl_verified("wgmma", "bf16", "257", "511", "129", false);
+	expect_impl_verified("wgmma", "fp16", "257", "511", "129", false);
+	expect_impl_verified("wgmma", "fp16", "255", "130", "1001", false);
 	/* partial tiles in m, n and k (one k-slice of 64 partly filled) */
 	expect_impl_verified("wgmma", "bf16", "257", "511", "136", false);
 	expect_impl_verified("wgmma", "fp16", "257", "511", "136", false);
@@ -222,7 +219,7 @@ static void test_wgmma_sizes_or_skipped(void **state)
 static void test_wgmma_tiny_shapes(void **state)
 {
 	static const char *const args[] = { "--impl", "wgmma", "--precision", "fp16", "--m",
-					     "1,2,257", "--n", "1,129", "--k", "8,64,72",
+					     "1,2,257", "--n", "1,129", "--k", "1,8,71",
 					     "--warmup", "0s", "--duration", "10ms", "--samples",
 					     "5" };
 	struct fixture f;
@@ -251,8 +248,12 @@ static void test_wgmma_launcher_refuses(void **state)
 			 cudaSuccess);
 	assert_int_equal(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0),
 			 cudaSuccess);
-	/* not fp16/bf16: refused on any device */
+	/* not fp16/bf16, a zero or 2^31 dimension: refused on any device */
 	e = gb_launch_gemm_wgmma(NULL, NULL, NULL, GB_DT_F32, 64, 64, 64, 0);
+	assert_int_equal(e, cudaErrorInvalidValue);
+	e = gb_launch_gemm_wgmma(NULL, NULL, NULL, GB_DT_BF16, 0, 64, 64, 0);
+	assert_int_equal(e, cudaErrorInvalidValue);
+	e = gb_launch_gemm_wgmma(NULL, NULL, NULL, GB_DT_BF16, 64, 64, 1ull << 31, 0);
 	assert_int_equal(e, cudaErrorInvalidValue);
 	e = gb_launch_gemm_mma(NULL, NULL, NULL, GB_DT_E4M3, 64, 64, 64, 0);
 	assert_int_equal(e, cudaErrorInvalidValue);
@@ -261,14 +262,153 @@ static void test_wgmma_launcher_refuses(void **state)
 	if (major != 9 || minor != 0) {
 		e = gb_launch_gemm_wgmma(NULL, NULL, NULL, GB_DT_BF16, 64, 64, 64, 0);
 		assert_int_equal(e, cudaErrorNoKernelImageForDevice);
-	} else {
-		/* k % 8 != 0 */
+		/* k % 8 != 0 is refused for the device too, before any copy */
 		e = gb_launch_gemm_wgmma(NULL, NULL, NULL, GB_DT_BF16, 64, 64, 63, 0);
-		assert_int_equal(e, cudaErrorInvalidValue);
+		assert_int_equal(e, cudaErrorNoKernelImageForDevice);
 	}
 	/* nothing was launched, nothing is left behind */
 	assert_int_equal(cudaGetLastError(), cudaSuccess);
 	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+}
+
+/*
+ * The wgmma launcher's host-side state, on Hopper, through direct launches
+ * checked exactly (small integers: every sum is exact in fp16 and bf16):
+ * padded k (scratch allocated, grown, re-zeroed for a new layout), k % 8
+ * == 0 after it, rotating operand pointers (cached tensor maps), a second
+ * stream on the same scratch, and gb_wgmma_release with launches after it.
+ */
+struct wg_bufs {
+	uint16_t *a, *b, *d;     /* device: 3 copies of A and of B, D */
+	uint16_t *ha, *hb, *hd;  /* host mirrors of one copy */
+	size_t max_ab, max_d;    /* elements per copy, of D */
+};
+
+/* fp16 or bf16 bits of a small integer v (|v| <= 2), exactly */
+static uint16_t bits_of_int(enum gb_dtype t, int v)
+{
+	static const uint16_t f16[] = { 0xC000, 0xBC00, 0x0000, 0x3C00, 0x4000 };
+	static const uint16_t bf16[] = { 0xC000, 0xBF80, 0x0000, 0x3F80, 0x4000 };
+
+	return t == GB_DT_F16 ? f16[v + 2] : bf16[v + 2];
+}
+
+static double value_of_bits(enum gb_dtype t, uint16_t h)
+{
+	uint32_t u = (uint32_t)h << 16;
+	int e = (h >> 10) & 0x1F;
+	double v;
+	float f;
+
+	if (t == GB_DT_BF16) {
+		memcpy(&f, &u, sizeof(f));
+		return f;
+	}
+	if (e == 0x1F)
+		return NAN;
+	v = e ? ldexp(1024 + (h & 0x3FF), e - 25) : ldexp(h & 0x3FF, -24);
+	return h & 0x8000 ? -v : v;
+}
+
+/* one launch of m x n x k on copy `copy` of A and B, D checked against the host */
+static void wg_check(struct wg_bufs *w, enum gb_dtype t, unsigned m, unsigned n, unsigned k,
+		     unsigned copy, cudaStream_t stream)
+{
+	/* fp16: |sum| <= 4k <= 2048 for k <= 512; bf16: values -1..1, |sum| <= k <= 256 */
+	const int range = t == GB_DT_F16 ? 2 : 1;
+	uint16_t *a = w->a + copy * w->max_ab, *b = w->b + copy * w->max_ab;
+	uint32_t seed = m * 31u + n * 17u + k + copy * 101u;
+
+	assert_true(k <= (t == GB_DT_F16 ? 512u : 256u));
+	assert_true((size_t)k * m <= w->max_ab && (size_t)k * n <= w->max_ab);
+	assert_true((size_t)m * n <= w->max_d);
+	for (size_t i = 0; i < (size_t)k * (m + n); i++) {
+		int v;
+
+		seed = seed * 1664525u + 1013904223u;
+		v = (int)((seed >> 24) % (unsigned)(2 * range + 1)) - range;
+		if (i < (size_t)k * m)
+			w->ha[i] = bits_of_int(t, v);
+		else
+			w->hb[i - (size_t)k * m] = bits_of_int(t, v);
+	}
+	assert_int_equal(cudaMemcpy(a, w->ha, (size_t)k * m * 2, cudaMemcpyHostToDevice),
+			 cudaSuccess);
+	assert_int_equal(cudaMemcpy(b, w->hb, (size_t)k * n * 2, cudaMemcpyHostToDevice),
+			 cudaSuccess);
+	/* 0xFFFF is a NaN in both types: an unwritten output cannot pass */
+	assert_int_equal(cudaMemset(w->d, 0xFF, (size_t)m * n * 2), cudaSuccess);
+	assert_int_equal(gb_launch_gemm_wgmma(a, b, w->d, t, m, n, k, stream), cudaSuccess);
+	assert_int_equal(cudaStreamSynchronize(stream), cudaSuccess);
+	assert_int_equal(cudaMemcpy(w->hd, w->d, (size_t)m * n * 2, cudaMemcpyDeviceToHost),
+			 cudaSuccess);
+	for (unsigned r = 0; r < n; r++)
+		for (unsigned c = 0; c < m; c++) {
+			double ref = 0, got = value_of_bits(t, w->hd[c + (size_t)r * m]);
+
+			for (unsigned kk = 0; kk < k; kk++)
+				ref += value_of_bits(t, w->ha[kk + (size_t)c * k]) *
+				       value_of_bits(t, w->hb[kk + (size_t)r * k]);
+			if (got != ref)
+				fail_msg("wgmma %ux%ux%u copy %u: D[%u][%u] = %g, expected %g",
+					 m, n, k, copy, c, r, got, ref);
+		}
+}
+
+static void test_wgmma_launcher_state(void **state)
+{
+	/* copies 256 bytes apart, as gemm's rotation places them (TMA wants 16) */
+	struct wg_bufs w = { .max_ab = 90112, .max_d = 300 * 300 };
+	cudaStream_t s1 = NULL, s2 = NULL;
+	int major = 0, minor = 0;
+
+	(void)state;
+	assert_int_equal(cudaSetDevice(0), cudaSuccess);
+	assert_int_equal(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0),
+			 cudaSuccess);
+	assert_int_equal(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0),
+			 cudaSuccess);
+	if (major != 9 || minor != 0)
+		skip();
+	assert_int_equal(cudaMalloc((void **)&w.a, 3 * w.max_ab * 2), cudaSuccess);
+	assert_int_equal(cudaMalloc((void **)&w.b, 3 * w.max_ab * 2), cudaSuccess);
+	assert_int_equal(cudaMalloc((void **)&w.d, w.max_d * 2), cudaSuccess);
+	w.ha = malloc(w.max_ab * 2);
+	w.hb = malloc(w.max_ab * 2);
+	w.hd = malloc(w.max_d * 2);
+	assert_true(w.ha && w.hb && w.hd);
+	assert_int_equal(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking), cudaSuccess);
+	assert_int_equal(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking), cudaSuccess);
+
+	wg_check(&w, GB_DT_F16, 70, 50, 13, 0, s1);    /* padded: scratch allocated */
+	wg_check(&w, GB_DT_F16, 300, 200, 77, 0, s1);  /* padded: scratch grown */
+	wg_check(&w, GB_DT_F16, 70, 50, 13, 0, s1);    /* smaller layout: re-zeroed */
+	wg_check(&w, GB_DT_F16, 70, 50, 16, 0, s1);    /* k % 8 == 0: A and B directly */
+	wg_check(&w, GB_DT_BF16, 129, 257, 131, 0, s1);
+	/* one shape on rotating copies: cached maps, their address swapped in */
+	for (unsigned copy = 0; copy < 3; copy++)
+		wg_check(&w, GB_DT_F16, 200, 100, 24, copy, s1);
+	for (unsigned copy = 0; copy < 3; copy++)
+		wg_check(&w, GB_DT_BF16, 200, 100, 21, copy, s1);
+	/* another stream on the same scratch */
+	wg_check(&w, GB_DT_F16, 100, 90, 45, 0, s2);
+	wg_check(&w, GB_DT_F16, 100, 90, 45, 1, s1);
+	/* released, then used again */
+	assert_int_equal(gb_wgmma_release(), cudaSuccess);
+	wg_check(&w, GB_DT_F16, 64, 64, 7, 0, s2);
+	wg_check(&w, GB_DT_BF16, 257, 129, 64, 0, s1);
+	assert_int_equal(gb_wgmma_release(), cudaSuccess);
+	assert_int_equal(gb_wgmma_release(), cudaSuccess);  /* twice is harmless */
+
+	assert_int_equal(cudaStreamDestroy(s2), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s1), cudaSuccess);
+	free(w.ha);
+	free(w.hb);
+	free(w.hd);
+	assert_int_equal(cudaFree(w.d), cudaSuccess);
+	assert_int_equal(cudaFree(w.b), cudaSuccess);
+	assert_int_equal(cudaFree(w.a), cudaSuccess);
+	assert_int_equal(cudaGetLastError(), cudaSuccess);
 }
 
 /* ---- large sizes ---- */
@@ -291,6 +431,8 @@ static void test_large(void **state)
 		expect_impl_verified("wgmma", "fp16", "4096", "4096", "4096", true);
 		/* not a multiple of any tile, still past the all-outputs limit */
 		expect_impl_verified("wgmma", "bf16", "4000", "3000", "2056", true);
+		/* k % 8 != 0: the padded copies at size */
+		expect_impl_verified("wgmma", "fp16", "4000", "3000", "2049", true);
 	}
 	expect_impl_verified("sgemm", "fp32", "4000", "3000", "2049", true);
 	expect_impl_verified("mma", "bf16", "4000", "3000", "2056", true);
@@ -394,8 +536,9 @@ int main(void)
 		cmocka_unit_test(test_fp32_tiny_shapes),
 		cmocka_unit_test(test_mma_odd_sizes),
 		cmocka_unit_test(test_mma_tiny_shapes),
-		cmocka_unit_test(test_wgmma_sizes_or_skipped),
+		cmocka_unit_test(test_wgmma_sizes),
 		cmocka_unit_test(test_wgmma_tiny_shapes),
+		cmocka_unit_test(test_wgmma_launcher_state),
 		cmocka_unit_test(test_large),
 		cmocka_unit_test(test_injected_fault_caught),
 		cmocka_unit_test(test_precision_mismatch_skipped),
