@@ -7,14 +7,19 @@
  * For each device, precision and shape (a "job"):
  *   setup    random inputs from the seed, rotated among enough copies that
  *            they exceed 2x L2; cuBLASLt descriptors in the TN layout
- *   select   the heuristic's top candidates (32 MiB workspace), each timed
- *            briefly; the fastest is kept and named in the report
+ *   select   the heuristic's top candidates (32 MiB workspace), timed
+ *            briefly after up to 1 s of the first one (clocks settle
+ *            first); the fastest is kept and named in the report (algorithm,
+ *            tile, stages, split-K)
  *   warm-up  windows of back-to-back GEMMs until three agree within 2% or
  *            --warmup has passed
- *   measure  --samples CUDA-event-timed batches of back-to-back GEMMs
+ *   measure  --samples CUDA-event-timed batches of back-to-back GEMMs,
+ *            --repeat times (the CV of their medians: run-to-run spread)
  *   verify   a separate pass: poison D, one GEMM, FP64 reference on a
  *            sample of outputs, compared on the device against a bound
  *   teardown in reverse order
+ * --search runs each shape of a grid with the heuristic's first pick
+ * (MAMF-style), then re-runs the best three as above.
  * cuBLASLt is loaded with dlopen (bench/cublaslt_dl.c): when it is missing
  * the benchmark is an ERROR, the binary still starts and reports.
  *
@@ -55,6 +60,8 @@
 /* each candidate: 3 batches of about 10 ms, median */
 #define GEMM_SELECT_REPS 3
 #define GEMM_SELECT_BATCH_S 0.01
+/* batches of the warm-up before selection: long enough to keep the GPU busy */
+#define GEMM_PRESELECT_BATCH_S 0.05
 #define GEMM_SETTLE_TOL 0.02
 #define GEMM_MAX_WINDOWS 4096
 #define GEMM_TELEMETRY_INTERVAL_S 0.1
@@ -73,8 +80,14 @@ enum gemm_impl {
 	GEMM_IMPL_WGMMA,
 	GEMM_N_IMPLS
 };
-static const char *const impl_names[GEMM_N_IMPLS + 1] = { "cublaslt", "tiled", "sgemm", "mma",
-							  "wgmma", NULL };
+/*
+ * --impl's choices: one name per enum gemm_impl, then "cublas", the
+ * spelling issue 3 uses, as an alias of cublaslt (impl_mask folds it; the
+ * report always says cublaslt).
+ */
+#define GEMM_IMPL_ALIAS_CUBLAS GEMM_N_IMPLS
+static const char *const impl_names[GEMM_N_IMPLS + 2] = { "cublaslt", "tiled", "sgemm", "mma",
+							  "wgmma", "cublas", NULL };
 _Static_assert(GEMM_N_IMPLS == GB_OWN_COUNT + 1, "one --impl name per own kernel");
 #define GEMM_OWN_IMPLS (((1u << GEMM_N_IMPLS) - 1) & ~(1u << GEMM_IMPL_CUBLASLT))
 
@@ -91,6 +104,7 @@ struct gemm_params {
 	double duration_s;       /* < 0: auto (2 s, or 0.25 s per shape with --search) */
 	double warmup_s;
 	int64_t samples;
+	int64_t repeat;          /* timed phases per job, for the run-to-run spread */
 	bool search;
 	bool verify;
 	uint32_t impls;
@@ -100,8 +114,9 @@ struct gemm_params {
 
 static const struct gb_opt gemm_opts[] = {
 	{ GB_OPT_ENUM_LIST, 0, "precision", offsetof(struct gemm_params, precisions), "LIST",
-	  "precisions to measure (default: every one the GPU supports except fp16acc16)", 0, 0,
-	  gb_gemm_prec_choices, 0 },
+	  "precisions to measure (default: every one the GPU supports except fp16acc16; all "
+	  "skips per shape what a shape does not fit)", 0, 0, gb_gemm_prec_choices,
+	  GB_OPTF_MARK_ALL },
 	{ GB_OPT_COUNT, 0, "size", offsetof(struct gemm_params, size), "N",
 	  "square problem m = n = k = N (default 8192)", 1, GB_GEMM_MAX_DIM, NULL, 0 },
 	{ GB_OPT_INT_LIST, 0, "m", offsetof(struct gemm_params, m), "LIST",
@@ -122,16 +137,19 @@ static const struct gb_opt gemm_opts[] = {
 	  NULL, 0 },
 	{ GB_OPT_COUNT, 0, "samples", offsetof(struct gemm_params, samples), "N",
 	  "timed samples (CUDA-event-timed batches) per shape (default 10)", 5, 100000, NULL, 0 },
+	{ GB_OPT_COUNT, 0, "repeat", offsetof(struct gemm_params, repeat), "N",
+	  "timed phases per shape, back to back; N >= 2 reports the CV of their medians, N >= 5 "
+	  "checks it against 1% (default 1)", 1, 1000, NULL, 0 },
 	{ GB_OPT_BOOL, 0, "search", offsetof(struct gemm_params, search), NULL,
-	  "sweep a shape grid (or --m/--n/--k) for one precision (default bf16), report the best",
-	  0, 0, NULL, 0 },
+	  "sweep a shape grid (or --m/--n/--k) for one precision (default bf16), report the best; "
+	  "then re-run the best 3 with every candidate timed", 0, 0, NULL, 0 },
 	{ GB_OPT_BOOL, 0, "verify", offsetof(struct gemm_params, verify), NULL,
 	  "check results against an FP64 reference (default on; --no-verify skips)", 0, 0, NULL,
 	  0 },
 	{ GB_OPT_ENUM_LIST, 0, "impl", offsetof(struct gemm_params, impls), "LIST",
-	  "GEMM implementations: cublaslt, or gpubench's own kernels tiled and sgemm (fp32), mma "
-	  "and wgmma (fp16, bf16), each reported against cuBLASLt run alongside (default "
-	  "cublaslt)", 0, 0, impl_names, 0 },
+	  "GEMM implementations: cublaslt (or its alias cublas), or gpubench's own kernels tiled "
+	  "and sgemm (fp32), mma and wgmma (fp16, bf16), each reported against cuBLASLt run "
+	  "alongside (default cublaslt)", 0, 0, impl_names, 0 },
 	{ GB_OPT_COUNT, 0, "seed", offsetof(struct gemm_params, seed), "N",
 	  "seed of the random inputs (default 1)", 0, 0, NULL, 0 },
 	{ GB_OPT_BOOL, 0, "inject-fault", offsetof(struct gemm_params, inject_fault), NULL,
@@ -149,9 +167,36 @@ static void gemm_set_defaults(void *pv)
 	p->duration_s = -1;
 	p->warmup_s = 3.0;
 	p->samples = 10;
+	p->repeat = 1;
 	p->verify = true;
 	p->impls = 1u << GEMM_IMPL_CUBLASLT;
 	p->seed = 1;
+}
+
+/* --precision's precisions, a mask over gb_gemm_precs (0: the default set) */
+static uint32_t prec_mask(const struct gemm_params *p)
+{
+	return p->precisions & ~GB_ENUM_LIST_ALL;
+}
+
+/*
+ * --precision all names no precision in particular: like the default set, it
+ * skips per shape the precisions a shape does not fit, where an explicit
+ * list is a usage error.
+ */
+static bool prec_all(const struct gemm_params *p)
+{
+	return (p->precisions & GB_ENUM_LIST_ALL) != 0;
+}
+
+/* --impl as a mask over enum gemm_impl, the alias folded into cublaslt */
+static uint32_t impl_mask(const struct gemm_params *p)
+{
+	uint32_t m = p->impls & ((1u << GEMM_N_IMPLS) - 1);
+
+	if (p->impls & (1u << GEMM_IMPL_ALIAS_CUBLAS))
+		m |= 1u << GEMM_IMPL_CUBLASLT;
+	return m;
 }
 
 /*
@@ -195,11 +240,18 @@ static int gemm_validate(const void *pv, char *err, size_t len)
 		snprintf(err, len, "--search measures cuBLASLt only; drop --impl's own kernels");
 		return -1;
 	}
-	if (p->search && popcount32(p->precisions) > 1) {
+	if (p->search && popcount32(prec_mask(p)) > 1) {
 		snprintf(err, len, "--search sweeps one precision at a time; got %d in --precision",
-			 popcount32(p->precisions));
+			 popcount32(prec_mask(p)));
 		return -1;
 	}
+	if (p->search && p->repeat > 1) {
+		snprintf(err, len, "--repeat measures fixed shapes; drop it with --search");
+		return -1;
+	}
+	/* all: the precisions that do not fit a shape are skipped at run time */
+	if (prec_all(p))
+		return 0;
 	shapes = malloc(sizeof(*shapes) * (n ? n : 1));
 	if (!shapes) {
 		snprintf(err, len, "out of memory");
@@ -208,7 +260,7 @@ static int gemm_validate(const void *pv, char *err, size_t len)
 	gemm_shapes(p, shapes, n);
 	/* a precision named explicitly must fit every shape; the default set skips at run time */
 	for (int i = 0; i < GB_GEMM_N_PRECS && !rc; i++) {
-		if (!(p->precisions & (1u << i)))
+		if (!(prec_mask(p) & (1u << i)))
 			continue;
 		for (size_t s = 0; s < n && !rc; s++)
 			rc = gb_gemm_check_shape(gb_gemm_precs[i], shapes[s].m, shapes[s].n,
@@ -260,12 +312,14 @@ struct gemm_job {
 	struct gb_own_gemm_launch plan;  /* own kernels: the launch shape, for the report */
 	/* results */
 	double t_gemm_s;
+	double preselect_s;              /* warm-up before the candidates were timed */
 	double warmup_done_s;
 	size_t warmup_windows;
 	bool settled;
 	uint64_t batch;
-	double *tflops;
+	double *tflops;                  /* every sample of every run, run after run */
 	size_t n_tflops;
+	size_t n_runs, per_run;          /* --repeat: complete runs, samples in each */
 	struct gb_telemetry_summary tel;
 	struct verify_outcome ver;
 	bool measured;
@@ -276,6 +330,7 @@ struct job_mode {
 	int max_candidates;
 	double warmup_s;
 	double duration_s;
+	int64_t repeat;                  /* timed phases, back to back */
 };
 
 struct gemm_state {
@@ -291,6 +346,15 @@ static void shape_str(char *buf, size_t len, const struct gb_gemm_shape *s)
 {
 	snprintf(buf, len, "%llux%llux%llu", (unsigned long long)s->m, (unsigned long long)s->n,
 		 (unsigned long long)s->k);
+}
+
+/* "fp32" for cuBLASLt, "fp32 sgemm" for an own kernel: messages name what ran */
+static void job_label(char *buf, size_t len, const struct gemm_job *j)
+{
+	if (j->impl == GEMM_IMPL_CUBLASLT)
+		snprintf(buf, len, "%s", gb_precision_name(j->prec));
+	else
+		snprintf(buf, len, "%s %s", gb_precision_name(j->prec), impl_names[j->impl]);
 }
 
 static void bytes_str(char *buf, size_t len, double bytes)
@@ -539,18 +603,47 @@ static int cmp_double(const void *x, const void *y)
 }
 
 /*
- * Time the heuristic's candidates and keep the fastest. Each gets one
+ * Run the heuristic's first pick back to back for `seconds` before the
+ * candidates are timed. A cold GPU runs above its sustained clock for its
+ * first seconds, and candidates a percent apart, compared then, need not
+ * rank as they will once power has settled. A refused first pick ends this
+ * early: selection then says why.
+ */
+static int job_preselect_warmup(struct gb_ctx *ctx, struct gb_bench_result *res,
+				const struct gemm_dev *g, struct gemm_job *j, double seconds)
+{
+	cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
+	double t_start = gb_now_s(), sec = 0;
+	uint64_t batch = 1;
+	int rc = 0;
+
+	while (gb_now_s() - t_start < seconds && st == CUBLAS_STATUS_SUCCESS &&
+	       !gb_should_stop(ctx)) {
+		rc = run_batch(res, g, j, 0, batch, &sec, &st);
+		if (rc)
+			break;
+		/* the first batch is one GEMM (and the module load); later ones ~50 ms */
+		batch = batch_for(GEMM_PRESELECT_BATCH_S, sec / (double)batch, 1000000);
+	}
+	j->preselect_s = gb_now_s() - t_start;
+	return rc;
+}
+
+/*
+ * Time the heuristic's candidates and keep the fastest, after a warm-up of
+ * up to GB_GEMM_PRESELECT_WARMUP_S with the first one. Each gets one
  * untimed launch (module load, and cuBLASLt may still refuse it), then the
  * median of GEMM_SELECT_REPS batches of ~10 ms. Slow GEMMs shrink the work
  * to fit GEMM_SELECT_BUDGET_S, down to trusting the heuristic's first pick.
  */
 static int job_select(struct gb_ctx *ctx, struct gb_bench_result *res,
-		      const struct gemm_dev *g, struct gemm_job *j, int max_candidates)
+		      const struct gemm_dev *g, struct gemm_job *j, const struct job_mode *mode)
 {
+	int max_candidates = mode->max_candidates;
 	cublasStatus_t st = CUBLAS_STATUS_SUCCESS, last_refusal = CUBLAS_STATUS_SUCCESS;
 	int n = 0, reps = GEMM_SELECT_REPS;
 	uint64_t batch = 1;
-	double t0 = 0, sec;
+	double t0 = 0, sec, pre_s;
 	char buf[160], shape[80];
 	int rc = 0;
 
@@ -567,6 +660,13 @@ static int job_select(struct gb_ctx *ctx, struct gb_bench_result *res,
 		rc = -1;
 		goto out;
 	}
+	pre_s = gb_gemm_preselect_warmup_s(mode->warmup_s, n);
+	if (pre_s > 0)
+		gb_progress(ctx, "gemm: GPU %d %s %s: warming up %.1f s, then timing %d "
+			    "algorithms", g->dev, gb_precision_name(j->prec), shape, pre_s, n);
+	rc = job_preselect_warmup(ctx, res, g, j, pre_s);
+	if (rc)
+		goto out;
 	j->best = -1;
 	for (int i = 0; i < n; i++)
 		j->cand_s[i] = INFINITY;
@@ -667,28 +767,59 @@ out:
 	return rc;
 }
 
-static int job_measure(struct gb_ctx *ctx, const struct gemm_params *p, struct gb_bench_result *res,
-		       struct gemm_state *st, const struct gemm_dev *g, struct gemm_job *j,
-		       double duration_s)
+/* one timed phase: --samples batches appended to j->tflops */
+static int measure_run(struct gb_ctx *ctx, struct gb_bench_result *res, struct gemm_state *st,
+		       const struct gemm_dev *g, struct gemm_job *j)
 {
-	size_t want = (size_t)p->samples;
 	double sec;
 	int rc = 0;
 
-	j->batch = gb_gemm_batch_iters(p->iters, duration_s, (unsigned)want, j->t_gemm_s);
-	j->tflops = calloc(want, sizeof(double));
+	for (size_t i = 0; i < j->per_run && !gb_should_stop(ctx); i++) {
+		rc = run_timed(res, g, j, j->batch, &sec);
+		if (rc)
+			break;
+		j->tflops[j->n_tflops++] = j->flops * (double)j->batch / sec / 1e12;
+		if (st->hint)
+			st->hint[g->slot] = j->tflops[j->n_tflops - 1];
+	}
+	return rc;
+}
+
+/*
+ * mode->repeat timed phases back to back, with one batch size, so that
+ * their medians differ only by what the GPU did. A phase cut short by the
+ * stop flag is kept as samples but does not count as a run.
+ */
+static int job_measure(struct gb_ctx *ctx, const struct gemm_params *p, struct gb_bench_result *res,
+		       struct gemm_state *st, const struct gemm_dev *g, struct gemm_job *j,
+		       const struct job_mode *mode)
+{
+	size_t runs = mode->repeat > 1 ? (size_t)mode->repeat : 1;
+	char shape[80], what[48];
+	int rc = 0;
+
+	j->per_run = (size_t)p->samples;
+	j->batch = gb_gemm_batch_iters(p->iters, mode->duration_s, (unsigned)j->per_run,
+				       j->t_gemm_s);
+	j->tflops = calloc(j->per_run * runs, sizeof(double));
 	if (!j->tflops) {
 		gb_bench_set_status(res, GB_STATUS_ERROR, "out of host memory");
 		return -1;
 	}
+	shape_str(shape, sizeof(shape), &j->s);
+	job_label(what, sizeof(what), j);
 	gb_sampler_mark(st->sampler);
-	for (size_t i = 0; i < want && !gb_should_stop(ctx); i++) {
-		rc = run_timed(res, g, j, j->batch, &sec);
+	for (size_t r = 0; r < runs && !gb_should_stop(ctx); r++) {
+		rc = measure_run(ctx, res, st, g, j);
 		if (rc)
 			goto out;
-		j->tflops[j->n_tflops++] = j->flops * (double)j->batch / sec / 1e12;
-		if (st->hint)
-			st->hint[g->slot] = j->tflops[j->n_tflops - 1];
+		if (j->n_tflops == (r + 1) * j->per_run)
+			j->n_runs++;
+		if (runs > 1 && j->n_runs == r + 1)
+			gb_progress(ctx, "gemm: GPU %d %s %s: run %zu of %zu: %.1f %s (median)",
+				    g->dev, what, shape, r + 1, runs,
+				    gb_percentile(j->tflops + r * j->per_run, j->per_run, 50),
+				    gb_gemm_rate_unit(j->prec));
 	}
 	j->measured = j->n_tflops > 0;
 out:
@@ -699,15 +830,6 @@ out:
 }
 
 /* ---- verification ---- */
-
-/* "fp32" for cuBLASLt, "fp32 sgemm" for an own kernel: messages name what ran */
-static void job_label(char *buf, size_t len, const struct gemm_job *j)
-{
-	if (j->impl == GEMM_IMPL_CUBLASLT)
-		snprintf(buf, len, "%s", gb_precision_name(j->prec));
-	else
-		snprintf(buf, len, "%s %s", gb_precision_name(j->prec), impl_names[j->impl]);
-}
 
 static int verify_free(uint32_t *rc_h, uint32_t *rc_d, double *ref, double *scale, double *got,
 		       struct gb_verify_counters *cnt)
@@ -880,16 +1002,15 @@ static int run_phases(struct gb_ctx *ctx, const struct gemm_params *p,
 	shape_str(shape, sizeof(shape), &j->s);
 	job_label(what, sizeof(what), j);
 	if (!gb_should_stop(ctx))
-		rc = j->impl == GEMM_IMPL_CUBLASLT
-			     ? job_select(ctx, res, g, j, mode->max_candidates)
-			     : own_select(ctx, res, g, j);
+		rc = j->impl == GEMM_IMPL_CUBLASLT ? job_select(ctx, res, g, j, mode)
+						   : own_select(ctx, res, g, j);
 	if (!rc && !gb_should_stop(ctx)) {
 		gb_progress(ctx, "gemm: GPU %d %s %s: warming up (up to %.1f s)", g->dev, what,
 			    shape, mode->warmup_s);
 		rc = job_warmup(ctx, res, g, j, mode->warmup_s);
 	}
 	if (!rc && !gb_should_stop(ctx))
-		rc = job_measure(ctx, p, res, st, g, j, mode->duration_s);
+		rc = job_measure(ctx, p, res, st, g, j, mode);
 	if (!rc && !gb_should_stop(ctx) && p->verify && j->measured)
 		rc = job_verify(p, res, g, j);
 	return rc;
@@ -920,27 +1041,80 @@ static double tera(double flops)
 	return isfinite(flops) && flops > 0 ? flops / 1e12 : NAN;
 }
 
+static const char *tile_name(int64_t id)
+{
+	return id >= 0 && id <= UINT32_MAX ? gb_lt_tile_name((uint32_t)id) : NULL;
+}
+
+static const char *stages_name(int64_t id)
+{
+	return id >= 0 && id <= UINT32_MAX ? gb_lt_stages_name((uint32_t)id) : NULL;
+}
+
+/* key: the name, or null when this build has no name for the id (a newer cuBLASLt) */
+static void add_name(cJSON *o, const char *key, const char *name)
+{
+	if (name)
+		cJSON_AddStringToObject(o, key, name);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+/* The attributes cuBLASLt reported (ids as numbers, tile and stages also named). */
 static void add_config(cJSON *o, const struct gb_cublaslt *lt, const cublasLtMatmulAlgo_t *a)
 {
-	int32_t id = 0, splitk = 0;
-	uint32_t tile = 0, stages = 0, red = 0, swz = 0, custom = 0;
-	uint16_t inner = 0, cluster = 0;
-	size_t w = 0;
+	struct gb_lt_algo_config c;
 
-#define GB_ALGO_ATTR(attr, var, key)                                                  \
-	if (lt->cublasLtMatmulAlgoConfigGetAttribute(a, attr, &var, sizeof(var), &w) == \
-	    CUBLAS_STATUS_SUCCESS)                                                     \
-		cJSON_AddNumberToObject(o, key, (double)var);
-	GB_ALGO_ATTR(CUBLASLT_ALGO_CONFIG_ID, id, "algo_id")
-	GB_ALGO_ATTR(CUBLASLT_ALGO_CONFIG_TILE_ID, tile, "tile_id")
-	GB_ALGO_ATTR(CUBLASLT_ALGO_CONFIG_STAGES_ID, stages, "stages_id")
-	GB_ALGO_ATTR(CUBLASLT_ALGO_CONFIG_SPLITK_NUM, splitk, "splitk")
-	GB_ALGO_ATTR(CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, red, "reduction_scheme")
-	GB_ALGO_ATTR(CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, swz, "cta_swizzling")
-	GB_ALGO_ATTR(CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, custom, "custom_option")
-	GB_ALGO_ATTR(CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, inner, "inner_shape_id")
-	GB_ALGO_ATTR(CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, cluster, "cluster_shape_id")
-#undef GB_ALGO_ATTR
+	gb_lt_algo_config(lt, a, &c);
+#define GB_CFG_NUM(field, key) \
+	if (c.field >= 0)      \
+		cJSON_AddNumberToObject(o, key, (double)c.field);
+	GB_CFG_NUM(id, "algo_id")
+	GB_CFG_NUM(tile, "tile_id")
+	if (c.tile >= 0)
+		add_name(o, "tile", tile_name(c.tile));
+	GB_CFG_NUM(stages, "stages_id")
+	if (c.stages >= 0)
+		add_name(o, "stages", stages_name(c.stages));
+	GB_CFG_NUM(splitk, "splitk")
+	GB_CFG_NUM(reduction_scheme, "reduction_scheme")
+	GB_CFG_NUM(cta_swizzling, "cta_swizzling")
+	GB_CFG_NUM(custom_option, "custom_option")
+	GB_CFG_NUM(inner_shape_id, "inner_shape_id")
+	GB_CFG_NUM(cluster_shape_id, "cluster_shape_id")
+#undef GB_CFG_NUM
+}
+
+/* "128x256"; "id 700" for an id this build cannot name; "?" when not reported */
+static void lt_name_str(char *buf, size_t len, const char *name, int64_t id)
+{
+	if (id < 0)
+		snprintf(buf, len, "?");
+	else if (name)
+		snprintf(buf, len, "%s", name);
+	else
+		snprintf(buf, len, "id %lld", (long long)id);
+}
+
+/*
+ * ", algo 66, tile 128x256, stages 64x4, split-K 1" for the job's chosen
+ * cuBLASLt algorithm, for progress lines and descriptions; "" when the job
+ * has none (an own kernel, or nothing was chosen).
+ */
+static void algo_str(char *buf, size_t len, const struct gb_cublaslt *lt,
+		     const struct gemm_job *j)
+{
+	struct gb_lt_algo_config c;
+	char tile[32], stages[32];
+
+	buf[0] = '\0';
+	if (j->impl != GEMM_IMPL_CUBLASLT || j->best < 0 || j->best >= j->n_cand)
+		return;
+	gb_lt_algo_config(lt, &j->cand[j->best].algo, &c);
+	lt_name_str(tile, sizeof(tile), tile_name(c.tile), c.tile);
+	lt_name_str(stages, sizeof(stages), stages_name(c.stages), c.stages);
+	snprintf(buf, len, ", algo %lld, tile %s, stages %s, split-K %lld", (long long)c.id, tile,
+		 stages, (long long)c.splitk);
 }
 
 static cJSON *job_json(const struct gb_cublaslt *lt, const struct gemm_dev *g,
@@ -959,9 +1133,21 @@ static cJSON *job_json(const struct gb_cublaslt *lt, const struct gemm_dev *g,
 	cJSON_AddStringToObject(o, "d_type", gb_dtype_name(j->t_d));
 	cJSON_AddNumberToObject(o, "rotating_copies", (double)j->copies);
 	cJSON_AddNumberToObject(o, "gemms_per_sample", (double)j->batch);
+	if (j->impl == GEMM_IMPL_CUBLASLT)
+		cJSON_AddNumberToObject(o, "preselect_warmup_s", j->preselect_s);
 	cJSON_AddNumberToObject(o, "warmup_s", j->warmup_done_s);
 	cJSON_AddNumberToObject(o, "warmup_windows", (double)j->warmup_windows);
 	cJSON_AddBoolToObject(o, "warmup_settled", j->settled);
+	if (j->n_runs > 1) {
+		cJSON *runs = cJSON_AddArrayToObject(o, "run_medians");
+		double med;
+
+		for (size_t r = 0; r < j->n_runs; r++) {
+			med = gb_percentile(j->tflops + r * j->per_run, j->per_run, 50);
+			cJSON_AddItemToArray(runs, isfinite(med) ? cJSON_CreateNumber(med)
+								 : cJSON_CreateNull());
+		}
+	}
 	if (j->best >= 0 && j->best < j->n_cand) {
 		algo = cJSON_AddObjectToObject(o, "algorithm");
 		add_config(algo, lt, &j->cand[j->best].algo);
@@ -984,6 +1170,8 @@ static cJSON *job_json(const struct gb_cublaslt *lt, const struct gemm_dev *g,
 					(double)(j->plan.smem_bytes + j->plan.smem_static));
 		cJSON_AddBoolToObject(k, "vector_loads", j->plan.vector_loads);
 		cJSON_AddBoolToObject(k, "edge_tiles", j->plan.edge);
+		cJSON_AddBoolToObject(k, "padded_k", j->plan.padded_k);
+		cJSON_AddNumberToObject(k, "scratch_bytes", (double)j->plan.scratch_bytes);
 	}
 	cands = j->impl == GEMM_IMPL_CUBLASLT ? cJSON_AddArrayToObject(o, "candidates") : NULL;
 	for (int i = 0; cands && i < j->n_cand; i++) {
@@ -1047,10 +1235,11 @@ static void impl_tag(char *buf, size_t len, const struct gemm_job *j)
  * The metrics of one measured job. For an own kernel, cublas is the
  * cuBLASLt job of the same precision and shape from this run: the ratio of
  * medians becomes pct_of_cublas_<p>_<impl> (absent when cuBLASLt was not
- * measured).
+ * measured). algo: algo_str() of the job, for the description.
  */
 static void report_job(struct gb_bench_result *res, const struct gemm_dev *g,
-		       const struct gemm_job *j, bool several, const struct gemm_job *cublas)
+		       const struct gemm_job *j, bool several, const struct gemm_job *cublas,
+		       const char *algo)
 {
 	const struct gb_device_info *d = g->info;
 	enum gb_precision pp = gb_gemm_peak_precision(j->prec, d->cc_major, d->cc_minor);
@@ -1066,9 +1255,9 @@ static void report_job(struct gb_bench_result *res, const struct gemm_dev *g,
 	m = gb_bench_add_metric(res, name, unit, GB_BETTER_HIGHER, g->dev, j->tflops, j->n_tflops,
 				judged_peak(d, pp));
 	if (j->impl == GEMM_IMPL_CUBLASLT)
-		m->description = gb_strdupf("cuBLASLt %s GEMM %s (TN, 2mnk), %llu per sample; "
+		m->description = gb_strdupf("cuBLASLt %s GEMM %s (TN, 2mnk), %llu per sample%s; "
 					    "peak: %s %s", pn, shape,
-					    (unsigned long long)j->batch,
+					    (unsigned long long)j->batch, algo,
 					    isfinite(tera(d->peaks.spec[pp])) ? "spec sheet"
 									      : "max clock",
 					    gb_precision_name(pp));
@@ -1120,6 +1309,81 @@ static void report_job(struct gb_bench_result *res, const struct gemm_dev *g,
 	if (isfinite(j->tel.temp_c_max)) {
 		snprintf(name, sizeof(name), "temp_c_max_%s%s%s", pn, tag, sfx);
 		gb_bench_add_value(res, name, "C", GB_BETTER_LOWER, g->dev, j->tel.temp_c_max, NAN);
+	}
+}
+
+/* ", run-to-run CV 0.31% over 5 runs" with --repeat, for progress lines; else "" */
+static void repeat_str(char *buf, size_t len, const struct gemm_job *j)
+{
+	double med[1000];  /* --repeat is at most 1000 */
+	size_t n = j->n_runs < 1000 ? j->n_runs : 1000;
+
+	buf[0] = '\0';
+	if (n < 2)
+		return;
+	gb_gemm_run_medians(j->tflops, j->per_run, n, med);
+	snprintf(buf, len, ", run-to-run CV %.2f%% over %zu runs", 100 * gb_gemm_cv(med, n), n);
+}
+
+/*
+ * --repeat: the medians of the job's runs as run_median_tflops_<p> (their
+ * spread in its stats) and their CV as run_cv_<p> in %, with a run_cv_<p>
+ * check against issue 3's 1% once there are enough runs to judge. A spread
+ * above it is a warning, not a failure: the results were right, the GPU
+ * did not hold its rate from run to run (clocks, power, temperature).
+ */
+static void report_repeat(struct gb_bench_result *res, const struct gemm_dev *g,
+			  const struct gemm_job *j, bool several)
+{
+	const char *pn = gb_precision_name(j->prec);
+	char sfx[64], tag[16], name[160], shape[80], what[48];
+	double med[1000], cv;  /* --repeat is at most 1000 */
+	size_t n = j->n_runs < 1000 ? j->n_runs : 1000;
+	struct gb_metric *m;
+
+	if (n < 2)
+		return;
+	name_suffix(sfx, sizeof(sfx), j, several);
+	impl_tag(tag, sizeof(tag), j);
+	shape_str(shape, sizeof(shape), &j->s);
+	job_label(what, sizeof(what), j);
+	gb_gemm_run_medians(j->tflops, j->per_run, n, med);
+	cv = gb_gemm_cv(med, n);
+	snprintf(name, sizeof(name), "run_median_tflops_%s%s%s", pn, tag, sfx);
+	m = gb_bench_add_metric(res, name, gb_gemm_rate_unit(j->prec), GB_BETTER_HIGHER, g->dev,
+				med, n, NAN);
+	m->description = gb_strdupf("median of each of %zu timed phases of %zu samples, back to "
+				    "back after one warm-up", n, j->per_run);
+	snprintf(name, sizeof(name), "run_cv_%s%s%s", pn, tag, sfx);
+	m = gb_bench_add_value(res, name, "%", GB_BETTER_LOWER, g->dev, 100 * cv, NAN);
+	m->description = gb_strdupf("coefficient of variation of run_median_tflops_%s%s%s", pn,
+				    tag, sfx);
+	switch (gb_gemm_run_cv_verdict(cv, n)) {
+	case GB_GEMM_CV_WITHIN:
+		gb_bench_add_check(res, name, GB_STATUS_PASSED, GB_SEV_INFO, g->dev, 100 * cv,
+				   100 * GB_GEMM_RUN_CV_MAX,
+				   "the medians of %zu runs of %s %s vary by %.2f%% (CV), within "
+				   "%.0f%%", n, what, shape, 100 * cv, 100 * GB_GEMM_RUN_CV_MAX);
+		break;
+	case GB_GEMM_CV_ABOVE:
+		gb_bench_add_check(res, name, GB_STATUS_WARNING, GB_SEV_WARNING, g->dev, 100 * cv,
+				   100 * GB_GEMM_RUN_CV_MAX,
+				   "the medians of %zu runs of %s %s vary by %.2f%% (CV), above "
+				   "%.0f%%: the rate moved between runs (see clocks, power and "
+				   "temperature)", n, what, shape, 100 * cv,
+				   100 * GB_GEMM_RUN_CV_MAX);
+		break;
+	case GB_GEMM_CV_TOO_FEW:
+		gb_bench_add_check(res, name, GB_STATUS_SKIPPED, GB_SEV_INFO, g->dev, 100 * cv,
+				   100 * GB_GEMM_RUN_CV_MAX,
+				   "%zu runs of %s %s: judging the run-to-run CV takes at least %d",
+				   n, what, shape, GB_GEMM_RUN_CV_MIN_RUNS);
+		break;
+	case GB_GEMM_CV_INVALID:
+		gb_bench_add_check(res, name, GB_STATUS_ERROR, GB_SEV_ERROR, g->dev, NAN,
+				   100 * GB_GEMM_RUN_CV_MAX,
+				   "a run of %s %s has no median: no run-to-run CV", what, shape);
+		break;
 	}
 }
 
@@ -1259,18 +1523,20 @@ static int run_own(struct gb_ctx *ctx, const struct gemm_params *p, struct gb_be
 	}
 	if (o.measured) {
 		double med = gb_percentile(o.tflops, o.n_tflops, 50);
-		char pct[48] = "";
+		char pct[48] = "", spread[64];
 
 		if (base->measured)
 			snprintf(pct, sizeof(pct), ", %.0f%% of cuBLASLt",
 				 100 * med / gb_percentile(base->tflops, base->n_tflops, 50));
-		report_job(res, g, &o, several, base);
+		report_job(res, g, &o, several, base, "");
+		report_repeat(res, g, &o, several);
 		report_verify(p, res, g, &o, several);
 		cJSON_AddItemToArray(st->runs, job_json(st->lt, g, &o));
 		st->ran++;
-		gb_progress(ctx, "gemm: GPU %d %s %s %s: %.1f %s (median of %zu%s)%s%s", g->dev,
+		repeat_str(spread, sizeof(spread), &o);
+		gb_progress(ctx, "gemm: GPU %d %s %s %s: %.1f %s (median of %zu%s)%s%s%s", g->dev,
 			    gb_precision_name(o.prec), impl_names[impl], shape, med,
-			    gb_gemm_rate_unit(o.prec), o.n_tflops, pct,
+			    gb_gemm_rate_unit(o.prec), o.n_tflops, pct, spread,
 			    o.ver.done ? ", verification " : "",
 			    o.ver.done ? gb_status_name(o.ver.status) : "");
 	}
@@ -1319,11 +1585,12 @@ static int run_shape(struct gb_ctx *ctx, const struct gemm_params *p, struct gb_
 		.max_candidates = GEMM_CANDIDATES,
 		.warmup_s = p->warmup_s,
 		.duration_s = p->duration_s > 0 ? p->duration_s : GEMM_DEFAULT_DURATION_S,
+		.repeat = p->repeat,
 	};
 	struct gemm_job j;
 	enum gb_status before = res->status;
 	char *before_reason = gb_strdup(res->reason);
-	char shape[80];
+	char shape[80], algo[160], spread[64];
 	bool ready;
 	int rc, lost = 0;
 
@@ -1343,13 +1610,16 @@ static int run_shape(struct gb_ctx *ctx, const struct gemm_params *p, struct gb_
 		lost = device_lost() ? -1 : 0;
 	}
 	if (j.measured) {
-		report_job(res, g, &j, several, NULL);
+		algo_str(algo, sizeof(algo), st->lt, &j);
+		report_job(res, g, &j, several, NULL, algo);
+		report_repeat(res, g, &j, several);
 		report_verify(p, res, g, &j, several);
 		cJSON_AddItemToArray(st->runs, job_json(st->lt, g, &j));
 		st->ran++;
-		gb_progress(ctx, "gemm: GPU %d %s %s: %.1f %s (median of %zu)%s%s", g->dev,
+		repeat_str(spread, sizeof(spread), &j);
+		gb_progress(ctx, "gemm: GPU %d %s %s: %.1f %s (median of %zu)%s%s%s%s", g->dev,
 			    gb_precision_name(prec), shape, gb_percentile(j.tflops, j.n_tflops, 50),
-			    gb_gemm_rate_unit(prec), j.n_tflops,
+			    gb_gemm_rate_unit(prec), j.n_tflops, algo, spread,
 			    j.ver.done ? ", verification " : "",
 			    j.ver.done ? gb_status_name(j.ver.status) : "");
 	}
@@ -1370,20 +1640,19 @@ struct search_acc {
 	size_t best_n;
 	double *medians;               /* per finished shape */
 	char first_fail[512];
-	double worst_ratio;            /* largest max_err / bound among verified shapes */
+	double worst_ratio;            /* largest max_err / bound among verified runs */
+	/* the re-runs of the best shapes with every candidate timed */
+	size_t tuned_done, tuned_verified;
+	size_t tuned_best;             /* index into shapes, SIZE_MAX if none */
+	double tuned_median;
+	double *tuned_samples;         /* owned: the best re-run's samples */
+	size_t tuned_n;
+	char tuned_algo[160];          /* algo_str() of the best re-run */
 };
 
-static void search_take(struct search_acc *a, struct gemm_job *j, size_t i, double median,
-			const double *medians_by_shape)
+/* a run's verification outcome into the one verify_<p>_search check */
+static void search_take_verify(struct search_acc *a, const struct gemm_job *j)
 {
-	a->medians[a->done++] = median;
-	if (a->best == SIZE_MAX || median > medians_by_shape[a->best]) {
-		a->best = i;
-		free(a->best_samples);
-		a->best_samples = j->tflops;   /* ownership moves here */
-		a->best_n = j->n_tflops;
-		j->tflops = NULL;
-	}
 	if (!j->ver.done)
 		return;
 	a->verified++;
@@ -1396,6 +1665,38 @@ static void search_take(struct search_acc *a, struct gemm_job *j, size_t i, doub
 	}
 }
 
+static void search_take(struct search_acc *a, struct gemm_job *j, size_t i, double median,
+			const double *medians_by_shape)
+{
+	a->medians[a->done++] = median;
+	if (a->best == SIZE_MAX || median > medians_by_shape[a->best]) {
+		a->best = i;
+		free(a->best_samples);
+		a->best_samples = j->tflops;   /* ownership moves here */
+		a->best_n = j->n_tflops;
+		j->tflops = NULL;
+	}
+	search_take_verify(a, j);
+}
+
+static void search_take_tuned(struct search_acc *a, struct gemm_job *j, size_t i, double median,
+			      const char *algo)
+{
+	a->tuned_done++;
+	if (a->tuned_best == SIZE_MAX || median > a->tuned_median) {
+		a->tuned_best = i;
+		a->tuned_median = median;
+		free(a->tuned_samples);
+		a->tuned_samples = j->tflops;  /* ownership moves here */
+		a->tuned_n = j->n_tflops;
+		j->tflops = NULL;
+		snprintf(a->tuned_algo, sizeof(a->tuned_algo), "%s", algo);
+	}
+	if (j->ver.done)
+		a->tuned_verified++;
+	search_take_verify(a, j);
+}
+
 static double geomean(const double *v, size_t n)
 {
 	double s = 0;
@@ -1403,6 +1704,48 @@ static double geomean(const double *v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		s += log(v[i]);
 	return n ? exp(s / (double)n) : NAN;
+}
+
+/* "best_m" (or "best_m_gpu1" with several GPUs) = the shape's m, and n, k */
+static void best_params(struct gb_bench_result *res, const char *prefix, int dev,
+			bool several_devices, const struct gb_gemm_shape *s)
+{
+	const uint64_t dims[3] = { s->m, s->n, s->k };
+	static const char *const names[3] = { "m", "n", "k" };
+	char key[64];
+
+	for (int i = 0; i < 3; i++) {
+		if (several_devices)
+			snprintf(key, sizeof(key), "%s_%s_gpu%d", prefix, names[i], dev);
+		else
+			snprintf(key, sizeof(key), "%s_%s", prefix, names[i]);
+		gb_bench_param_num(res, key, (double)dims[i]);
+	}
+}
+
+/*
+ * search_tuned_tflops_<p>: the best of the re-runs with every candidate
+ * timed, beside the sweep's first-pick search_best_tflops_<p>.
+ */
+static void search_report_tuned(struct gb_bench_result *res, const struct gemm_dev *g,
+				enum gb_precision prec, const struct gb_gemm_shape *shapes,
+				const struct search_acc *a, bool several_devices)
+{
+	const struct gb_device_info *d = g->info;
+	enum gb_precision pp = gb_gemm_peak_precision(prec, d->cc_major, d->cc_minor);
+	char name[160], shape[80];
+	struct gb_metric *m;
+
+	if (!a->tuned_done)
+		return;
+	shape_str(shape, sizeof(shape), &shapes[a->tuned_best]);
+	snprintf(name, sizeof(name), "search_tuned_tflops_%s", gb_precision_name(prec));
+	m = gb_bench_add_metric(res, name, gb_gemm_rate_unit(prec), GB_BETTER_HIGHER, g->dev,
+				a->tuned_samples, a->tuned_n, judged_peak(d, pp));
+	m->description = gb_strdupf("best of the sweep's top %zu shapes, each re-run with the "
+				    "fastest of up to %d cuBLASLt candidates: %s%s",
+				    a->tuned_done, GEMM_CANDIDATES, shape, a->tuned_algo);
+	best_params(res, "best_tuned", g->dev, several_devices, &shapes[a->tuned_best]);
 }
 
 static void search_report(const struct gemm_params *p, struct gb_bench_result *res,
@@ -1413,7 +1756,7 @@ static void search_report(const struct gemm_params *p, struct gb_bench_result *r
 	const struct gb_device_info *d = g->info;
 	enum gb_precision pp = gb_gemm_peak_precision(prec, d->cc_major, d->cc_minor);
 	const char *pn = gb_precision_name(prec), *unit = gb_gemm_rate_unit(prec);
-	char name[160], key[64], shape[80];
+	char name[160], shape[80];
 	struct gb_metric *m;
 	double *sorted;
 
@@ -1436,13 +1779,8 @@ static void search_report(const struct gemm_params *p, struct gb_bench_result *r
 	snprintf(name, sizeof(name), "search_geomean_tflops_%s", pn);
 	gb_bench_add_value(res, name, unit, GB_BETTER_HIGHER, g->dev, geomean(a->medians, a->done),
 			   NAN);
-#define GB_BEST_PARAM(field, label)                                                      \
-	snprintf(key, sizeof(key), several_devices ? "best_%s_gpu%d" : "best_%s", label, g->dev); \
-	gb_bench_param_num(res, key, (double)shapes[a->best].field);
-	GB_BEST_PARAM(m, "m")
-	GB_BEST_PARAM(n, "n")
-	GB_BEST_PARAM(k, "k")
-#undef GB_BEST_PARAM
+	best_params(res, "best", g->dev, several_devices, &shapes[a->best]);
+	search_report_tuned(res, g, prec, shapes, a, several_devices);
 	snprintf(name, sizeof(name), "verify_%s_search", pn);
 	if (!p->verify)
 		gb_bench_add_check(res, name, GB_STATUS_SKIPPED, GB_SEV_INFO, g->dev, NAN, NAN,
@@ -1450,13 +1788,82 @@ static void search_report(const struct gemm_params *p, struct gb_bench_result *r
 	else if (a->failed)
 		gb_bench_add_check(res, name, GB_STATUS_FAILED, GB_SEV_ERROR, g->dev,
 				   (double)a->failed, 0,
-				   "%zu of %zu shapes failed verification; first: %s", a->failed,
-				   a->verified, a->first_fail);
+				   "%zu of %zu runs (shapes and tuned re-runs) failed "
+				   "verification; first: %s", a->failed, a->verified,
+				   a->first_fail);
 	else if (a->verified)
 		gb_bench_add_check(res, name, GB_STATUS_PASSED, GB_SEV_INFO, g->dev,
 				   a->worst_ratio, 1,
-				   "%zu shapes match the FP64 reference; worst error %.2f of "
-				   "its bound", a->verified, a->worst_ratio);
+				   "%zu shapes and %zu tuned re-runs match the FP64 reference; "
+				   "worst error %.2f of its bound", a->verified - a->tuned_verified,
+				   a->tuned_verified, a->worst_ratio);
+}
+
+/*
+ * Re-run the sweep's best GB_GEMM_SEARCH_TUNE_SHAPES shapes as a normal run
+ * measures one: a warm-up, every candidate of the heuristic timed, the
+ * fastest kept. The sweep takes the heuristic's first pick per shape, as
+ * mamf-finder does, and can sit a few percent below what cuBLASLt reaches on
+ * its best shape; both numbers are reported. Returns -1 when the device is
+ * lost.
+ */
+static int search_tune(struct gb_ctx *ctx, const struct gemm_params *p,
+		       struct gb_bench_result *res, struct gemm_state *st, struct gemm_dev *g,
+		       enum gb_precision prec, const struct gb_gemm_shape *shapes,
+		       const double *by_shape, size_t n_shapes, struct search_acc *acc)
+{
+	struct job_mode mode = {
+		.max_candidates = GEMM_CANDIDATES,
+		.warmup_s = p->warmup_s,
+		.duration_s = p->duration_s > 0 ? p->duration_s : GEMM_DEFAULT_DURATION_S,
+		.repeat = 1,
+	};
+	size_t top[GB_GEMM_SEARCH_TUNE_SHAPES];
+	size_t n_top = gb_gemm_top_k(by_shape, n_shapes, GB_GEMM_SEARCH_TUNE_SHAPES, top);
+	const char *pn = gb_precision_name(prec);
+	cJSON *tuned = cJSON_GetObjectItemCaseSensitive(gb_bench_extra(res), "search_tuned");
+	int lost = 0;
+
+	if (!tuned)
+		tuned = cJSON_AddArrayToObject(gb_bench_extra(res), "search_tuned");
+	if (n_top)
+		gb_progress(ctx, "gemm: GPU %d search %s: re-running the best %zu shapes with "
+			    "up to %d candidates each", g->dev, pn, n_top, GEMM_CANDIDATES);
+	for (size_t t = 0; t < n_top && !lost && !gb_should_stop(ctx); t++) {
+		struct gemm_job j;
+		enum gb_status before = res->status;
+		char *before_reason = gb_strdup(res->reason);
+		char shape[80], algo[160];
+		double med;
+		cJSON *o;
+
+		memset(&j, 0, sizeof(j));
+		j.prec = prec;
+		j.s = shapes[top[t]];
+		j.best = -1;
+		shape_str(shape, sizeof(shape), &j.s);
+		if (run_job(ctx, p, res, st, g, &j, &mode)) {
+			job_failed(res, before, before_reason, g, &j);
+			lost = device_lost() ? -1 : 0;
+		} else {
+			free(before_reason);
+		}
+		if (j.measured) {
+			med = gb_percentile(j.tflops, j.n_tflops, 50);
+			algo_str(algo, sizeof(algo), st->lt, &j);
+			o = job_json(st->lt, g, &j);
+			cJSON_AddNumberToObject(o, "tflops", med);
+			cJSON_AddNumberToObject(o, "first_pick_tflops", by_shape[top[t]]);
+			cJSON_AddItemToArray(tuned, o);
+			gb_progress(ctx, "gemm: GPU %d search %s tuned %s: %.1f %s (first pick "
+				    "%.1f)%s%s%s", g->dev, pn, shape, med, gb_gemm_rate_unit(prec),
+				    by_shape[top[t]], algo, j.ver.done ? ", verification " : "",
+				    j.ver.done ? gb_status_name(j.ver.status) : "");
+			search_take_tuned(acc, &j, top[t], med, algo);
+		}
+		job_release(&j);
+	}
+	return lost;
 }
 
 /* returns -1 when the device is lost */
@@ -1468,8 +1875,9 @@ static int run_search(struct gb_ctx *ctx, const struct gemm_params *p, struct gb
 		.max_candidates = 1,  /* MAMF's practice: the library's default pick per shape */
 		.warmup_s = p->warmup_s,
 		.duration_s = p->duration_s > 0 ? p->duration_s : GEMM_SEARCH_DURATION_S,
+		.repeat = 1,
 	};
-	struct search_acc acc = { .best = SIZE_MAX };
+	struct search_acc acc = { .best = SIZE_MAX, .tuned_best = SIZE_MAX };
 	double *by_shape = calloc(n_shapes, sizeof(double));
 	char sname[160], shape[80], err[256];
 	struct gb_series *series;
@@ -1527,10 +1935,13 @@ static int run_search(struct gb_ctx *ctx, const struct gemm_params *p, struct gb
 		}
 		job_release(&j);
 	}
+	if (acc.done && !lost && !gb_should_stop(ctx))
+		lost = search_tune(ctx, p, res, st, g, prec, shapes, by_shape, n_shapes, &acc);
 	if (acc.done) {
 		search_report(p, res, g, prec, shapes, &acc, several_devices);
 		st->ran++;
 	}
+	free(acc.tuned_samples);
 	free(acc.best_samples);
 	free(acc.medians);
 	free(by_shape);
@@ -1555,6 +1966,7 @@ static uint32_t default_precisions(const struct gb_device_info *d, bool search)
 
 static void device_teardown(const struct gb_cublaslt *lt, struct gemm_dev *g)
 {
+	(void)gb_wgmma_release(); /* wgmma's padded-k scratch of this (current) device */
 	cudaFree(g->workspace);
 	if (g->lt)
 		lt->cublasLtDestroy(g->lt);
@@ -1586,11 +1998,12 @@ static uint32_t own_precisions(uint32_t impls)
 static uint32_t runnable_precisions(const struct gemm_params *p, struct gb_bench_result *res,
 				    struct gemm_state *st, const struct gemm_dev *g)
 {
-	uint32_t mask = p->precisions ? p->precisions : default_precisions(g->info, p->search);
+	uint32_t mask = prec_mask(p) ? prec_mask(p) : default_precisions(g->info, p->search);
 	char buf[256];
 
-	if (!p->precisions && !(p->impls & (1u << GEMM_IMPL_CUBLASLT)) && own_precisions(p->impls))
-		mask &= own_precisions(p->impls);
+	if (!prec_mask(p) && !(impl_mask(p) & (1u << GEMM_IMPL_CUBLASLT)) &&
+	    own_precisions(impl_mask(p)))
+		mask &= own_precisions(impl_mask(p));
 
 	for (int i = 0; i < GB_GEMM_N_PRECS; i++) {
 		const char *why;
@@ -1625,7 +2038,7 @@ static void runnable_impls(const struct gemm_params *p, struct gb_bench_result *
 		for (int k = GEMM_IMPL_TILED; k < GEMM_N_IMPLS; k++) {
 			const char *why;
 
-			if (!(p->impls & (1u << k)))
+			if (!(impl_mask(p) & (1u << k)))
 				continue;
 			why = gb_own_gemm_unsupported_reason(own_kind(k), gb_gemm_precs[i],
 							     g->info->cc_major, g->info->cc_minor,
@@ -1746,14 +2159,14 @@ static void record_params(const struct gemm_params *p, struct gb_bench_result *r
 
 	buf[0] = '\0';
 	for (int i = 0; i < GB_GEMM_N_PRECS; i++)
-		if (p->precisions & (1u << i))
+		if (prec_mask(p) & (1u << i))
 			pos += (size_t)snprintf(buf + pos, sizeof(buf) - pos, "%s%s",
 						pos ? "," : "", gb_gemm_prec_choices[i]);
-	gb_bench_param_str(res, "precision", p->precisions ? buf : "auto");
+	gb_bench_param_str(res, "precision", prec_all(p) ? "all" : prec_mask(p) ? buf : "auto");
 	pos = 0;
 	buf[0] = '\0';
 	for (int i = 0; i < GEMM_N_IMPLS; i++)
-		if (p->impls & (1u << i))
+		if (impl_mask(p) & (1u << i))
 			pos += (size_t)snprintf(buf + pos, sizeof(buf) - pos, "%s%s",
 						pos ? "," : "", impl_names[i]);
 	gb_bench_param_str(res, "impl", buf);
@@ -1778,11 +2191,18 @@ static void record_params(const struct gemm_params *p, struct gb_bench_result *r
 							  : GEMM_DEFAULT_DURATION_S);
 	gb_bench_param_num(res, "warmup_s", p->warmup_s);
 	gb_bench_param_num(res, "samples", (double)p->samples);
+	gb_bench_param_num(res, "repeat", (double)p->repeat);
 	gb_bench_param_bool(res, "search", p->search);
 	gb_bench_param_bool(res, "verify", p->verify);
 	gb_bench_param_num(res, "seed", (double)p->seed);
 	gb_bench_param_num(res, "workspace_bytes", GEMM_WORKSPACE_BYTES);
 	gb_bench_param_num(res, "candidates", p->search ? 1 : GEMM_CANDIDATES);
+	gb_bench_param_num(res, "preselect_warmup_s",
+			   gb_gemm_preselect_warmup_s(p->warmup_s, GEMM_CANDIDATES));
+	if (p->search) {
+		gb_bench_param_num(res, "search_tuned_shapes", GB_GEMM_SEARCH_TUNE_SHAPES);
+		gb_bench_param_num(res, "search_tuned_candidates", GEMM_CANDIDATES);
+	}
 	gb_bench_param_str(res, "layout", "TN (D = A^T B, column-major)");
 	gb_bench_param_str(res, "data",
 			   "uniform [-1, 1] from the seed; int8 integers in [-64, 64]");

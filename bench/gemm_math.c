@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bench/lt_names.h"
+#include "report/stats.h"
+
 const enum gb_precision gb_gemm_precs[GB_GEMM_N_PRECS] = {
 	GB_PREC_FP64, GB_PREC_FP32, GB_PREC_TF32, GB_PREC_FP16,
 	GB_PREC_BF16, GB_PREC_FP16_ACC16, GB_PREC_FP8, GB_PREC_INT8,
@@ -268,6 +271,97 @@ bool gb_gemm_settled(const double *window_s, size_t n, double tol)
 		hi = fmax(hi, window_s[i]);
 	}
 	return hi / lo - 1.0 <= tol;
+}
+
+double gb_gemm_preselect_warmup_s(double warmup_s, int n_candidates)
+{
+	if (n_candidates < 2 || !(warmup_s > 0))
+		return 0;
+	return fmin(warmup_s, GB_GEMM_PRESELECT_WARMUP_S);
+}
+
+/* ---- run-to-run spread ---- */
+
+void gb_gemm_run_medians(const double *samples, size_t per_run, size_t n_runs, double *medians)
+{
+	/* gb_percentile is NaN for a run with a non-finite sample: such a run has no median */
+	for (size_t r = 0; r < n_runs; r++)
+		medians[r] = gb_percentile(samples + r * per_run, per_run, 50);
+}
+
+double gb_gemm_cv(const double *v, size_t n)
+{
+	double mean = 0, ss = 0;
+
+	if (n < 2)
+		return NAN;
+	for (size_t i = 0; i < n; i++) {
+		if (!isfinite(v[i]))
+			return NAN;
+		mean += v[i];
+	}
+	mean /= (double)n;
+	if (!(mean > 0))
+		return NAN;
+	/* two passes: the spread of rates near 1000 is far below their size */
+	for (size_t i = 0; i < n; i++)
+		ss += (v[i] - mean) * (v[i] - mean);
+	return sqrt(ss / (double)(n - 1)) / mean;
+}
+
+enum gb_gemm_cv_verdict gb_gemm_run_cv_verdict(double cv, size_t n_runs)
+{
+	if (n_runs < GB_GEMM_RUN_CV_MIN_RUNS)
+		return GB_GEMM_CV_TOO_FEW;
+	if (isnan(cv))
+		return GB_GEMM_CV_INVALID;
+	return cv <= GB_GEMM_RUN_CV_MAX ? GB_GEMM_CV_WITHIN : GB_GEMM_CV_ABOVE;
+}
+
+/* ---- --search ---- */
+
+size_t gb_gemm_top_k(const double *v, size_t n, size_t k, size_t *out)
+{
+	size_t got = 0;
+
+	/* insertion into a list of at most k, kept sorted; k is small (3) */
+	for (size_t i = 0; i < n; i++) {
+		size_t at;
+
+		if (!(v[i] > 0) || !isfinite(v[i]))
+			continue;
+		/* strictly greater moves ahead, so an equal value keeps its lower index first */
+		for (at = got; at > 0 && v[i] > v[out[at - 1]]; at--)
+			;
+		if (at >= k)
+			continue;
+		if (got < k)
+			got++;
+		memmove(out + at + 1, out + at, sizeof(*out) * (got - 1 - at));
+		out[at] = i;
+	}
+	return got;
+}
+
+/* ---- cuBLASLt names ---- */
+
+#define GB_LT_NAME(name, value) [value] = #name,
+static const char *const lt_tiles[GB_LT_TILE_END] = { GB_LT_TILES(GB_LT_NAME) };
+static const char *const lt_stages[GB_LT_STAGES_END] = { GB_LT_STAGES(GB_LT_NAME) };
+#undef GB_LT_NAME
+
+const char *gb_lt_tile_name(uint32_t tile_id)
+{
+	if (tile_id == 0)
+		return "undefined";
+	return tile_id < GB_LT_TILE_END ? lt_tiles[tile_id] : NULL;
+}
+
+const char *gb_lt_stages_name(uint32_t stages_id)
+{
+	if (stages_id == 0)
+		return "undefined";
+	return stages_id < GB_LT_STAGES_END ? lt_stages[stages_id] : NULL;
 }
 
 /* n evenly spaced indices in [0, len) including 0 and len - 1 (all when len <= n) */

@@ -4,7 +4,9 @@
  * gpubench_core, unit tested without a GPU): FLOP counting, the precisions
  * and their storage types, which compute capability supports which
  * precision, shape rules, the verification error bound, the --search shape
- * grid, the sampled output coordinates and the rotating-buffer count.
+ * grid and its best shapes, the sampled output coordinates, the
+ * rotating-buffer count, the run-to-run spread of --repeat and the names of
+ * cuBLASLt's tile and stage configurations.
  *
  * Layout convention used everywhere (cuBLASLt "TN"): D = A^T B with
  *   A stored k x m column-major (lda = k), so op(A) = A^T is m x k,
@@ -158,6 +160,68 @@ uint64_t gb_gemm_batch_iters(int64_t iters, double duration_s, unsigned samples,
  */
 #define GB_GEMM_SETTLE_WINDOWS 3
 bool gb_gemm_settled(const double *window_s, size_t n, double tol);
+
+/*
+ * Before cuBLASLt's candidates are timed, the heuristic's first pick runs
+ * for this long (at most --warmup), so that they are compared at settled
+ * clocks rather than during the first seconds' boost.
+ */
+#define GB_GEMM_PRESELECT_WARMUP_S 1.0
+/* that warm-up in seconds: 0 when there is nothing to choose (fewer than 2 candidates) */
+double gb_gemm_preselect_warmup_s(double warmup_s, int n_candidates);
+
+/* ---- run-to-run spread (--repeat) ---- */
+
+/* issue 3's goal: the CV of the median over at least 5 runs is at most 1% */
+#define GB_GEMM_RUN_CV_MAX 0.01
+#define GB_GEMM_RUN_CV_MIN_RUNS 5
+
+/*
+ * The median of each run: samples holds n_runs runs of per_run samples one
+ * after another; medians[r] gets the median of run r (NaN for a run with a
+ * sample that is not finite).
+ */
+void gb_gemm_run_medians(const double *samples, size_t per_run, size_t n_runs, double *medians);
+
+/*
+ * Coefficient of variation of v[0..n): sample standard deviation (n - 1)
+ * over the mean, a fraction. NaN when n < 2, a value is not finite, or the
+ * mean is not positive (rates are positive; anything else means nothing).
+ */
+double gb_gemm_cv(const double *v, size_t n);
+
+enum gb_gemm_cv_verdict {
+	GB_GEMM_CV_WITHIN = 0,  /* at least GB_GEMM_RUN_CV_MIN_RUNS runs, cv <= max */
+	GB_GEMM_CV_ABOVE,       /* at least GB_GEMM_RUN_CV_MIN_RUNS runs, cv > max */
+	GB_GEMM_CV_TOO_FEW,     /* fewer runs: too few to judge the goal */
+	GB_GEMM_CV_INVALID,     /* enough runs, but the cv is NaN */
+};
+/* How a run-to-run cv over n_runs runs stands against GB_GEMM_RUN_CV_MAX. */
+enum gb_gemm_cv_verdict gb_gemm_run_cv_verdict(double cv, size_t n_runs);
+
+/* ---- --search ---- */
+
+/* the sweep's best shapes that --search re-runs with every candidate timed */
+#define GB_GEMM_SEARCH_TUNE_SHAPES 3
+
+/*
+ * The indices of the k largest positive, finite values of v[0..n), largest
+ * first (equal values: the lower index first), into out (room for k).
+ * Returns how many were written: min(k, number of such values).
+ */
+size_t gb_gemm_top_k(const double *v, size_t n, size_t k, size_t *out);
+
+/* ---- cuBLASLt algorithm names ---- */
+
+/*
+ * The name of a cublasLtMatmulTile_t value ("128x256": rows x columns of
+ * D per thread block) and of a cublasLtMatmulStages_t value ("64x4": k per
+ * stage x stages, or "64xAUTO"), spelt as in cublasLt.h's enum names;
+ * "undefined" for 0, NULL for a value this build has no name for (a gap,
+ * or a newer cuBLASLt). From bench/lt_names.h.
+ */
+const char *gb_lt_tile_name(uint32_t tile_id);
+const char *gb_lt_stages_name(uint32_t stages_id);
 
 /* ---- verification ---- */
 

@@ -6,6 +6,27 @@
 
 #include <string.h>
 
+#include "bench/lt_names.h"
+
+/*
+ * gpubench_core names tiles and stages from bench/lt_names.h without
+ * cublasLt.h; here, where the header is at hand, every entry is held to it,
+ * so a renumbered or misspelt name fails the build rather than a report.
+ */
+#define GB_LT_CHECK_TILE(name, value) \
+	_Static_assert(CUBLASLT_MATMUL_TILE_##name == (value), "tile " #name);
+#define GB_LT_CHECK_STAGES(name, value) \
+	_Static_assert(CUBLASLT_MATMUL_STAGES_##name == (value), "stages " #name);
+GB_LT_TILES(GB_LT_CHECK_TILE)
+GB_LT_STAGES(GB_LT_CHECK_STAGES)
+#undef GB_LT_CHECK_TILE
+#undef GB_LT_CHECK_STAGES
+_Static_assert(CUBLASLT_MATMUL_TILE_UNDEFINED == 0 && CUBLASLT_MATMUL_STAGES_UNDEFINED == 0,
+	       "0 reads as undefined");
+/* a newer header may append names (they read as unknown), never end before ours */
+_Static_assert(GB_LT_TILE_END <= CUBLASLT_MATMUL_TILE_END, "tile list past the header's end");
+_Static_assert(GB_LT_STAGES_END <= CUBLASLT_MATMUL_STAGES_END, "stages list past the header's end");
+
 void gb_lt_precision(enum gb_precision p, struct gb_lt_precision *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -180,4 +201,30 @@ cublasStatus_t gb_lt_matmul_run(const struct gb_lt_matmul *mm, cublasLtHandle_t 
 	return mm->lt->cublasLtMatmul(handle, mm->op, &mm->prec.alpha, a, mm->la, b, mm->lb,
 				      &mm->prec.beta, d, mm->lc, d, mm->lc, algo, workspace,
 				      workspace_bytes, stream);
+}
+
+void gb_lt_algo_config(const struct gb_cublaslt *lt, const cublasLtMatmulAlgo_t *algo,
+		       struct gb_lt_algo_config *out)
+{
+	/* each attribute in the type cublasLt.h gives it; a wrong size would fail the call */
+	int32_t id, splitk;
+	uint32_t tile, stages, red, swz, custom;
+	uint16_t inner, cluster;
+	size_t w = 0;
+
+	memset(out, 0xff, sizeof(*out));  /* every field -1: not reported */
+#define GB_ALGO_ATTR(attr, var, field)                                                    \
+	if (lt->cublasLtMatmulAlgoConfigGetAttribute(algo, attr, &var, sizeof(var), &w) == \
+	    CUBLAS_STATUS_SUCCESS)                                                         \
+		out->field = (int64_t)var;
+	GB_ALGO_ATTR(CUBLASLT_ALGO_CONFIG_ID, id, id)
+	GB_ALGO_ATTR(CUBLASLT_ALGO_CONFIG_TILE_ID, tile, tile)
+	GB_ALGO_ATTR(CUBLASLT_ALGO_CONFIG_STAGES_ID, stages, stages)
+	GB_ALGO_ATTR(CUBLASLT_ALGO_CONFIG_SPLITK_NUM, splitk, splitk)
+	GB_ALGO_ATTR(CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, red, reduction_scheme)
+	GB_ALGO_ATTR(CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, swz, cta_swizzling)
+	GB_ALGO_ATTR(CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, custom, custom_option)
+	GB_ALGO_ATTR(CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, inner, inner_shape_id)
+	GB_ALGO_ATTR(CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, cluster, cluster_shape_id)
+#undef GB_ALGO_ATTR
 }

@@ -97,4 +97,17 @@ cublasStatus_t gb_lt_matmul_run(const struct gb_lt_matmul *mm, cublasLtHandle_t 
 				const cublasLtMatmulAlgo_t *algo, void *workspace,
 				size_t workspace_bytes, cudaStream_t stream);
 
+/*
+ * What cuBLASLt's algorithm configuration says about one algorithm (the
+ * CUBLASLT_ALGO_CONFIG_* attributes); a field the library would not report
+ * is -1. tile and stages are enum values: gb_lt_tile_name() and
+ * gb_lt_stages_name() (bench/gemm_math.h) name them.
+ */
+struct gb_lt_algo_config {
+	int64_t id, tile, stages, splitk, reduction_scheme, cta_swizzling, custom_option,
+		inner_shape_id, cluster_shape_id;
+};
+void gb_lt_algo_config(const struct gb_cublaslt *lt, const cublasLtMatmulAlgo_t *algo,
+		       struct gb_lt_algo_config *out);
+
 #endif

@@ -641,6 +641,8 @@ static int set_enum_list(const struct gb_opt *o, uint32_t *field, const char *va
 			return gb_error("empty element in %s list '%s'", nm, val);
 		if (len == 3 && !strncmp(s, "all", 3)) {
 			mask |= all_choices_mask(o->choices);
+			if (o->flags & GB_OPTF_MARK_ALL)
+				mask |= GB_ENUM_LIST_ALL;
 		} else {
 			i = find_choice(o->choices, s, len);
 			if (i < 0 || i >= 32)
@@ -1018,6 +1020,20 @@ static void hint_consider(struct hint *h, const char *typed, size_t tlen, const 
 		snprintf(h->prefix, sizeof(h->prefix), "%s", cand);
 }
 
+/*
+ * The suggestion: the closest name when at most 2 edits away (and fewer
+ * edits than typed has characters), else the first name typed is a prefix
+ * of; NULL when neither.
+ */
+static const char *hint_pick(const struct hint *h, size_t tlen)
+{
+	if (h->dist <= 2 && h->dist < tlen)
+		return h->best;
+	if (h->prefix[0])
+		return h->prefix;
+	return NULL;
+}
+
 /* the known long name closest to typed, or NULL */
 static const char *closest_long(const struct parser *p, const char *typed, size_t tlen,
 				struct hint *h)
@@ -1039,10 +1055,26 @@ static const char *closest_long(const struct parser *p, const char *typed, size_
 			hint_consider(h, typed, tlen, no);
 		}
 	}
-	if (h->dist <= 2 && h->dist < tlen)
-		return h->best;
-	if (h->prefix[0])
-		return h->prefix;
+	return hint_pick(h, tlen);
+}
+
+const char *gb_cli_closest(const char *typed, const char *const *candidates, size_t n)
+{
+	struct hint h;
+	size_t tlen = strlen(typed);
+	const char *pick;
+
+	h.best[0] = '\0';
+	h.prefix[0] = '\0';
+	h.dist = SIZE_MAX;
+	for (size_t i = 0; i < n; i++)
+		if (candidates[i])
+			hint_consider(&h, typed, tlen, candidates[i]);
+	pick = hint_pick(&h, tlen);
+	/* the caller's string, not the copy in h */
+	for (size_t i = 0; pick && i < n; i++)
+		if (candidates[i] && !strcmp(candidates[i], pick))
+			return candidates[i];
 	return NULL;
 }
 

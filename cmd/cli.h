@@ -44,7 +44,15 @@ enum gb_opt_type {
 enum gb_opt_flags {
 	GB_OPTF_ALLOW_DUP = 1 << 0, /* devices: "0,0" is allowed (two workers on one GPU) */
 	GB_OPTF_HIDDEN = 1 << 1,    /* parsed but not listed in --help */
+	GB_OPTF_MARK_ALL = 1 << 2,  /* enum list: "all" also sets GB_ENUM_LIST_ALL */
 };
+
+/*
+ * With GB_OPTF_MARK_ALL, "all" sets this bit beside every choice's, so a
+ * command can tell "all" (nothing named in particular) from a list that
+ * names each choice. Such an option has fewer than 31 choices.
+ */
+#define GB_ENUM_LIST_ALL (UINT32_C(1) << 31)
 
 struct gb_opt {
 	enum gb_opt_type type;
@@ -92,6 +100,14 @@ enum gb_cli_result {
 enum gb_cli_result gb_cli_parse(const struct gb_opt_set *sets, size_t n_sets, int argc,
 				const char *const *argv, const char **positional,
 				size_t max_positional, size_t *n_positional);
+
+/*
+ * The "did you mean" matcher of unknown options, for any list of names (the
+ * command table uses it): the candidate at most 2 edits from typed (fewer
+ * than typed is long), else the first that typed is a prefix of (typed at
+ * least 2 characters); NULL when none is close. Returns the candidate itself.
+ */
+const char *gb_cli_closest(const char *typed, const char *const *candidates, size_t n);
 
 /* Print "usage: ...", the summary and every option of every set, help-style. */
 void gb_cli_usage(FILE *out, const char *usage, const char *summary,

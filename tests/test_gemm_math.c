@@ -2,7 +2,9 @@
 /*
  * test_gemm_math.c - unit tests for bench/gemm_math.c: FLOP counting, the
  * precision support table, shape rules, the --search grid, rotating-buffer
- * counts, sampled coordinates, and the verification error bound, which is
+ * counts, the pre-selection warm-up, the run-to-run CV of --repeat, the
+ * best shapes --search re-runs, the names of cuBLASLt's tiles and stages,
+ * sampled coordinates, and the verification error bound, which is
  * checked against dot products simulated on the CPU: inputs rounded to the
  * storage format, accumulated in that precision, compared with an exact
  * (long double) reference. A correct result must stay within the bound; the
@@ -15,8 +17,10 @@
 #include <cmocka.h>
 
 #include "bench/gemm_math.h"
+#include "cmd/cli.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +54,39 @@ static void test_precision_names(void **state)
 	}
 	assert_null(gb_gemm_prec_choices[GB_GEMM_N_PRECS]);
 	assert_int_equal(gb_gemm_prec_index(GB_PREC_FP64_TC), -1);
+}
+
+/*
+ * --precision as gemm declares it (GB_OPTF_MARK_ALL): "all" is told apart
+ * from a list naming all eight, because all skips per shape what does not
+ * fit where a list is a usage error.
+ */
+static uint32_t parse_precisions(const char *val)
+{
+	uint32_t mask = 0;
+	const struct gb_opt opts[] = {
+		{ GB_OPT_ENUM_LIST, 0, "precision", 0, "LIST", "", 0, 0, gb_gemm_prec_choices,
+		  GB_OPTF_MARK_ALL },
+		{ GB_OPT_END, 0, NULL, 0, NULL, NULL, 0, 0, NULL, 0 },
+	};
+	const struct gb_opt_set set = { opts, &mask };
+	const char *argv[] = { "--precision", val };
+	size_t npos = 0;
+
+	assert_int_equal(gb_cli_parse(&set, 1, 2, argv, NULL, 0, &npos), GB_CLI_OK);
+	return mask;
+}
+
+static void test_precision_all_marked(void **state)
+{
+	const uint32_t every = (1u << GB_GEMM_N_PRECS) - 1;
+
+	(void)state;
+	assert_true(GB_GEMM_N_PRECS < 31);  /* room for the mark */
+	assert_int_equal(parse_precisions("all"), every | GB_ENUM_LIST_ALL);
+	assert_int_equal(parse_precisions("fp64,fp32,tf32,fp16,bf16,fp16acc16,fp8,int8"), every);
+	assert_int_equal(parse_precisions("bf16"), 1u << gb_gemm_prec_index(GB_PREC_BF16));
+	assert_int_equal(parse_precisions("bf16,all") & GB_ENUM_LIST_ALL, GB_ENUM_LIST_ALL);
 }
 
 static void test_types(void **state)
@@ -245,6 +282,136 @@ static void test_batch_and_settle(void **state)
 	assert_false(gb_gemm_settled(settled, 2, 0.02));
 	assert_false(gb_gemm_settled(moving, ARRAY_LEN(moving), 0.02));
 	assert_false(gb_gemm_settled(bad, ARRAY_LEN(bad), 0.02));
+}
+
+static void test_preselect_warmup(void **state)
+{
+	(void)state;
+	assert_near(gb_gemm_preselect_warmup_s(3.0, 8), GB_GEMM_PRESELECT_WARMUP_S, 0);
+	assert_near(gb_gemm_preselect_warmup_s(0.2, 8), 0.2, 0);   /* bounded by --warmup */
+	assert_near(gb_gemm_preselect_warmup_s(0.0, 8), 0, 0);     /* --warmup 0s: none */
+	assert_near(gb_gemm_preselect_warmup_s(3.0, 1), 0, 0);     /* nothing to choose */
+	assert_near(gb_gemm_preselect_warmup_s(NAN, 8), 0, 0);
+}
+
+/* ---- run-to-run spread ---- */
+
+static void test_cv(void **state)
+{
+	const double same[] = { 760, 760, 760, 760, 760 };
+	/* mean 100, sample stdev sqrt(((-2)^2 + 0 + 2^2) / 2) = 2: cv 2% */
+	const double three[] = { 98, 100, 102 };
+	/* rates near 1000 TFLOP/s whose spread is a hundred-thousandth of that */
+	const double close[] = { 1000.00, 1000.01, 999.99, 1000.00, 1000.00 };
+	const double with_nan[] = { 1, NAN, 1 };
+	const double with_inf[] = { 1, INFINITY, 1 };
+	const double zero_mean[] = { -1, 1 };
+
+	(void)state;
+	assert_near(gb_gemm_cv(same, ARRAY_LEN(same)), 0, 0);
+	assert_near(gb_gemm_cv(three, ARRAY_LEN(three)), 0.02, 1e-15);
+	assert_near(gb_gemm_cv(close, ARRAY_LEN(close)), sqrt(0.0002 / 4) / 1000, 1e-12);
+	assert_true(isnan(gb_gemm_cv(three, 1)));  /* one run has no spread */
+	assert_true(isnan(gb_gemm_cv(three, 0)));
+	assert_true(isnan(gb_gemm_cv(with_nan, ARRAY_LEN(with_nan))));
+	assert_true(isnan(gb_gemm_cv(with_inf, ARRAY_LEN(with_inf))));
+	assert_true(isnan(gb_gemm_cv(zero_mean, ARRAY_LEN(zero_mean))));
+}
+
+static void test_run_medians(void **state)
+{
+	/* three runs of four samples; the medians are 2.5, 10 and NaN (a run with a NaN) */
+	const double samples[] = { 4, 1, 3, 2, 10, 10, 9, 11, 5, NAN, 5, 5 };
+	double med[3];
+
+	(void)state;
+	gb_gemm_run_medians(samples, 4, 3, med);
+	assert_near(med[0], 2.5, 0);
+	assert_near(med[1], 10, 0);
+	assert_true(isnan(med[2]));
+	assert_true(isnan(gb_gemm_cv(med, 3)));  /* so the cv of these runs is NaN too */
+}
+
+static void test_run_cv_verdict(void **state)
+{
+	(void)state;
+	assert_int_equal(GB_GEMM_RUN_CV_MIN_RUNS, 5);  /* issue 3: "over 5 runs" */
+	assert_near(GB_GEMM_RUN_CV_MAX, 0.01, 0);      /* "at most 1%" */
+	assert_int_equal(gb_gemm_run_cv_verdict(0.004, 5), GB_GEMM_CV_WITHIN);
+	assert_int_equal(gb_gemm_run_cv_verdict(0.01, 5), GB_GEMM_CV_WITHIN);  /* at most */
+	assert_int_equal(gb_gemm_run_cv_verdict(0.0101, 5), GB_GEMM_CV_ABOVE);
+	assert_int_equal(gb_gemm_run_cv_verdict(0.5, 20), GB_GEMM_CV_ABOVE);
+	/* fewer than 5 runs: no judgement either way, even when the spread is large */
+	assert_int_equal(gb_gemm_run_cv_verdict(0.001, 4), GB_GEMM_CV_TOO_FEW);
+	assert_int_equal(gb_gemm_run_cv_verdict(0.5, 2), GB_GEMM_CV_TOO_FEW);
+	/* never fail open: a cv that could not be computed is no pass */
+	assert_int_equal(gb_gemm_run_cv_verdict(NAN, 5), GB_GEMM_CV_INVALID);
+}
+
+/* ---- --search's best shapes ---- */
+
+static void test_top_k(void **state)
+{
+	/* 0 is a shape that was not measured; NaN and inf never rank */
+	const double v[] = { 500, 0, 790, NAN, 640, 790, INFINITY, 700, -3 };
+	size_t out[GB_GEMM_SEARCH_TUNE_SHAPES + 2];
+
+	(void)state;
+	assert_int_equal(gb_gemm_top_k(v, ARRAY_LEN(v), 3, out), 3);
+	/* equal values: the lower index first */
+	assert_int_equal(out[0], 2);
+	assert_int_equal(out[1], 5);
+	assert_int_equal(out[2], 7);
+	assert_int_equal(gb_gemm_top_k(v, ARRAY_LEN(v), 5, out), 5);
+	assert_int_equal(out[3], 4);
+	assert_int_equal(out[4], 0);
+	/* fewer usable values than asked for */
+	assert_int_equal(gb_gemm_top_k(v, 2, 3, out), 1);
+	assert_int_equal(out[0], 0);
+	assert_int_equal(gb_gemm_top_k(v + 1, 1, 3, out), 0);
+	assert_int_equal(gb_gemm_top_k(v, ARRAY_LEN(v), 0, out), 0);
+	/* ascending input: every value displaces the last */
+	{
+		const double up[] = { 1, 2, 3, 4, 5, 6 };
+
+		assert_int_equal(gb_gemm_top_k(up, ARRAY_LEN(up), 3, out), 3);
+		assert_int_equal(out[0], 5);
+		assert_int_equal(out[1], 4);
+		assert_int_equal(out[2], 3);
+	}
+}
+
+/* ---- cuBLASLt names (values from cublasLt.h; bench/lt_matmul.c asserts every one) ---- */
+
+static void test_lt_names(void **state)
+{
+	(void)state;
+	assert_string_equal(gb_lt_tile_name(0), "undefined");
+	assert_string_equal(gb_lt_tile_name(1), "8x8");
+	assert_string_equal(gb_lt_tile_name(18), "128x64");
+	assert_string_equal(gb_lt_tile_name(20), "128x128");
+	assert_string_equal(gb_lt_tile_name(23), "128x256");
+	assert_string_equal(gb_lt_tile_name(24), "256x128");
+	assert_string_equal(gb_lt_tile_name(634), "512x1024");  /* the last in CUDA 13.0 */
+	assert_null(gb_lt_tile_name(635));                      /* past it: a newer cuBLASLt */
+	assert_null(gb_lt_tile_name(UINT32_MAX));
+	assert_string_equal(gb_lt_stages_name(0), "undefined");
+	assert_string_equal(gb_lt_stages_name(1), "16x1");
+	assert_string_equal(gb_lt_stages_name(16), "64x4");
+	assert_string_equal(gb_lt_stages_name(35), "64xAUTO");
+	assert_string_equal(gb_lt_stages_name(38), "768xAUTO");
+	assert_null(gb_lt_stages_name(29));                     /* a gap in the enum */
+	assert_null(gb_lt_stages_name(30));
+	assert_null(gb_lt_stages_name(39));
+	/* every named value reads "<rows>x<cols>" (stages: "<k>x<count>" or "<k>xAUTO") */
+	for (uint32_t i = 1; i < 635; i++) {
+		const char *n = gb_lt_tile_name(i);
+		unsigned a, b;
+		char end;
+
+		assert_non_null(n);
+		assert_int_equal(sscanf(n, "%ux%u%c", &a, &b, &end), 2);
+	}
 }
 
 /* ---- sampled coordinates ---- */
@@ -634,6 +801,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_flops),
 		cmocka_unit_test(test_precision_names),
+		cmocka_unit_test(test_precision_all_marked),
 		cmocka_unit_test(test_types),
 		cmocka_unit_test(test_support_table),
 		cmocka_unit_test(test_unsupported_reason),
@@ -643,6 +811,12 @@ int main(void)
 		cmocka_unit_test(test_search_grid),
 		cmocka_unit_test(test_rotating_copies),
 		cmocka_unit_test(test_batch_and_settle),
+		cmocka_unit_test(test_preselect_warmup),
+		cmocka_unit_test(test_cv),
+		cmocka_unit_test(test_run_medians),
+		cmocka_unit_test(test_run_cv_verdict),
+		cmocka_unit_test(test_top_k),
+		cmocka_unit_test(test_lt_names),
 		cmocka_unit_test(test_sample_coords),
 		cmocka_unit_test(test_bound_values),
 		cmocka_unit_test(test_rel_error),

@@ -4,7 +4,10 @@
  * descriptor (gb_bench_gemm: defaults, option table, validate, run) exactly
  * as cmd/ drives it: every supported precision verifies at odd sizes and at
  * a large size, a corrupted output is caught, an unsupported precision is
- * skipped with its reason, and --search reports its best shape.
+ * skipped with its reason, the chosen algorithm is named (tile, stages),
+ * --search reports its best shape first-pick and tuned, --repeat reports
+ * the run-to-run CV, --precision all skips per shape what a shape does not
+ * fit, and --impl cublas is cuBLASLt.
  * Exits 77 (skipped) without a GPU.
  */
 #include <stdarg.h>
@@ -195,7 +198,7 @@ static void test_search(void **state)
 	struct fixture f;
 	struct gb_bench_result *r;
 	const struct gb_metric *m;
-	const cJSON *best_m;
+	const cJSON *best_m, *tuned;
 
 	(void)state;
 	fixture_open(&f);
@@ -212,6 +215,133 @@ static void test_search(void **state)
 	assert_int_equal(r->n_series, 1);
 	assert_int_equal(r->series[0].n, 2);
 	assert_non_null(find_check(r, "verify_bf16_search"));
+	/* both shapes re-run with every candidate timed; the best of those reported apart */
+	m = gb_bench_find_metric(r, "search_tuned_tflops_bf16", 0);
+	assert_non_null(m);
+	assert_true(m->value > 0);
+	assert_non_null(cJSON_GetObjectItemCaseSensitive(r->params, "best_tuned_m"));
+	tuned = cJSON_GetObjectItemCaseSensitive(r->extra, "search_tuned");
+	assert_int_equal(cJSON_GetArraySize(tuned), 2);
+	assert_non_null(strstr(find_check(r, "verify_bf16_search")->message, "2 tuned re-runs"));
+	fixture_close(&f);
+}
+
+/* the chosen algorithm carries tile and stages names beside their ids */
+static void test_algorithm_named(void **state)
+{
+	static const char *const args[] = { "--precision", "bf16", "--size", "1024", "--warmup",
+					     "300ms", "--duration", "20ms", "--samples", "5" };
+	struct fixture f;
+	struct gb_bench_result *r;
+	const cJSON *run, *algo, *tile, *stages, *pre;
+	const struct gb_metric *m;
+
+	(void)state;
+	fixture_open(&f);
+	r = fixture_run(&f, args, 10);
+	expect_verified(r, GB_PREC_BF16, false);
+	run = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r->extra, "runs"), 0);
+	algo = cJSON_GetObjectItemCaseSensitive(run, "algorithm");
+	assert_non_null(algo);
+	tile = cJSON_GetObjectItemCaseSensitive(algo, "tile");
+	stages = cJSON_GetObjectItemCaseSensitive(algo, "stages");
+	assert_non_null(tile);
+	assert_non_null(stages);
+	/* a name from this build's table, or null for an id it does not know: never absent */
+	assert_true(cJSON_IsString(tile) || cJSON_IsNull(tile));
+	assert_true(cJSON_IsString(stages) || cJSON_IsNull(stages));
+	if (cJSON_IsString(tile))
+		assert_string_equal(tile->valuestring,
+				    gb_lt_tile_name((uint32_t)cJSON_GetObjectItemCaseSensitive(
+							    algo, "tile_id")->valuedouble));
+	/* with candidates to choose from, they were timed after --warmup's 300 ms with the first */
+	pre = cJSON_GetObjectItemCaseSensitive(run, "preselect_warmup_s");
+	assert_non_null(pre);
+	if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(run, "candidates")) >= 2)
+		assert_true(pre->valuedouble >= 0.3 && pre->valuedouble < 2.0);
+	else
+		assert_true(pre->valuedouble < 0.1);
+	m = gb_bench_find_metric(r, "tflops_bf16", 0);
+	assert_non_null(strstr(m->description, ", tile "));
+	fixture_close(&f);
+}
+
+/* --repeat 5: five timed phases, the CV of their medians as a metric and a check */
+static void test_repeat(void **state)
+{
+	static const char *const args[] = { "--precision", "bf16", "--size", "2048", "--warmup",
+					     "500ms", "--duration", "50ms", "--samples", "5",
+					     "--repeat", "5" };
+	struct fixture f;
+	struct gb_bench_result *r;
+	const struct gb_metric *m, *med;
+	const struct gb_check *c;
+
+	(void)state;
+	fixture_open(&f);
+	r = fixture_run(&f, args, 12);
+	if (r->status != GB_STATUS_PASSED)
+		dump(r);
+	assert_int_equal(r->status, GB_STATUS_PASSED);
+	m = gb_bench_find_metric(r, "tflops_bf16", 0);
+	assert_non_null(m);
+	assert_int_equal(m->n_samples, 25);  /* every sample of every run */
+	med = gb_bench_find_metric(r, "run_median_tflops_bf16", 0);
+	assert_non_null(med);
+	assert_int_equal(med->n_samples, 5);
+	m = gb_bench_find_metric(r, "run_cv_bf16", 0);
+	assert_non_null(m);
+	assert_true(m->value >= 0 && isfinite(m->value));
+	assert_true(fabs(m->value - 100 * med->stats.cv) < 1e-9);
+	c = find_check(r, "run_cv_bf16");
+	assert_non_null(c);
+	/* a spread above 1% is a warning about the GPU, never a failed result */
+	assert_true(c->status == GB_STATUS_PASSED || c->status == GB_STATUS_WARNING);
+	assert_int_equal(c->status == GB_STATUS_PASSED, m->value <= 1.0);
+	fixture_close(&f);
+}
+
+/* all at a size fp8 and int8 cannot take: those are skipped for it, the rest run */
+static void test_all_skips_per_shape(void **state)
+{
+	static const char *const args[] = { "--precision", "all", "--size", "1000", "--warmup",
+					     "0s", "--duration", "10ms", "--samples", "5" };
+	struct fixture f;
+	struct gb_bench_result *r;
+	const struct gb_check *c;
+
+	(void)state;
+	fixture_open(&f);
+	r = fixture_run(&f, args, 10);
+	if (r->status != GB_STATUS_PASSED)
+		dump(r);
+	assert_int_equal(r->status, GB_STATUS_PASSED);
+	c = find_check(r, "precision_int8");
+	assert_non_null(c);
+	assert_int_equal(c->status, GB_STATUS_SKIPPED);
+	assert_non_null(strstr(c->message, "multiples of 16"));
+	assert_non_null(find_check(r, "precision_fp8"));
+	assert_non_null(find_check(r, "verify_fp32"));
+	assert_non_null(gb_bench_find_metric(r, "tflops_fp16acc16", 0));
+	fixture_close(&f);
+}
+
+/* --impl cublas is cuBLASLt under the name issue 3 uses; the report says cublaslt */
+static void test_impl_alias(void **state)
+{
+	static const char *const args[] = { "--impl", "cublas", "--precision", "fp32", "--size",
+					     "256", "--warmup", "0s", "--duration", "10ms" };
+	struct fixture f;
+	struct gb_bench_result *r;
+	const cJSON *impl;
+
+	(void)state;
+	fixture_open(&f);
+	r = fixture_run(&f, args, 10);
+	assert_int_equal(r->status, GB_STATUS_PASSED);
+	impl = cJSON_GetObjectItemCaseSensitive(r->params, "impl");
+	assert_string_equal(impl->valuestring, "cublaslt");
+	assert_non_null(gb_bench_find_metric(r, "tflops_fp32", 0));
 	fixture_close(&f);
 }
 
@@ -257,6 +387,10 @@ int main(void)
 		cmocka_unit_test(test_injected_fault_caught),
 		cmocka_unit_test(test_unsupported_is_skipped),
 		cmocka_unit_test(test_search),
+		cmocka_unit_test(test_algorithm_named),
+		cmocka_unit_test(test_repeat),
+		cmocka_unit_test(test_all_skips_per_shape),
+		cmocka_unit_test(test_impl_alias),
 	};
 
 	gb_test_require_gpu();
