@@ -12,19 +12,22 @@
  * after every sample. Pageable copies cannot sit behind a blocked stream
  * (the runtime stages them through the host thread, which would wait on the
  * blocker) and managed prefetches must be undone between copies, so those
- * are timed with plain events. The sweep is fitted to t = alpha + n/beta.
+ * are timed with plain events. The sweep is fitted to t = alpha + n/beta;
+ * beta only where the sweep can pin it (see add_fit). The halves of a
+ * two-way copy are timed again under a 2x interferer (measure_halves).
  * The PCIe link is read through NVML while pinned copies run: idle links
  * drop to Gen1, so only a reading under load says how the link trained.
+ * Host buffers and the thread go next to the GPU (bench/host_numa.h), and
+ * the report says where the pages really landed.
  *
  * Conventions are in bench/copy_math.h and docs/bandwidth.md.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <cjson/cJSON.h>
 #include <cuda_runtime_api.h>
@@ -33,6 +36,7 @@
 #include "copy_engine.h"
 #include "copy_math.h"
 #include "gpu.h"
+#include "host_numa.h"
 #include "kernels/kernels.h"
 #include "nvml.h"
 #include "report/theory.h"
@@ -77,10 +81,9 @@ static const struct gb_opt bw_opts[] = {
 	  "size step of the sweep (default 2)", 2, 1024, NULL, 0 },
 	{ GB_OPT_COUNT, 'n', "samples", offsetof(struct bw_params, samples), "N",
 	  "samples per size; the median is reported (default 5)", 3, 1000, NULL, 0 },
-	/* every copy of a sample queues behind the blocker: too many could fill the
-	 * stream's command queue and stall the host before it releases them */
+	/* every copy of a sample queues behind the blocker (see GB_CE_MAX_LOOPS) */
 	{ GB_OPT_COUNT, 0, "loops", offsetof(struct bw_params, loops), "N",
-	  "copies timed together in one sample (default 16)", 1, 1000, NULL, 0 },
+	  "copies timed together in one sample (default 16)", 1, GB_CE_MAX_LOOPS, NULL, 0 },
 	{ GB_OPT_BOOL, 0, "no-verify", offsetof(struct bw_params, no_verify), NULL,
 	  "do not check the copied data after each sample", 0, 0, NULL, 0 },
 	{ GB_OPT_END, 0, NULL, 0, NULL, NULL, 0, 0, NULL, 0 },
@@ -141,12 +144,30 @@ struct dev_state {
 	void *h[2];               /* host buffers of the memory kind under test */
 	void *h_view[2];          /* what a kernel can dereference for h[], NULL if nothing */
 	enum gb_copy_memory hmem;
-	bool numa_bound;
+	/* where host buffers go: the node of the GPU's PCI function (NVML's when sysfs has
+	 * none), -1 when unknown or memory-only (GH200 reports its GPU memory as a node) */
+	int host_node;
+	const char *host_node_from; /* "pci_sysfs", "nvml", or NULL */
+	char host_node_note[160];   /* why host_node is -1, or "" */
+	bool numa_bound;          /* pinned buffers bound to host_node (and seen there, if visible) */
+	int pinned_node_seen;     /* where most pinned pages are, -1 when the kernel does not say */
+	int pageable_node_seen;   /* the same for pageable buffers */
+	double pinned_node_frac, pageable_node_frac;
+	char cpus[256];           /* CPUs the thread ran the host tests on, or why not pinned */
+	bool cpus_pinned;
+	struct cudaMemLocation managed_host; /* where a managed d2h prefetch goes */
 	bool read_link;           /* read the PCIe link during the next blocked run */
 	int link_gen, link_width; /* best seen under load; -1 when never read */
 	long long mismatches;     /* over every verified sample; -1 when nothing verified */
 	char first_bad[200];      /* which test first showed wrong data */
 	cJSON *not_run;           /* [{test, method, memory, reason}] */
+	cJSON *curves;            /* {test: [{bytes, gbps, cv, min, max, n}]}: spread per size */
+	cJSON *fits;              /* [{test, points, alpha_us, beta_gbps, ..., beta_note}] */
+	cJSON *notes;             /* [strings]: what was measured differently, and why */
+	/* the spread goal (CV <= 2% at >= 64 MiB) over pinned and device tests */
+	int spread_points, spread_high;
+	double spread_worst_cv;
+	char spread_worst[96];
 };
 
 struct bw {
@@ -157,9 +178,11 @@ struct bw {
 	size_t n_sizes;
 	size_t max_bytes;
 	bool verify;
-	double *cur[3];           /* this size's samples: total, then each direction of bidir CE */
-	double *last[3];          /* the largest size's samples, for the headline metric */
+	double *cur;              /* this size's samples, GB/s */
+	double *last;             /* the largest size's samples, for the headline metric */
 	size_t n_last;
+	double *half[2];          /* the largest size's bidir CE halves, each under a 2x interferer */
+	size_t n_half[2];
 	struct gb_sampler *sampler; /* NULL without NVML */
 	cJSON *dev_extra;         /* extra.devices */
 };
@@ -186,64 +209,17 @@ struct op {
 struct curve {
 	double size[GB_COPY_SWEEP_MAX];
 	double gbps[GB_COPY_SWEEP_MAX]; /* median per size */
+	struct gb_stats stats[GB_COPY_SWEEP_MAX]; /* spread per size */
 	size_t n;
 	double last_size;
 };
 
-/* ---- NUMA: bind host allocations to the GPU's node without libnuma ---- */
-
-#define GB_MPOL_DEFAULT 0
-#define GB_MPOL_BIND 2
-
-/* Node masks of up to 1024 nodes (the kernel's largest MAX_NUMNODES). */
-#define GB_NODE_BITS 1024
-#define GB_NODE_LONGS (GB_NODE_BITS / (8 * sizeof(unsigned long)))
-#define GB_LONG_BITS (8 * sizeof(unsigned long))
-
-/* The thread's policy before the bind, put back by numa_unbind(). */
-struct numa_saved {
-	int mode; /* -1: unknown, restore the default */
-	unsigned long mask[GB_NODE_LONGS];
-};
-
-/*
- * Bind this thread's allocations to node. The kernel reads maxnode - 1
- * bits (an old off-by-one that libnuma also pays: it passes size + 1), so
- * the whole mask is passed as GB_NODE_BITS + 1. The previous policy, which
- * need not be the default (numactl --interleave), is saved first.
- */
-static bool numa_bind(int node, struct numa_saved *saved)
-{
-#if defined(SYS_set_mempolicy) && defined(SYS_get_mempolicy)
-	unsigned long mask[GB_NODE_LONGS] = { 0 };
-
-	saved->mode = -1;
-	if (node < 0 || node >= GB_NODE_BITS)
-		return false;
-	if (syscall(SYS_get_mempolicy, &saved->mode, saved->mask, GB_NODE_BITS + 1, NULL, 0) != 0)
-		saved->mode = -1;
-	mask[(size_t)node / GB_LONG_BITS] |= 1ul << ((size_t)node % GB_LONG_BITS);
-	return syscall(SYS_set_mempolicy, GB_MPOL_BIND, mask, GB_NODE_BITS + 1) == 0;
-#else
-	(void)node;
-	saved->mode = -1;
-	return false;
-#endif
-}
-
-static void numa_unbind(const struct numa_saved *saved)
-{
-#if defined(SYS_set_mempolicy) && defined(SYS_get_mempolicy)
-	/* get_mempolicy returned the mode with its flags, as set_mempolicy takes them */
-	if (saved->mode < 0 ||
-	    syscall(SYS_set_mempolicy, saved->mode, saved->mask, GB_NODE_BITS + 1) != 0)
-		syscall(SYS_set_mempolicy, GB_MPOL_DEFAULT, NULL, 0);
-#else
-	(void)saved;
-#endif
-}
-
 /* ---- small helpers ---- */
+
+static cJSON *num_or_null(double v)
+{
+	return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
+}
 
 static bool test_selected(const struct bw *b, int opt)
 {
@@ -255,13 +231,16 @@ static bool method_selected(const struct bw *b, enum gb_copy_method m)
 	return b->p->methods & (1u << m);
 }
 
+/* The GPU, or the host side of a managed migration (the GPU's node when it took one). */
 static struct cudaMemLocation location(const struct dev_state *st, bool device)
 {
 	struct cudaMemLocation loc;
 
+	if (!device)
+		return st->managed_host;
 	memset(&loc, 0, sizeof(loc));
-	loc.type = device ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
-	loc.id = device ? st->dev : 0;
+	loc.type = cudaMemLocationTypeDevice;
+	loc.id = st->dev;
 	return loc;
 }
 
@@ -318,7 +297,57 @@ static void dev_state_init(struct dev_state *st, int dev)
 	st->link_gen = st->link_width = -1;
 	st->mismatches = -1;
 	st->hmem = GB_MEM_DEVICE;
+	st->host_node = -1;
+	st->pinned_node_seen = st->pageable_node_seen = -1;
+	st->managed_host.type = cudaMemLocationTypeHost;
 	st->not_run = cJSON_CreateArray();
+	st->curves = cJSON_CreateObject();
+	st->fits = cJSON_CreateArray();
+	st->notes = cJSON_CreateArray();
+}
+
+/* One line for extra.devices[].notes. */
+static void add_note(struct dev_state *st, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void add_note(struct dev_state *st, const char *fmt, ...)
+{
+	char line[320];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	cJSON_AddItemToArray(st->notes, cJSON_CreateString(line));
+}
+
+/*
+ * The node host buffers belong on: the PCI function's node from sysfs,
+ * else NVML's. A node without CPUs is GPU memory exposed as a node (GH200):
+ * host buffers bound there would sit in HBM, so nothing is bound.
+ */
+static void choose_host_node(struct dev_state *st)
+{
+	const struct gb_device_info *d = st->info;
+	int node = gb_pci_numa_node(d ? d->pci_bus_id : NULL);
+
+	st->host_node_from = "pci_sysfs";
+	if (node < 0) {
+		node = d ? d->numa_node : -1;
+		st->host_node_from = "nvml";
+	}
+	if (node < 0) {
+		st->host_node_from = NULL;
+		snprintf(st->host_node_note, sizeof(st->host_node_note),
+			 "the GPU's NUMA node is unknown (no NUMA, or neither sysfs nor NVML says)");
+	} else if (!gb_numa_node_has_cpus(node)) {
+		snprintf(st->host_node_note, sizeof(st->host_node_note),
+			 "NUMA node %d (from %s) has no CPUs: it is memory, likely the GPU's own, "
+			 "so host buffers are not bound to it",
+			 node, st->host_node_from);
+		st->host_node_from = NULL;
+		node = -1;
+	}
+	st->host_node = node;
 }
 
 static int dev_open(struct bw *b, struct dev_state *st)
@@ -329,6 +358,8 @@ static int dev_open(struct bw *b, struct dev_state *st)
 	GB_CUDA_GOTO(res, cudaSetDevice(st->dev), out);
 	/* an error an earlier step tolerated must not surface in this device's first launch */
 	cudaGetLastError();
+	/* no kernel may be loaded for the first time behind a blocked stream (copy.h) */
+	GB_CUDA_GOTO(res, gb_copy_preload(), out);
 	GB_CUDA_GOTO(res, cudaDeviceGetAttribute(&st->sm_count, cudaDevAttrMultiProcessorCount, st->dev),
 		     out);
 	GB_CUDA_GOTO(res, cudaDeviceGetAttribute(&managed, cudaDevAttrConcurrentManagedAccess, st->dev),
@@ -338,8 +369,14 @@ static int dev_open(struct bw *b, struct dev_state *st)
 	for (int i = 0; i < 2; i++)
 		GB_CUDA_GOTO(res, gb_ce_stream_open(&st->cs[i], st->dev, st->flag), out);
 	GB_CUDA_GOTO(res, cudaMalloc((void **)&st->bad, sizeof(*st->bad)), out);
-	for (int i = 0; i < 3; i++)
-		GB_CUDA_GOTO(res, cudaMalloc(&st->d[i], b->max_bytes), out);
+	for (int i = 0; i < 3; i++) {
+		cudaError_t e = cudaMalloc(&st->d[i], b->max_bytes);
+
+		/* "cannot allocate 3 x 512 MiB of device memory for device 0: ...; 2 GiB free" */
+		if (e != cudaSuccess)
+			return gb_ce_alloc_error(res, e, 3, (double)b->max_bytes, "device memory",
+						 st->dev);
+	}
 out:
 	return rc;
 }
@@ -378,7 +415,10 @@ static void dev_close(struct dev_state *st)
 	/* what teardown could not do is not this run's error, nor the next device's */
 	cudaGetLastError();
 	cJSON_Delete(st->not_run);
-	st->not_run = NULL;
+	cJSON_Delete(st->curves);
+	cJSON_Delete(st->fits);
+	cJSON_Delete(st->notes);
+	st->not_run = st->curves = st->fits = st->notes = NULL;
 }
 
 static cudaError_t alloc_one_host(void **p, void **view, size_t bytes, enum gb_copy_memory mem)
@@ -417,35 +457,111 @@ static cudaError_t alloc_pair(struct dev_state *st, size_t bytes, enum gb_copy_m
 	return e;
 }
 
+/* "pinned host memory (NUMA node 0)": what an allocation error names */
+static void host_kind(char *buf, size_t len, enum gb_copy_memory mem, int node, bool retried)
+{
+	const char *what = mem == GB_MEM_PINNED	    ? "pinned host memory"
+			   : mem == GB_MEM_MANAGED ? "managed memory"
+						    : "pageable host memory";
+
+	if (retried)
+		snprintf(buf, len, "%s (NUMA node %d, then any node)", what, node);
+	else if (node >= 0)
+		snprintf(buf, len, "%s (NUMA node %d)", what, node);
+	else
+		snprintf(buf, len, "%s", what);
+}
+
+/*
+ * Managed pages prefetched to the host go to the GPU's node when the driver
+ * takes a host NUMA location (CUDA 12.2+), else wherever the host puts them.
+ * An untimed prefetch tries it once.
+ */
+static int set_managed_host(struct bw *b, struct dev_state *st)
+{
+	struct gb_bench_result *res = b->res;
+	int rc = 0;
+
+	st->managed_host.type = cudaMemLocationTypeHost;
+	st->managed_host.id = 0;
+#if CUDART_VERSION >= 12020
+	/* without concurrent managed access no managed test runs: nothing to try */
+	if (st->host_node >= 0 && st->managed_ok) {
+		struct cudaMemLocation loc = { .type = cudaMemLocationTypeHostNuma,
+					       .id = st->host_node };
+		cudaError_t e = cudaMemPrefetchAsync(st->h[0], b->max_bytes, loc, 0, st->cs[0].s);
+
+		if (e == cudaSuccess)
+			e = cudaStreamSynchronize(st->cs[0].s);
+		if (e == cudaSuccess) {
+			st->managed_host = loc;
+			return 0;
+		}
+		(void)cudaGetLastError();
+		add_note(st, "managed memory: a prefetch to host NUMA node %d was refused (%s); "
+			     "d2h migrations go to the host without a node",
+			 st->host_node, cudaGetErrorName(e));
+	}
+#endif
+	GB_CUDA_GOTO(res, cudaStreamSynchronize(st->cs[0].s), out);
+out:
+	return rc;
+}
+
+/* Where the kernel put the pages of a pinned or pageable buffer, for the report. */
+static void observe_placement(struct dev_state *st, enum gb_copy_memory mem, size_t bytes)
+{
+	double frac = 0;
+	int node = gb_numa_pages_node(st->h[0], bytes, &frac);
+
+	if (mem == GB_MEM_PINNED) {
+		st->pinned_node_seen = node;
+		st->pinned_node_frac = frac;
+		/* bound, but the pages are elsewhere: the bind did not take */
+		if (node >= 0 && st->numa_bound && (node != st->host_node || frac < 1))
+			st->numa_bound = false;
+	} else if (mem == GB_MEM_PAGEABLE) {
+		st->pageable_node_seen = node;
+		st->pageable_node_frac = frac;
+	}
+}
+
 /*
  * Two host buffers of the kind under test. Pinned and pageable pages are
  * placed on the GPU's NUMA node (bound with set_mempolicy while they are
  * allocated and first touched); if that fails the allocation is retried
- * unbound and the report says numa_bound: false.
+ * unbound and the report says numa_bound: false. Where the pages landed is
+ * then read back (move_pages), where the kernel says.
  */
 static int alloc_host(struct bw *b, struct dev_state *st, enum gb_copy_memory mem)
 {
-	struct gb_bench_result *res = b->res;
-	int rc = 0;
-	int node = st->info ? st->info->numa_node : -1;
-	struct numa_saved saved;
-	bool bound = mem != GB_MEM_MANAGED && numa_bind(node, &saved);
+	struct gb_numa_saved saved;
+	bool bound = mem != GB_MEM_MANAGED && gb_numa_bind(st->host_node, &saved);
+	bool retried = false;
 	cudaError_t e = alloc_pair(st, b->max_bytes, mem);
+	char kind[96];
 
 	if (bound)
-		numa_unbind(&saved);
+		gb_numa_unbind(&saved);
 	if (e != cudaSuccess && bound) {
 		/* the node may be short of memory: any node beats not running */
 		cudaGetLastError();
 		free_host(st);
 		bound = false;
+		retried = true;
 		e = alloc_pair(st, b->max_bytes, mem);
 	}
-	GB_CUDA_GOTO(res, e, out);
+	if (e != cudaSuccess) {
+		host_kind(kind, sizeof(kind), mem, mem == GB_MEM_MANAGED ? -1 : st->host_node,
+			  retried);
+		return gb_ce_alloc_error(b->res, e, 2, (double)b->max_bytes, kind, st->dev);
+	}
 	if (mem == GB_MEM_PINNED)
 		st->numa_bound = bound;
-out:
-	return rc;
+	if (mem == GB_MEM_MANAGED)
+		return set_managed_host(b, st);
+	observe_placement(st, mem, b->max_bytes);
+	return 0;
 }
 
 /* ---- fill and verify any buffer, through the scratch buffer when no kernel can reach it ---- */
@@ -624,7 +740,7 @@ static void released_cb(void *user)
  * the blocker (pageable), the same sequence runs as it is queued.
  */
 static int timed_streams(struct bw *b, struct dev_state *st, const struct op *op, bool blocker,
-			 double sec[2])
+			 const long *loops_of, double sec[2])
 {
 	struct issue_ctx c = { st, op };
 	struct gb_ce_stream *streams[2] = { &st->cs[0], &st->cs[1] };
@@ -639,6 +755,10 @@ static int timed_streams(struct bw *b, struct dev_state *st, const struct op *op
 		.released = released_cb,
 	};
 
+	if (loops_of) {
+		smp.loops_of[0] = loops_of[0];
+		smp.loops_of[1] = loops_of[1];
+	}
 	return gb_ce_time(b->res, &smp, sec);
 }
 
@@ -671,7 +791,7 @@ static int timed_run(struct bw *b, struct dev_state *st, const struct op *op, do
 {
 	if (op->mem == GB_MEM_MANAGED)
 		return timed_managed(b, st, op, &sec[0]);
-	return timed_streams(b, st, op, op->mem != GB_MEM_PAGEABLE, sec);
+	return timed_streams(b, st, op, op->mem != GB_MEM_PAGEABLE, NULL, sec);
 }
 
 /* ---- one test ---- */
@@ -764,61 +884,108 @@ static void note_mismatches(struct dev_state *st, const struct op *op, long long
 }
 
 /*
- * GB/s of one sample into b->cur[*][k]; false when a time was not positive
+ * GB/s of one sample into b->cur[k]; false when a time was not positive
  * (below the events' resolution), so the sample is not kept: one NaN would
- * make the median and every statistic of the size NaN.
+ * make the median and every statistic of the size NaN. Both directions of
+ * a two-way copy start together, so the pair ends with the slower one.
  */
 static bool sample_gbps(struct bw *b, const struct op *op, const double sec[2], size_t k)
 {
-	long loops = (long)b->p->loops;
 	double counted = gb_copy_counted_bytes(op->test, (double)op->bytes);
+	double t = op->nstreams == 2 ? fmax(sec[0], sec[1]) : sec[0];
 
-	if (op->nstreams == 2) {
-		/* both directions start together: the pair ends with the slower one */
-		b->cur[0][k] = gb_copy_gbps(counted, loops, fmax(sec[0], sec[1]));
-		b->cur[1][k] = gb_copy_gbps((double)op->bytes, loops, sec[0]);
-		b->cur[2][k] = gb_copy_gbps((double)op->bytes, loops, sec[1]);
-		return isfinite(b->cur[0][k]) && isfinite(b->cur[1][k]) && isfinite(b->cur[2][k]);
+	b->cur[k] = gb_copy_gbps(counted, (long)b->p->loops, t);
+	return isfinite(b->cur[k]);
+}
+
+/* Poison, one timed sample, verify: what every sample of every path does. */
+static int one_sample(struct bw *b, struct dev_state *st, const struct op *op,
+		      const long *loops_of, bool read_link, double sec[2])
+{
+	long long bad = 0;
+	int rc;
+
+	if (b->verify && (rc = poison(b, st, op)))
+		return rc;
+	st->read_link = read_link;
+	rc = loops_of ? timed_streams(b, st, op, true, loops_of, sec) : timed_run(b, st, op, sec);
+	st->read_link = false;
+	if (rc)
+		return rc;
+	if (b->verify) {
+		if ((rc = verify_op(b, st, op, &bad)))
+			return rc;
+		note_mismatches(st, op, bad);
 	}
-	b->cur[0][k] = gb_copy_gbps(counted, loops, sec[0]);
-	return isfinite(b->cur[0][k]);
+	return 0;
 }
 
 static int run_size(struct bw *b, struct dev_state *st, const struct op *op, bool largest,
 		    struct curve *c)
 {
+	bool read_link = largest && is_host_test(op->test) && op->mem == GB_MEM_PINNED &&
+			 (double)op->bytes * (double)b->p->loops >= LINK_READ_MIN_BYTES;
 	size_t n = 0;
 	int rc = 0;
 
 	for (int64_t s = 0; s < b->p->samples && !gb_should_stop(b->ctx); s++) {
 		double sec[2] = { NAN, NAN };
-		long long bad = 0;
 
-		if (b->verify && (rc = poison(b, st, op)))
+		if ((rc = one_sample(b, st, op, NULL, read_link, sec)))
 			return rc;
-		st->read_link = largest && is_host_test(op->test) && op->mem == GB_MEM_PINNED &&
-				(double)op->bytes * (double)b->p->loops >= LINK_READ_MIN_BYTES;
-		rc = timed_run(b, st, op, sec);
-		st->read_link = false;
-		if (rc)
-			return rc;
-		if (b->verify) {
-			if ((rc = verify_op(b, st, op, &bad)))
-				return rc;
-			note_mismatches(st, op, bad);
-		}
 		if (sample_gbps(b, op, sec, n))
 			n++;
 	}
 	if (n == 0)
 		return 0;
 	c->size[c->n] = (double)op->bytes;
-	c->gbps[c->n] = gb_percentile(b->cur[0], n, 50);
+	c->gbps[c->n] = gb_percentile(b->cur, n, 50);
+	gb_stats_compute(&c->stats[c->n], b->cur, n);
 	c->n++;
 	c->last_size = (double)op->bytes;
-	for (int i = 0; i < 3; i++)
-		memcpy(b->last[i], b->cur[i], n * sizeof(double));
+	memcpy(b->last, b->cur, n * sizeof(double));
 	b->n_last = n;
+	return 0;
+}
+
+/*
+ * The halves of a two-way copy-engine copy. In the two-way sample both
+ * directions start together but one ends first, and the other then runs
+ * alone at its one-way speed, so bytes / time of the slower direction would
+ * overstate what it does under contention. Each half is timed again with
+ * the other direction given twice the copies (nvbandwidth's interferer), so
+ * it runs under load from start to end; a sample in which the interferer
+ * still ended first says nothing and is dropped.
+ */
+static int measure_halves(struct bw *b, struct dev_state *st, const struct op *op)
+{
+	long loops = (long)b->p->loops;
+	int rc = 0;
+
+	for (int d = 0; d < 2; d++) {
+		long loops_of[2];
+		int dropped = 0;
+
+		loops_of[d] = loops;
+		loops_of[1 - d] = 2 * loops;
+		b->n_half[d] = 0;
+		for (int64_t s = 0; s < b->p->samples && !gb_should_stop(b->ctx); s++) {
+			double sec[2] = { NAN, NAN }, v;
+
+			if ((rc = one_sample(b, st, op, loops_of, false, sec)))
+				return rc;
+			v = gb_copy_gbps((double)op->bytes, loops, sec[d]);
+			if (!(sec[1 - d] >= sec[d]))
+				dropped++;
+			else if (isfinite(v))
+				b->half[d][b->n_half[d]++] = v;
+		}
+		if (dropped)
+			add_note(st,
+				 "bidir halves: %d of %lld %s samples dropped: the other direction, "
+				 "given twice the copies, still ended first",
+				 dropped, (long long)b->p->samples, d ? "d2h" : "h2d");
+	}
 	return 0;
 }
 
@@ -836,23 +1003,110 @@ static int warm_up(struct bw *b, struct dev_state *st, const struct op *op)
 	return rc;
 }
 
+static void add_fit_value(struct bw *b, const struct dev_state *st, const char *base,
+			  const char *suffix, const char *unit, enum gb_better better, double v,
+			  double peak)
+{
+	char name[96];
+
+	snprintf(name, sizeof(name), "%s_%s", base, suffix);
+	gb_bench_add_value(b->res, name, unit, better, st->dev, v, peak);
+}
+
+/*
+ * The fit t = alpha + n/beta of a sweep. alpha (latency) comes from every
+ * size. beta comes from the sizes that measure the path rather than a cache
+ * (device tests: a footprint of 2 x L2 or more) and is reported only when
+ * that fit can pin it (gb_copy_beta_usable); otherwise extra.devices[].fits
+ * says why it is missing, since a short or latency-bound sweep gives a slope
+ * that is noise.
+ */
 static void add_fit(struct bw *b, struct dev_state *st, const char *base, const struct op *op,
 		    const struct curve *c, double peak_gbps)
 {
-	struct gb_alpha_beta fit;
-	char name[96];
+	struct gb_alpha_beta all, mem;
+	double floor = gb_copy_fit_min_size(op->test, st->info ? st->info->l2_bytes : NAN);
+	double largest = gb_copy_counted_bytes(op->test, c->last_size);
+	size_t n_all = 0, n_mem = 0;
+	bool have_all, have_mem, usable = false;
+	char why[256] = "", fl[32];
+	cJSON *o = cJSON_CreateObject();
 
-	if (c->n < 2 || gb_copy_fit(op->test, c->size, c->gbps, c->n, &fit))
-		return;
-	snprintf(name, sizeof(name), "%s_alpha_us", base);
-	gb_bench_add_value(b->res, name, "us", GB_BETTER_LOWER, st->dev, fit.alpha_s * 1e6, NAN);
-	snprintf(name, sizeof(name), "%s_beta_gbps", base);
-	gb_bench_add_value(b->res, name, "GB/s", GB_BETTER_HIGHER, st->dev, fit.beta_bps / 1e9,
-			   peak_gbps);
-	snprintf(name, sizeof(name), "%s_n_half_bytes", base);
-	gb_bench_add_value(b->res, name, "B", GB_BETTER_LOWER, st->dev, fit.n_half_bytes, NAN);
-	snprintf(name, sizeof(name), "%s_fit_r2", base);
-	gb_bench_add_value(b->res, name, "1", GB_BETTER_NONE, st->dev, fit.r2, NAN);
+	have_all = gb_copy_fit(op->test, c->size, c->gbps, c->n, 0, &all, &n_all) == 0;
+	have_mem = floor > 0 ? gb_copy_fit(op->test, c->size, c->gbps, c->n, floor, &mem, &n_mem) == 0
+			     : have_all;
+	if (floor <= 0) {
+		mem = all;
+		n_mem = n_all;
+	}
+	if (have_mem) {
+		usable = gb_copy_beta_usable(&mem, largest, peak_gbps * 1e9, why, sizeof(why));
+	} else if (floor > 0) {
+		gb_format_bytes(fl, sizeof(fl), floor);
+		snprintf(why, sizeof(why),
+			 "fewer than 2 sizes of %s or more (a footprint of twice the L2 cache): "
+			 "smaller copies measure the cache",
+			 fl);
+	} else {
+		snprintf(why, sizeof(why), "fewer than 2 sizes with a positive slope to fit");
+	}
+	if (have_all)
+		add_fit_value(b, st, base, "alpha_us", "us", GB_BETTER_LOWER, all.alpha_s * 1e6, NAN);
+	if (usable) {
+		add_fit_value(b, st, base, "beta_gbps", "GB/s", GB_BETTER_HIGHER, mem.beta_bps / 1e9,
+			      peak_gbps);
+		add_fit_value(b, st, base, "n_half_bytes", "B", GB_BETTER_LOWER, mem.n_half_bytes,
+			      NAN);
+	}
+	if (have_mem || have_all)
+		add_fit_value(b, st, base, "fit_r2", "1", GB_BETTER_NONE,
+			      have_mem ? mem.r2 : all.r2, NAN);
+	cJSON_AddStringToObject(o, "test", base);
+	cJSON_AddNumberToObject(o, "points", (double)c->n);
+	cJSON_AddItemToObject(o, "alpha_us", num_or_null(have_all ? all.alpha_s * 1e6 : NAN));
+	cJSON_AddItemToObject(o, "beta_min_size", num_or_null(floor > 0 ? floor : NAN));
+	cJSON_AddNumberToObject(o, "beta_points", (double)(have_mem ? n_mem : 0));
+	cJSON_AddItemToObject(o, "beta_gbps", num_or_null(usable ? mem.beta_bps / 1e9 : NAN));
+	cJSON_AddItemToObject(o, "n_half_bytes", num_or_null(usable ? mem.n_half_bytes : NAN));
+	cJSON_AddItemToObject(o, "r2", num_or_null(have_mem ? mem.r2 : have_all ? all.r2 : NAN));
+	if (!usable)
+		cJSON_AddStringToObject(o, "beta_note", why);
+	cJSON_AddItemToArray(st->fits, o);
+}
+
+/* Per-size spread, and the spread goal (CV <= 2% from 64 MiB) on pinned and device tests. */
+static void add_curve_extra(struct dev_state *st, const char *base, const struct op *op,
+			    const struct curve *c)
+{
+	cJSON *pts = cJSON_AddArrayToObject(st->curves, base);
+	/* pageable and managed copies ride on the host's memcpy and page faults: recorded,
+	 * not judged */
+	bool judged = op->mem == GB_MEM_PINNED || op->mem == GB_MEM_DEVICE;
+	char size[32];
+
+	for (size_t i = 0; i < c->n; i++) {
+		const struct gb_stats *sx = &c->stats[i];
+		cJSON *p = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(p, "bytes", c->size[i]);
+		cJSON_AddItemToObject(p, "gbps", num_or_null(c->gbps[i]));
+		cJSON_AddItemToObject(p, "cv", num_or_null(sx->n ? sx->cv : NAN));
+		cJSON_AddItemToObject(p, "min", num_or_null(sx->n ? sx->min : NAN));
+		cJSON_AddItemToObject(p, "max", num_or_null(sx->n ? sx->max : NAN));
+		cJSON_AddNumberToObject(p, "n", (double)sx->n);
+		cJSON_AddItemToArray(pts, p);
+		if (!judged || sx->n < 2 || c->size[i] < GB_COPY_SPREAD_MIN_BYTES)
+			continue;
+		st->spread_points++;
+		if (!gb_copy_spread_high(c->size[i], sx->cv))
+			continue;
+		st->spread_high++;
+		if (sx->cv > st->spread_worst_cv) {
+			st->spread_worst_cv = sx->cv;
+			gb_format_bytes(size, sizeof(size), c->size[i]);
+			snprintf(st->spread_worst, sizeof(st->spread_worst), "%s at %s", base, size);
+		}
+	}
 }
 
 static const char *convention_of(const struct op *op)
@@ -867,10 +1121,11 @@ static const char *convention_of(const struct op *op)
 }
 
 static void add_scaled_metric(struct bw *b, struct dev_state *st, const char *name,
-			      const double *samples, double scale, double peak, const char *desc)
+			      const double *samples, size_t n_samples, double scale, double peak,
+			      const char *desc)
 {
 	double v[1000];
-	size_t n = b->n_last < 1000 ? b->n_last : 1000;
+	size_t n = n_samples < 1000 ? n_samples : 1000;
 	struct gb_metric *m;
 
 	for (size_t i = 0; i < n; i++)
@@ -892,25 +1147,29 @@ static void report_curve(struct bw *b, struct dev_state *st, const struct op *op
 	gb_format_bytes(size, sizeof(size), c->last_size);
 	snprintf(name, sizeof(name), "%s_gbps", base);
 	snprintf(desc, sizeof(desc), "%s at %s; decimal GB/s, %s", base, size, convention_of(op));
-	add_scaled_metric(b, st, name, b->last[0], 1.0, peak, desc);
+	add_scaled_metric(b, st, name, b->last, b->n_last, 1.0, peak, desc);
 	if (op->test == GB_CT_D2D) {
 		snprintf(name, sizeof(name), "%s_dram_gbps", base);
 		snprintf(desc, sizeof(desc), "%s at %s as DRAM traffic: bytes read plus written",
 			 base, size);
-		add_scaled_metric(b, st, name, b->last[0], 2.0, st->theory.mem_bw_bps / 1e9, desc);
+		add_scaled_metric(b, st, name, b->last, b->n_last, 2.0, st->theory.mem_bw_bps / 1e9,
+				  desc);
 	}
-	if (op->test == GB_CT_BIDIR && op->nstreams == 2) {
-		for (int i = 0; i < 2; i++) {
-			snprintf(name, sizeof(name), "%s_%s_gbps", base, i ? "d2h" : "h2d");
-			snprintf(desc, sizeof(desc), "the %s half of %s at %s", i ? "d2h" : "h2d",
-				 base, size);
-			add_scaled_metric(b, st, name, b->last[1 + i], 1.0,
-					  st->theory.pcie_bps / 1e9, desc);
-		}
+	for (int i = 0; i < 2 && op->test == GB_CT_BIDIR && op->nstreams == 2; i++) {
+		if (!b->n_half[i])
+			continue;
+		snprintf(name, sizeof(name), "%s_%s_gbps", base, i ? "d2h" : "h2d");
+		snprintf(desc, sizeof(desc),
+			 "the %s half of %s at %s, timed while %s ran twice as many copies, so "
+			 "under two-way load throughout",
+			 i ? "d2h" : "h2d", base, size, i ? "h2d" : "d2h");
+		add_scaled_metric(b, st, name, b->half[i], b->n_half[i], 1.0,
+				  st->theory.pcie_bps / 1e9, desc);
 	}
 	series = gb_bench_add_series(b->res, base, "B", "GB/s", st->dev);
 	for (size_t i = 0; i < c->n; i++)
 		gb_series_push(series, c->size[i], c->gbps[i]);
+	add_curve_extra(st, base, op, c);
 	add_fit(b, st, base, op, c, peak);
 }
 
@@ -940,6 +1199,11 @@ static int run_test(struct bw *b, struct dev_state *st, enum gb_copy_test t,
 		if ((rc = run_size(b, st, &op, i + 1 == b->n_sizes, &c)))
 			return rc;
 	}
+	b->n_half[0] = b->n_half[1] = 0;
+	/* op.bytes is the largest size that ran (the sweep may have been stopped) */
+	if (op.nstreams == 2 && c.n && !gb_should_stop(b->ctx) &&
+	    (rc = measure_halves(b, st, &op)))
+		return rc;
 	report_curve(b, st, &op, &c);
 	return 0;
 }
@@ -950,10 +1214,20 @@ static int run_host_tests(struct bw *b, struct dev_state *st, enum gb_copy_memor
 		int opt;
 		enum gb_copy_test test;
 	} tests[] = { { OPT_H2D, GB_CT_H2D }, { OPT_D2H, GB_CT_D2H }, { OPT_BIDIR, GB_CT_BIDIR } };
+	struct gb_cpu_saved cpus;
 	int rc;
 
-	if ((rc = alloc_host(b, st, mem)))
+	/*
+	 * The thread on the GPU's own CPUs, as nvbandwidth does: pageable copies
+	 * are staged by this thread's memcpy, and first touch happens here too.
+	 * Only CPUs it may already use: never wider than the cpuset it was given.
+	 */
+	st->cpus_pinned = gb_cpu_pin_near(st->info ? st->info->pci_bus_id : NULL, &cpus, st->cpus,
+					  sizeof(st->cpus));
+	if ((rc = alloc_host(b, st, mem))) {
+		gb_cpu_unpin(&cpus);
 		return rc;
+	}
 	for (size_t t = 0; t < 3 && rc == 0; t++) {
 		if (!test_selected(b, tests[t].opt))
 			continue;
@@ -962,6 +1236,7 @@ static int run_host_tests(struct bw *b, struct dev_state *st, enum gb_copy_memor
 				rc = run_test(b, st, tests[t].test, (enum gb_copy_method)m, mem);
 	}
 	free_host(st);
+	gb_cpu_unpin(&cpus);
 	return rc;
 }
 
@@ -1000,6 +1275,52 @@ static void check_data(struct bw *b, const struct dev_state *st)
 	}
 }
 
+/* The run-to-run spread goal of issue 5: CV at most 2% from 64 MiB up. */
+static void check_spread(struct bw *b, const struct dev_state *st)
+{
+	if (st->spread_points == 0)
+		gb_bench_add_check(b->res, "sample_spread", GB_STATUS_SKIPPED, GB_SEV_INFO, st->dev,
+				   NAN, GB_COPY_SPREAD_MAX_CV,
+				   "no pinned or device test ran at 64 MiB or more with 2 samples or "
+				   "more: the spread goal was not judged");
+	else if (st->spread_high)
+		gb_bench_add_check(b->res, "sample_spread", GB_STATUS_WARNING, GB_SEV_WARNING,
+				   st->dev, st->spread_worst_cv, GB_COPY_SPREAD_MAX_CV,
+				   "samples spread more than %.0f%% (CV) at %d of %d sizes of 64 MiB "
+				   "or more; worst %.1f%% (%s): clocks, the link or other load moved "
+				   "during the run",
+				   GB_COPY_SPREAD_MAX_CV * 100, st->spread_high, st->spread_points,
+				   st->spread_worst_cv * 100, st->spread_worst);
+	else
+		gb_bench_add_check(b->res, "sample_spread", GB_STATUS_PASSED, GB_SEV_INFO, st->dev,
+				   NAN, GB_COPY_SPREAD_MAX_CV,
+				   "samples within %.0f%% (CV) at all %d sizes of 64 MiB or more",
+				   GB_COPY_SPREAD_MAX_CV * 100, st->spread_points);
+}
+
+/*
+ * The link as read under load, as values the run's thresholds can judge (and
+ * a --thresholds file relax). No peak: the thresholds take the link's
+ * maximum from the device record, as for any other benchmark's reading.
+ */
+static void add_link_metrics(struct bw *b, const struct dev_state *st)
+{
+	struct gb_metric *m;
+
+	if (st->link_gen > 0) {
+		m = gb_bench_add_value(b->res, "pcie_gen_under_load", "gen", GB_BETTER_HIGHER,
+				       st->dev, st->link_gen, NAN);
+		m->description = gb_strdup("PCIe generation NVML reported while pinned copies of "
+					   "512 MiB or more a sample ran (best reading)");
+	}
+	if (st->link_width > 0) {
+		m = gb_bench_add_value(b->res, "pcie_width_under_load", "lanes", GB_BETTER_HIGHER,
+				       st->dev, st->link_width, NAN);
+		m->description = gb_strdup("PCIe width NVML reported while pinned copies of "
+					   "512 MiB or more a sample ran (best reading)");
+	}
+}
+
 static void check_link(struct bw *b, const struct dev_state *st)
 {
 	const struct gb_device_info *d = st->info;
@@ -1029,11 +1350,6 @@ static void check_link(struct bw *b, const struct dev_state *st)
 				   "%s", msg);
 }
 
-static cJSON *num_or_null(double v)
-{
-	return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
-}
-
 /* What the GPU looked like while this device's tests ran ("are the clocks locked?"). */
 static void add_telemetry(struct bw *b, size_t k, cJSON *o)
 {
@@ -1055,6 +1371,34 @@ static void add_telemetry(struct bw *b, size_t k, cJSON *o)
 	cJSON_AddItemToObject(t, "throttled_frac", num_or_null(sum.throttled_frac));
 }
 
+/* Where host buffers and the thread were placed, and what the kernel says of the pages. */
+static void add_host_extra(const struct dev_state *st, cJSON *o)
+{
+	cJSON_AddItemToObject(o, "host_node", num_or_null(st->host_node >= 0 ? st->host_node : NAN));
+	if (st->host_node_from)
+		cJSON_AddStringToObject(o, "host_node_from", st->host_node_from);
+	else
+		cJSON_AddNullToObject(o, "host_node_from");
+	if (st->host_node_note[0])
+		cJSON_AddStringToObject(o, "host_node_note", st->host_node_note);
+	cJSON_AddBoolToObject(o, "numa_bound", st->numa_bound);
+	cJSON_AddItemToObject(o, "pinned_node_observed",
+			      num_or_null(st->pinned_node_seen >= 0 ? st->pinned_node_seen : NAN));
+	cJSON_AddItemToObject(o, "pinned_on_node_fraction",
+			      num_or_null(st->pinned_node_seen >= 0 ? st->pinned_node_frac : NAN));
+	cJSON_AddItemToObject(o, "pageable_node_observed",
+			      num_or_null(st->pageable_node_seen >= 0 ? st->pageable_node_seen
+								      : NAN));
+	cJSON_AddItemToObject(o, "pageable_on_node_fraction",
+			      num_or_null(st->pageable_node_seen >= 0 ? st->pageable_node_frac
+								      : NAN));
+	cJSON_AddBoolToObject(o, "cpus_pinned", st->cpus_pinned);
+	if (st->cpus[0])
+		cJSON_AddStringToObject(o, st->cpus_pinned ? "cpus" : "cpus_note", st->cpus);
+	cJSON_AddStringToObject(o, "managed_host_location",
+				st->managed_host.type == cudaMemLocationTypeHost ? "host" : "host_numa");
+}
+
 static void add_device_extra(struct bw *b, struct dev_state *st, size_t k)
 {
 	cJSON *o = cJSON_CreateObject(), *link, *th;
@@ -1063,7 +1407,7 @@ static void add_device_extra(struct bw *b, struct dev_state *st, size_t k)
 	cJSON_AddNumberToObject(o, "device", st->dev);
 	cJSON_AddItemToObject(o, "numa_node", num_or_null(d && d->numa_node >= 0 ? d->numa_node
 									  : NAN));
-	cJSON_AddBoolToObject(o, "numa_bound", st->numa_bound);
+	add_host_extra(st, o);
 	link = cJSON_AddObjectToObject(o, "pcie_under_load");
 	cJSON_AddItemToObject(link, "gen", num_or_null(st->link_gen > 0 ? st->link_gen : NAN));
 	cJSON_AddItemToObject(link, "width", num_or_null(st->link_width > 0 ? st->link_width : NAN));
@@ -1077,7 +1421,10 @@ static void add_device_extra(struct bw *b, struct dev_state *st, size_t k)
 	cJSON_AddItemToObject(o, "mismatched_words",
 			      num_or_null(st->mismatches >= 0 ? (double)st->mismatches : NAN));
 	cJSON_AddItemToObject(o, "not_run", st->not_run);
-	st->not_run = NULL;
+	cJSON_AddItemToObject(o, "curves", st->curves);
+	cJSON_AddItemToObject(o, "fits", st->fits);
+	cJSON_AddItemToObject(o, "notes", st->notes);
+	st->not_run = st->curves = st->fits = st->notes = NULL;
 	add_telemetry(b, k, o);
 	cJSON_AddItemToArray(b->dev_extra, o);
 }
@@ -1107,6 +1454,7 @@ static int run_device(struct bw *b, size_t k)
 		gb_sampler_mark(b->sampler);
 	st.info = gb_run_find_device(b->ctx->run, dev);
 	set_theory(&st);
+	choose_host_node(&st);
 	rc = dev_open(b, &st);
 	for (int mem = 0; mem < GB_MEM_DEVICE && rc == 0 && host_tests; mem++)
 		if ((b->p->memory & (1u << mem)) && !gb_should_stop(b->ctx))
@@ -1116,6 +1464,8 @@ static int run_device(struct bw *b, size_t k)
 	if (rc == 0) {
 		check_data(b, &st);
 		check_link(b, &st);
+		add_link_metrics(b, &st);
+		check_spread(b, &st);
 	}
 	add_device_extra(b, &st, k);
 	dev_close(&st);
@@ -1195,21 +1545,20 @@ static int bw_run(struct gb_ctx *ctx, const void *params, struct gb_bench_result
 		return -1;
 	}
 	b.max_bytes = (size_t)b.sizes[b.n_sizes - 1];
-	for (int i = 0; i < 3; i++) {
-		b.cur[i] = gb_xrealloc(NULL, sizeof(double) * (size_t)b.p->samples);
-		b.last[i] = gb_xrealloc(NULL, sizeof(double) * (size_t)b.p->samples);
-		memset(b.cur[i], 0, sizeof(double) * (size_t)b.p->samples);
-	}
+	b.cur = gb_xrealloc(NULL, sizeof(double) * (size_t)b.p->samples);
+	b.last = gb_xrealloc(NULL, sizeof(double) * (size_t)b.p->samples);
+	for (int i = 0; i < 2; i++)
+		b.half[i] = gb_xrealloc(NULL, sizeof(double) * (size_t)b.p->samples);
 	record_params(&b);
 	b.sampler = gb_sampler_start(ctx, ctx->devices, ctx->n_devices, TELEMETRY_INTERVAL_S, NULL);
 	for (size_t k = 0; k < ctx->n_devices && rc == 0 && !gb_should_stop(ctx); k++)
 		rc = run_device(&b, k);
 	gb_sampler_stop(b.sampler);
 	record_numa(&b);
-	for (int i = 0; i < 3; i++) {
-		free(b.cur[i]);
-		free(b.last[i]);
-	}
+	free(b.cur);
+	free(b.last);
+	free(b.half[0]);
+	free(b.half[1]);
 	return rc;
 }
 

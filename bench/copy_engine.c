@@ -2,8 +2,11 @@
 /* copy_engine.c - stream blocker, events and timed samples (see copy_engine.h). */
 #include "copy_engine.h"
 
+#include <stdio.h>
 #include <string.h>
 
+#include "cmd/cli.h"
+#include "copy_math.h"
 #include "gpu.h"
 #include "kernels/kernels.h"
 
@@ -136,22 +139,60 @@ out:
 	return rc;
 }
 
-/* count operations on every stream, each stream's device current */
-static int issue_all(struct gb_bench_result *res, const struct gb_ce_sample *smp, long count,
-		     bool stop_events)
+static long timed_loops(const struct gb_ce_sample *smp, int i)
+{
+	return i < 2 && smp->loops_of[i] > 0 ? smp->loops_of[i] : smp->loops;
+}
+
+/* One operation on stream i, its device made current. */
+static int issue_one(struct gb_bench_result *res, const struct gb_ce_sample *smp, int i)
 {
 	int rc = 0;
 
-	for (int i = 0; i < smp->n; i++) {
-		const struct gb_ce_stream *st = smp->st[i];
-
-		GB_CUDA_GOTO(res, cudaSetDevice(st->dev), out);
-		for (long k = 0; k < count; k++)
-			GB_CUDA_GOTO(res, smp->issue(smp->user, i), out);
-		if (stop_events)
-			GB_CUDA_GOTO(res, cudaEventRecord(st->stop, st->s), out);
-	}
+	GB_CUDA_GOTO(res, cudaSetDevice(smp->st[i]->dev), out);
+	GB_CUDA_GOTO(res, smp->issue(smp->user, i), out);
 out:
+	return rc;
+}
+
+static int record_stop(struct gb_bench_result *res, const struct gb_ce_stream *st)
+{
+	int rc = 0;
+
+	GB_CUDA_GOTO(res, cudaSetDevice(st->dev), out);
+	GB_CUDA_GOTO(res, cudaEventRecord(st->stop, st->s), out);
+out:
+	return rc;
+}
+
+/*
+ * The operations of every stream (warm-up: count each; timed: each
+ * stream's loops, then its stop event), stream by stream or interleaved.
+ */
+static int issue_all(struct gb_bench_result *res, const struct gb_ce_sample *smp, bool timed)
+{
+	long most = 0, n[2] = { 0, 0 };
+	int rc = 0;
+
+	for (int i = 0; i < smp->n && i < 2; i++) {
+		n[i] = timed ? timed_loops(smp, i) : smp->warmup;
+		most = n[i] > most ? n[i] : most;
+	}
+	if (smp->interleave) {
+		for (long k = 0; k < most && rc == 0; k++)
+			for (int i = 0; i < smp->n && rc == 0; i++)
+				if (k < n[i])
+					rc = issue_one(res, smp, i);
+		for (int i = 0; i < smp->n && rc == 0 && timed; i++)
+			rc = record_stop(res, smp->st[i]);
+		return rc;
+	}
+	for (int i = 0; i < smp->n && rc == 0; i++) {
+		for (long k = 0; k < n[i] && rc == 0; k++)
+			rc = issue_one(res, smp, i);
+		if (rc == 0 && timed)
+			rc = record_stop(res, smp->st[i]);
+	}
 	return rc;
 }
 
@@ -159,8 +200,12 @@ int gb_ce_time(struct gb_bench_result *res, const struct gb_ce_sample *smp, doub
 {
 	int rc = 0;
 
-	if ((rc = block_streams(res, smp)) || (rc = issue_all(res, smp, smp->warmup, false)) ||
-	    (rc = record_starts(res, smp)) || (rc = issue_all(res, smp, smp->loops, true)))
+	if (smp->n < 1 || smp->n > 2) {
+		gb_bench_set_status(res, GB_STATUS_ERROR, "internal: a sample of %d streams", smp->n);
+		return -1;
+	}
+	if ((rc = block_streams(res, smp)) || (rc = issue_all(res, smp, false)) ||
+	    (rc = record_starts(res, smp)) || (rc = issue_all(res, smp, true)))
 		goto out;
 	if (smp->flag) {
 		gb_ce_flag_set(smp->flag, 1);
@@ -209,4 +254,24 @@ int gb_ce_verify(struct gb_bench_result *res, cudaStream_t s, const void *buf, s
 	rc = gb_ce_read_counter(res, s, counter, bad);
 out:
 	return rc;
+}
+
+int gb_ce_alloc_error(struct gb_bench_result *res, cudaError_t e, int count, double bytes,
+		      const char *kind, int dev)
+{
+	char err[160], cause[256], fr[32], tot[32], msg[512];
+	size_t free_b = 0, total_b = 0;
+
+	gb_cuda_errstr(e, err, sizeof(err));
+	(void)cudaGetLastError(); /* an allocation failure is not sticky: clear it */
+	if (!strncmp(kind, "device", 6) && cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) {
+		gb_format_bytes(fr, sizeof(fr), (double)free_b);
+		gb_format_bytes(tot, sizeof(tot), (double)total_b);
+		snprintf(cause, sizeof(cause), "%s; %s of %s free", err, fr, tot);
+	} else {
+		snprintf(cause, sizeof(cause), "%s", err);
+	}
+	gb_copy_alloc_msg(msg, sizeof(msg), count, bytes, kind, dev, cause);
+	gb_bench_set_status(res, GB_STATUS_ERROR, "%s", msg);
+	return -1;
 }

@@ -32,6 +32,14 @@
 #define GB_CE_SPIN_TIMEOUT_S 10.0
 /* Operations queued behind the blocker before the start event (as nvbandwidth). */
 #define GB_CE_WARMUP 4
+/*
+ * The most --loops a sample may time. Every operation of a sample, and up
+ * to twice that on the interfering stream of a two-way copy, queues behind
+ * the blocker; CUDA's queue of pending launches holds about a thousand
+ * entries, and a host that blocks in a full queue cannot release the
+ * blocker, so the sample would end in the spin kernel's timeout.
+ */
+#define GB_CE_MAX_LOOPS 256
 
 /* The flag the spin kernels wait on: pinned, mapped into every GPU, portable. */
 struct gb_ce_flag {
@@ -71,11 +79,20 @@ void gb_ce_stream_close(struct gb_ce_stream *st);
 typedef cudaError_t (*gb_ce_issue_fn)(void *user, int i);
 
 struct gb_ce_sample {
-	struct gb_ce_stream *const *st; /* n streams: st[0] starts first, the others wait on it */
-	int n;
+	struct gb_ce_stream *const *st; /* n streams: st[0] starts first, the other waits on it */
+	int n;                   /* 1 or 2 */
 	struct gb_ce_flag *flag; /* the blocker; NULL: operations run as they are queued */
 	int warmup;              /* operations per stream before the start events */
 	long loops;              /* timed operations per stream */
+	/* optional: timed operations of stream i, in place of loops (0 keeps loops) */
+	long loops_of[2];
+	/*
+	 * Queue the operations of all streams in turn (op k of stream 0, op k of
+	 * stream 1, ...) rather than stream by stream: without the blocker, an
+	 * operation the host thread runs itself (a staged peer copy) would
+	 * otherwise let stream 0 finish before stream 1 had anything queued.
+	 */
+	bool interleave;
 	gb_ce_issue_fn issue;
 	void *user;
 	/* optional: called right after the release, while the timed operations run */
@@ -91,6 +108,16 @@ int gb_ce_time(struct gb_bench_result *res, const struct gb_ce_sample *smp, doub
 
 /* Seconds from st's start to its stop event, once stop has completed. 0 or -1 (res ERROR). */
 int gb_ce_elapsed(struct gb_bench_result *res, const struct gb_ce_stream *st, double *sec);
+
+/*
+ * A failed allocation as the benchmark's ERROR, one line naming what and how
+ * much (gb_copy_alloc_msg): count buffers of bytes of kind ("device memory",
+ * "pinned host memory (NUMA node 0)") for dev, the error, and for device
+ * memory what the current device has free. Clears the (non-sticky) error.
+ * Returns -1.
+ */
+int gb_ce_alloc_error(struct gb_bench_result *res, cudaError_t e, int count, double bytes,
+		      const char *kind, int dev);
 
 /*
  * Copy a device counter to *out once the work queued on s has run (current

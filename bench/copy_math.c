@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "cmd/cli.h"
 #include "report/result.h"
 #include "report/theory.h"
 
@@ -263,7 +264,7 @@ double gb_copy_gbps(double counted_bytes, long loops, double seconds)
 }
 
 int gb_copy_fit(enum gb_copy_test t, const double *sizes, const double *gbps, size_t n,
-		struct gb_alpha_beta *fit)
+		double min_size, struct gb_alpha_beta *fit, size_t *used)
 {
 	double bytes[GB_COPY_SWEEP_MAX], secs[GB_COPY_SWEEP_MAX];
 	size_t m = 0;
@@ -271,13 +272,72 @@ int gb_copy_fit(enum gb_copy_test t, const double *sizes, const double *gbps, si
 	for (size_t i = 0; i < n && m < GB_COPY_SWEEP_MAX; i++) {
 		double b = gb_copy_counted_bytes(t, sizes[i]);
 
-		if (!isfinite(gbps[i]) || gbps[i] <= 0 || !isfinite(b))
+		if (!isfinite(gbps[i]) || gbps[i] <= 0 || !isfinite(b) || sizes[i] < min_size)
 			continue;
 		bytes[m] = b;
 		secs[m] = b / (gbps[i] * 1e9);
 		m++;
 	}
+	if (used)
+		*used = m;
 	return gb_fit_alpha_beta(fit, bytes, secs, m);
+}
+
+double gb_copy_fit_min_size(enum gb_copy_test t, double l2_bytes)
+{
+	double per_byte;
+
+	if (t != GB_CT_D2D && !gb_copy_test_is_stream(t))
+		return 0;
+	if (!isfinite(l2_bytes) || l2_bytes <= 0)
+		return 0;
+	/* device memory each buffer byte touches: d2d reads and writes, add/triad three arrays */
+	per_byte = gb_copy_dram_bytes(t, 1.0);
+	return 2.0 * l2_bytes / per_byte;
+}
+
+bool gb_copy_beta_usable(const struct gb_alpha_beta *fit, double largest_counted_bytes,
+			 double ceiling_bps, char *why, size_t len)
+{
+	if (!isfinite(fit->beta_bps) || fit->beta_bps <= 0) {
+		snprintf(why, len, "the fit has no positive slope");
+		return false;
+	}
+	if (!(fit->r2 >= GB_COPY_FIT_MIN_R2)) {
+		snprintf(why, len, "the fit explains too little of the sweep (r2 %.2f, below %.2f)",
+			 fit->r2, GB_COPY_FIT_MIN_R2);
+		return false;
+	}
+	if (!(largest_counted_bytes >= 2 * fit->n_half_bytes)) {
+		snprintf(why, len,
+			 "the largest size fitted (%.0f B) is below twice n_half (%.0f B): the "
+			 "curve did not approach its asymptote, so beta would be an extrapolation",
+			 largest_counted_bytes, fit->n_half_bytes);
+		return false;
+	}
+	if (isfinite(ceiling_bps) && ceiling_bps > 0 &&
+	    fit->beta_bps > GB_COPY_FIT_MAX_OF_CEILING * ceiling_bps) {
+		snprintf(why, len, "beta %.1f GB/s is above %.0f%% of the ceiling %.1f GB/s",
+			 fit->beta_bps / 1e9, GB_COPY_FIT_MAX_OF_CEILING * 100, ceiling_bps / 1e9);
+		return false;
+	}
+	why[0] = '\0';
+	return true;
+}
+
+bool gb_copy_spread_high(double bytes, double cv)
+{
+	return bytes >= GB_COPY_SPREAD_MIN_BYTES && isfinite(cv) && cv > GB_COPY_SPREAD_MAX_CV;
+}
+
+void gb_copy_alloc_msg(char *buf, size_t len, int count, double bytes, const char *kind, int dev,
+		       const char *cause)
+{
+	char size[32];
+
+	gb_format_bytes(size, sizeof(size), bytes);
+	snprintf(buf, len, "cannot allocate %d x %s of %s for device %d: %s", count, size, kind,
+		 dev, cause);
 }
 
 int gb_pcie_downtrain(int gen, int width, int max_gen, int max_width, char *msg, size_t len)
@@ -309,6 +369,45 @@ int gb_nvlink_links_down(int links_up, int links_expected)
 	if (links_up < 0 || links_expected <= 0)
 		return -1;
 	return links_up >= links_expected ? 0 : links_expected - links_up;
+}
+
+int gb_nvlink_judge(const struct gb_nvlink_view *v, int *sev, char *msg, size_t len)
+{
+	int up = v->links_up, want = v->links_expected;
+
+	if (up < 0 || want <= 0)
+		return -1;
+	if (up >= want) {
+		*sev = GB_SEV_INFO;
+		snprintf(msg, len, "all %d of %d NVLink links up", up, want);
+		return GB_STATUS_PASSED;
+	}
+	if (up > 0) {
+		/* some links trained and others did not: a link is down, unless a card has
+		 * fewer bridges fitted than it can take */
+		*sev = v->pcie_board ? GB_SEV_WARNING : GB_SEV_ERROR;
+		snprintf(msg, len, "NVLink link down: %d of %d links up%s", up, want,
+			 v->pcie_board ? " (a PCIe card: a bridge may be missing)" : "");
+		return v->pcie_board ? GB_STATUS_WARNING : GB_STATUS_FAILED;
+	}
+	if (v->nvlink_peer || (!v->pcie_board && v->n_gpus >= 2)) {
+		*sev = GB_SEV_ERROR;
+		snprintf(msg, len, "NVLink link down: 0 of %d links up%s", want,
+			 v->nvlink_peer ? ", yet the topology shows NVLink to another GPU" : "");
+		return GB_STATUS_FAILED;
+	}
+	if (!v->pcie_board) {
+		*sev = GB_SEV_WARNING;
+		snprintf(msg, len,
+			 "0 of %d NVLink links up on a GPU seen alone: a link fault, or one GPU of "
+			 "a board given to this machine (a VM) without its NVLink peers",
+			 want);
+		return GB_STATUS_WARNING;
+	}
+	*sev = GB_SEV_INFO;
+	snprintf(msg, len, "no NVLink link up on a PCIe card: no bridge fitted (it takes %d links)",
+		 want);
+	return GB_STATUS_SKIPPED;
 }
 
 bool gb_p2p_slower_than_staged(double p2p_gbps, double staged_gbps, double margin)

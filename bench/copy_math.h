@@ -173,11 +173,55 @@ double gb_copy_gbps(double counted_bytes, long loops, double seconds);
  * Fit t = alpha + n / beta to a sweep given as sizes (bytes per buffer) and
  * the GB/s measured at each: each point becomes the time of one copy of its
  * counted bytes, so beta comes back in the test's own byte convention.
- * Non-finite or non-positive GB/s points are left out. Returns 0 or -1 as
- * gb_fit_alpha_beta.
+ * Non-finite or non-positive GB/s points, and sizes below min_size, are left
+ * out. Returns 0 or -1 as gb_fit_alpha_beta; *used (may be NULL) gets the
+ * number of points fitted.
  */
 int gb_copy_fit(enum gb_copy_test t, const double *sizes, const double *gbps, size_t n,
-		struct gb_alpha_beta *fit);
+		double min_size, struct gb_alpha_beta *fit, size_t *used);
+
+/*
+ * The smallest size per buffer a sweep point of test t may have to be
+ * fitted: device-local tests re-read the same buffers every copy, so below
+ * a footprint of twice the L2 cache they measure the cache, not memory
+ * (ARCHITECTURE 4). 0 for tests that cross a link, and when l2_bytes is
+ * unknown (NaN or <= 0).
+ */
+double gb_copy_fit_min_size(enum gb_copy_test t, double l2_bytes);
+
+/* beta is only reported when the fit explains at least this much of the variance */
+#define GB_COPY_FIT_MIN_R2 0.9
+/* ... and is at most this multiple of the ceiling (clock and rounding slack) */
+#define GB_COPY_FIT_MAX_OF_CEILING 1.1
+
+/*
+ * Whether beta of a fit can be reported as the path's asymptotic bandwidth.
+ * False, with one line in why, when the slope is noise: r2 below
+ * GB_COPY_FIT_MIN_R2, the largest fitted size (counted bytes) below 2 x
+ * n_half (the curve never got close to its asymptote, so beta is an
+ * extrapolation), or beta above GB_COPY_FIT_MAX_OF_CEILING x the ceiling
+ * (bytes/s; NaN: not checked). A sweep of small copies is all latency: its
+ * alpha is sound but its beta is not.
+ */
+bool gb_copy_beta_usable(const struct gb_alpha_beta *fit, double largest_counted_bytes,
+			 double ceiling_bps, char *why, size_t len);
+
+/* Run-to-run spread goal: CV at most this at sizes of at least GB_COPY_SPREAD_MIN_BYTES. */
+#define GB_COPY_SPREAD_MAX_CV 0.02
+#define GB_COPY_SPREAD_MIN_BYTES (64.0 * 1024 * 1024)
+
+/* True when a point of `bytes` per buffer with this CV (a fraction) misses the spread goal. */
+bool gb_copy_spread_high(double bytes, double cv);
+
+/*
+ * One line for a failed allocation, naming what and how much:
+ * "cannot allocate 2 x 512 MiB of pinned host memory (NUMA node 0) for
+ * device 1: cudaErrorMemoryAllocation (out of memory)". kind says which
+ * memory and where ("device memory", "pinned host memory (NUMA node 0)");
+ * cause is the error and anything that explains it ("...; 3 GiB of 80 GiB free").
+ */
+void gb_copy_alloc_msg(char *buf, size_t len, int count, double bytes, const char *kind, int dev,
+		       const char *cause);
 
 /* ---- findings ---- */
 
@@ -191,6 +235,30 @@ int gb_pcie_downtrain(int gen, int width, int max_gen, int max_width, char *msg,
 
 /* NVLink links down: expected - up (> 0 is a finding), 0 if all up, -1 when unknown. */
 int gb_nvlink_links_down(int links_up, int links_expected);
+
+/* What the NVLink check knows about one GPU. */
+struct gb_nvlink_view {
+	int links_up;       /* NVML, -1 unknown */
+	int links_expected; /* the catalog's count for this model, 0 none or unknown */
+	bool pcie_board;    /* a PCIe card: its NVLinks need a bridge, which may not be fitted */
+	int n_gpus;         /* GPUs in the run */
+	bool nvlink_peer;   /* the topology shows NVLink from this GPU to another GPU of the run */
+};
+
+/*
+ * The "NVLink link down" judgement. Returns GB_STATUS_PASSED, FAILED,
+ * WARNING or SKIPPED with *sev and one line in msg; -1 when there is
+ * nothing to judge (no NVLink expected, or the link state unknown).
+ * - every expected link up: passed;
+ * - some links up but fewer than expected: failed (a link that did not
+ *   train), except on a PCIe card, where a partial bridge set is a
+ *   warning;
+ * - no link up: failed when NVLink to another GPU of the run is seen
+ *   (which contradicts it) or when several SXM GPUs are in the run; a
+ *   warning for one SXM GPU alone (a VM given one GPU of a board sees its
+ *   links down); skipped for a PCIe card (no bridge fitted).
+ */
+int gb_nvlink_judge(const struct gb_nvlink_view *v, int *sev, char *msg, size_t len);
 
 /*
  * "P2P slower than staged through the host": peer access gives less than

@@ -46,10 +46,9 @@ static const struct gb_opt p2p_opts[] = {
 	  "bytes per bandwidth copy (default 256M)", 16, 64.0 * 1024 * 1024 * 1024, NULL, 0 },
 	{ GB_OPT_COUNT, 'n', "samples", offsetof(struct p2p_params, samples), "N",
 	  "samples per cell; the median is reported (default 5)", 3, 1000, NULL, 0 },
-	/* every copy of a sample queues behind the blocker: too many could fill the
-	 * stream's command queue and stall the host before it releases them */
+	/* every copy of a sample queues behind the blocker (see GB_CE_MAX_LOOPS) */
 	{ GB_OPT_COUNT, 0, "loops", offsetof(struct p2p_params, loops), "N",
-	  "copies timed together in one sample (default 16)", 1, 1000, NULL, 0 },
+	  "copies timed together in one sample (default 16)", 1, GB_CE_MAX_LOOPS, NULL, 0 },
 	{ GB_OPT_BOOL, 0, "latency-only", offsetof(struct p2p_params, latency_only), NULL,
 	  "measure only the latency matrices", 0, 0, NULL, 0 },
 	{ GB_OPT_BOOL, 0, "no-verify", offsetof(struct p2p_params, no_verify), NULL,
@@ -112,6 +111,7 @@ enum matrix {
 	M_BIDIR_CE,
 	M_BIDIR_SM,
 	M_STAGED,
+	M_BIDIR_STAGED,
 	M_LATENCY,
 	M_LATENCY_COPY,
 	M_LATENCY_COPY_STAGED,
@@ -122,19 +122,26 @@ static const struct {
 	const char *json;  /* key in extra */
 	const char *stem;  /* metric name stem */
 	const char *unit;  /* "GB/s" or "us" */
+	const char *title; /* what a table of it is headed (extra.matrices) */
 } matrices[M_COUNT] = {
-	[M_UNI_CE] = { "uni_ce_gbps", "uni_ce", "GB/s" },
-	[M_UNI_SM] = { "uni_sm_gbps", "uni_sm", "GB/s" },
-	[M_BIDIR_CE] = { "bidir_ce_gbps", "bidir_ce", "GB/s" },
-	[M_BIDIR_SM] = { "bidir_sm_gbps", "bidir_sm", "GB/s" },
-	[M_STAGED] = { "staged_gbps", "staged", "GB/s" },
-	[M_LATENCY] = { "latency_us", "latency", "us" },
-	[M_LATENCY_COPY] = { "latency_copy_us", "latency_copy", "us" },
-	[M_LATENCY_COPY_STAGED] = { "latency_copy_staged_us", "latency_copy_staged", "us" },
+	[M_UNI_CE] = { "uni_ce_gbps", "uni_ce", "GB/s", "one-way, copy engine, peer access" },
+	[M_UNI_SM] = { "uni_sm_gbps", "uni_sm", "GB/s", "one-way, SM copy, peer access" },
+	[M_BIDIR_CE] = { "bidir_ce_gbps", "bidir_ce", "GB/s",
+			 "two-way sum, copy engine, peer access" },
+	[M_BIDIR_SM] = { "bidir_sm_gbps", "bidir_sm", "GB/s", "two-way sum, SM copy, peer access" },
+	[M_STAGED] = { "staged_gbps", "staged", "GB/s",
+		       "one-way, peer access disabled (staged through the host)" },
+	[M_BIDIR_STAGED] = { "bidir_staged_gbps", "bidir_staged", "GB/s",
+			     "two-way sum, peer access disabled (staged through the host)" },
+	[M_LATENCY] = { "latency_us", "latency", "us", "pointer-chase latency per load" },
+	[M_LATENCY_COPY] = { "latency_copy_us", "latency_copy", "us",
+			     "16-byte copy latency, peer access" },
+	[M_LATENCY_COPY_STAGED] = { "latency_copy_staged_us", "latency_copy_staged", "us",
+				    "16-byte copy latency, staged through the host" },
 };
 
 /* How one cell is measured. */
-enum path { P_CE, P_SM, P_BIDIR_CE, P_BIDIR_SM, P_STAGED, P_CHASE };
+enum path { P_CE, P_SM, P_BIDIR_CE, P_BIDIR_SM, P_STAGED, P_BIDIR_STAGED, P_CHASE };
 
 struct xfer {
 	enum matrix m;
@@ -187,18 +194,32 @@ static void note(struct p2p *t, const struct xfer *x, const char *what)
 
 /* ---- resources ---- */
 
+/* Source and destination of --size each: "cannot allocate 2 x 256 MiB of device memory ..." */
+static int alloc_buffers(struct p2p *t, struct pdev *d, size_t bytes)
+{
+	cudaError_t e = cudaMalloc(&d->src, bytes);
+
+	if (e == cudaSuccess)
+		e = cudaMalloc(&d->dst, bytes);
+	if (e == cudaSuccess)
+		return 0;
+	return gb_ce_alloc_error(t->res, e, 2, (double)bytes, "device memory", d->dev);
+}
+
 static int open_dev(struct p2p *t, struct pdev *d, size_t bytes)
 {
 	struct gb_bench_result *res = t->res;
 	int rc = 0;
 
 	GB_CUDA_GOTO(res, gb_ce_stream_open(&d->cs, d->dev, t->flag), out);
+	/* no kernel may be loaded for the first time behind a blocked stream (copy.h) */
+	GB_CUDA_GOTO(res, gb_copy_preload(), out);
 	GB_CUDA_GOTO(res, cudaDeviceGetAttribute(&d->sm_count, cudaDevAttrMultiProcessorCount, d->dev),
 		     out);
 	GB_CUDA_GOTO(res, cudaMalloc((void **)&d->bad, sizeof(*d->bad)), out);
 	GB_CUDA_GOTO(res, cudaMalloc((void **)&d->sink, sizeof(*d->sink)), out);
-	GB_CUDA_GOTO(res, cudaMalloc(&d->src, bytes), out);
-	GB_CUDA_GOTO(res, cudaMalloc(&d->dst, bytes), out);
+	if ((rc = alloc_buffers(t, d, bytes)))
+		goto out;
 	GB_CUDA_GOTO(res, cudaMalloc(&d->chase, CHASE_BYTES), out);
 	d->seed = SEED_BASE + (uint64_t)d->dev;
 	GB_CUDA_GOTO(res, gb_launch_pattern_fill(d->src, bytes, d->seed, d->sm_count, d->cs.s), out);
@@ -259,6 +280,7 @@ static cudaError_t issue(const struct xfer *x, int i)
 	case P_BIDIR_CE:
 		return cudaMemcpyAsync(to->dst, from->src, x->bytes, cudaMemcpyDefault, r->cs.s);
 	case P_STAGED:
+	case P_BIDIR_STAGED:
 		return cudaMemcpyPeerAsync(to->dst, to->dev, from->src, from->dev, x->bytes, r->cs.s);
 	case P_SM:
 		/* the source GPU's SMs write into the destination's memory */
@@ -276,13 +298,13 @@ static cudaError_t issue(const struct xfer *x, int i)
 /* Streams (GPUs) a transfer keeps busy: two for two-way copy-engine copies. */
 static int n_streams(const struct xfer *x)
 {
-	return x->path == P_BIDIR_CE ? 2 : 1;
+	return x->path == P_BIDIR_CE || x->path == P_BIDIR_STAGED ? 2 : 1;
 }
 
-/* Destinations a transfer writes: two for either two-way form. */
+/* Destinations a transfer writes: two for every two-way form. */
 static int n_dsts(const struct xfer *x)
 {
-	return x->path == P_BIDIR_CE || x->path == P_BIDIR_SM ? 2 : 1;
+	return x->path == P_BIDIR_CE || x->path == P_BIDIR_SM || x->path == P_BIDIR_STAGED ? 2 : 1;
 }
 
 static int poison(struct p2p *t, const struct xfer *x)
@@ -342,6 +364,8 @@ static int timed(struct p2p *t, const struct xfer *x, double sec[2])
 		.flag = x->blocker ? t->flag : NULL,
 		.warmup = x->warmup,
 		.loops = x->loops,
+		/* staged copies may run on this thread: queue both directions in turn */
+		.interleave = !x->blocker,
 		.issue = issue_cb,
 		.user = (void *)x,
 	};
@@ -407,6 +431,9 @@ static double peak_of(struct p2p *t, const struct xfer *x)
 	th.peer_bps = gb_p2p_peer_bps(l ? l->type : NULL, l ? l->nvlink_count : -1, gen, pa, pb);
 	if (x->path == P_STAGED)
 		return gb_copy_ceiling_bps(GB_CT_P2P_STAGED, &th) / 1e9;
+	/* each direction crosses both host links, one each way: twice the one-way bound */
+	if (x->path == P_BIDIR_STAGED)
+		return 2 * gb_copy_ceiling_bps(GB_CT_P2P_STAGED, &th) / 1e9;
 	return gb_copy_ceiling_bps(n_dsts(x) == 2 ? GB_CT_P2P_BIDIR : GB_CT_P2P_UNI, &th) / 1e9;
 }
 
@@ -505,9 +532,9 @@ static int run_cell(struct p2p *t, enum matrix m, enum path path, struct pdev *a
 		.loops = (long)t->p->loops,
 		.warmup = GB_CE_WARMUP,
 		/* the driver may need the host thread to stage: never block its stream */
-		.blocker = path != P_STAGED,
+		.blocker = path != P_STAGED && path != P_BIDIR_STAGED,
 		.latency = m >= M_LATENCY,
-		.peer = a != b && path != P_STAGED,
+		.peer = a != b && path != P_STAGED && path != P_BIDIR_STAGED,
 	};
 
 	if (m == M_LATENCY_COPY || m == M_LATENCY_COPY_STAGED) {
@@ -539,11 +566,39 @@ static int run_local(struct p2p *t, struct pdev *a)
 	return run_cell(t, M_LATENCY_COPY, P_CE, a, a);
 }
 
+/*
+ * The pair with peer access off, both ways. This code disables it after
+ * each pair, but another user of the same contexts may have left it on
+ * (NCCL enables peer access and does not disable it), and a "staged" copy
+ * with peer access on would be a peer copy. Refused: the staged cells stay
+ * empty, with a note.
+ */
+static bool peer_off(struct p2p *t, struct pdev *a, struct pdev *b)
+{
+	struct xfer where = { .m = M_STAGED, .a = a, .b = b };
+	cudaError_t e = set_peer(a->dev, b->dev, false);
+	char why[200], what[260];
+
+	if (e == cudaSuccess)
+		e = set_peer(b->dev, a->dev, false);
+	if (e == cudaSuccess)
+		return true;
+	gb_cuda_errstr(e, why, sizeof(why));
+	snprintf(what, sizeof(what), "peer access could not be disabled, so nothing was staged: %s",
+		 why);
+	note(t, &where, what);
+	cudaGetLastError();
+	return false;
+}
+
 static int run_staged(struct p2p *t, struct pdev *a, struct pdev *b)
 {
 	int rc = 0;
 
-	if (!t->p->latency_only && (rc = run_cell(t, M_STAGED, P_STAGED, a, b)))
+	if (!peer_off(t, a, b))
+		return 0;
+	if (!t->p->latency_only && ((rc = run_cell(t, M_STAGED, P_STAGED, a, b)) ||
+				    (rc = run_cell(t, M_BIDIR_STAGED, P_BIDIR_STAGED, a, b))))
 		return rc;
 	return run_cell(t, M_LATENCY_COPY_STAGED, P_STAGED, a, b);
 }
@@ -597,42 +652,72 @@ static int run_pair(struct p2p *t, struct pdev *a, struct pdev *b)
 
 /* ---- findings ---- */
 
+/* One cell of one form (one-way or two-way) against its staged twin. */
+static void check_staged_cell(struct p2p *t, size_t i, size_t j, enum matrix peer,
+			      enum matrix staged)
+{
+	double p = *cell(t, peer, i, j), s = *cell(t, staged, i, j);
+	bool two = peer == M_BIDIR_CE;
+
+	if (!gb_p2p_slower_than_staged(p, s, STAGED_MARGIN))
+		return;
+	t->slower++;
+	gb_bench_add_check(t->res, "p2p_vs_staged", GB_STATUS_FAILED, GB_SEV_WARNING, t->d[i].dev, p,
+			   s,
+			   "P2P slower than staged through the host: GPU %d %s GPU %d %s%.1f GB/s "
+			   "with peer access, %.1f GB/s staged",
+			   t->d[i].dev, two ? "<->" : "->", t->d[j].dev, two ? "two-way " : "", p, s);
+}
+
 static void check_staged(struct p2p *t)
 {
-	size_t n = t->n;
-
-	for (size_t i = 0; i < n; i++) {
-		for (size_t j = 0; j < n; j++) {
-			double p2p = *cell(t, M_UNI_CE, i, j), staged = *cell(t, M_STAGED, i, j);
-
-			if (i == j || !gb_p2p_slower_than_staged(p2p, staged, STAGED_MARGIN))
+	for (size_t i = 0; i < t->n; i++) {
+		for (size_t j = 0; j < t->n; j++) {
+			if (i == j)
 				continue;
-			t->slower++;
-			gb_bench_add_check(t->res, "p2p_vs_staged", GB_STATUS_FAILED, GB_SEV_WARNING,
-					   t->d[i].dev, p2p, staged,
-					   "P2P slower than staged through the host: GPU %d -> GPU %d "
-					   "%.1f GB/s with peer access, %.1f GB/s staged",
-					   t->d[i].dev, t->d[j].dev, p2p, staged);
+			check_staged_cell(t, i, j, M_UNI_CE, M_STAGED);
+			check_staged_cell(t, i, j, M_BIDIR_CE, M_BIDIR_STAGED);
 		}
 	}
 }
 
+/* Whether the run's topology shows NVLink from GPU i to another GPU of the run. */
+static bool nvlink_to_peer(const struct p2p *t, size_t i)
+{
+	for (size_t j = 0; j < t->n; j++) {
+		const struct gb_link *l = gb_run_find_link(t->ctx->run, t->d[i].dev, t->d[j].dev);
+
+		if (j != i && l && l->type && !strcmp(l->type, "nvlink"))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * "NVLink link down", judged against the catalog's link count with what
+ * else is known (gb_nvlink_judge): a PCIe card without a bridge, or one SXM
+ * GPU given alone to a VM, shows its links inactive without a fault.
+ */
 static void check_nvlink(struct p2p *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
 		const struct gb_device_info *d = t->d[i].info;
 		const struct gb_gpu_spec *spec = d ? gb_gpu_spec_match(d->name, d->sm_count) : NULL;
-		int expected = spec ? spec->nvlink_links : 0;
-		int down = gb_nvlink_links_down(d ? d->nvlink_up : -1, expected);
+		struct gb_nvlink_view v = {
+			.links_up = d ? d->nvlink_up : -1,
+			.links_expected = spec ? spec->nvlink_links : 0,
+			.pcie_board = spec && strstr(spec->key, "pcie"),
+			.n_gpus = (int)t->n,
+			.nvlink_peer = nvlink_to_peer(t, i),
+		};
+		char msg[256];
+		int sev = GB_SEV_INFO, st = gb_nvlink_judge(&v, &sev, msg, sizeof(msg));
 
-		if (down < 0)
+		if (st < 0)
 			continue; /* no NVLink expected, or NVML could not say */
-		gb_bench_add_check(t->res, "nvlink_links_up", down ? GB_STATUS_FAILED : GB_STATUS_PASSED,
-				   down ? GB_SEV_ERROR : GB_SEV_INFO, t->d[i].dev,
-				   (double)d->nvlink_up, (double)expected,
-				   down ? "NVLink link down: %d of %d links up (%s)"
-					: "all %d of %d NVLink links up (%s)",
-				   d->nvlink_up, expected, spec->name);
+		gb_bench_add_check(t->res, "nvlink_links_up", (enum gb_status)st,
+				   (enum gb_severity)sev, t->d[i].dev, (double)v.links_up,
+				   (double)v.links_expected, "%s (%s)", msg, spec->name);
 	}
 }
 
@@ -668,6 +753,27 @@ static void summary_checks(struct p2p *t, const char *single_reason)
 
 /* ---- report ---- */
 
+/*
+ * What a renderer needs to draw every matrix without knowing this file:
+ * [{key, title, unit, better}] in display order. The key names the N x N
+ * array in extra; rows and columns are extra.devices.
+ */
+static void add_matrix_list(cJSON *extra)
+{
+	cJSON *list = cJSON_AddArrayToObject(extra, "matrices");
+
+	for (int m = 0; m < M_COUNT; m++) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "key", matrices[m].json);
+		cJSON_AddStringToObject(o, "title", matrices[m].title);
+		cJSON_AddStringToObject(o, "unit", matrices[m].unit);
+		cJSON_AddStringToObject(o, "better",
+					strcmp(matrices[m].unit, "us") ? "higher" : "lower");
+		cJSON_AddItemToArray(list, o);
+	}
+}
+
 static void add_matrices(struct p2p *t, const char *single_reason)
 {
 	cJSON *extra = gb_bench_extra(t->res), *devs, *units;
@@ -681,6 +787,7 @@ static void add_matrices(struct p2p *t, const char *single_reason)
 	cJSON_AddStringToObject(extra, "columns", "destination GPU (the memory read for latency_us)");
 	for (int m = 0; m < M_COUNT; m++)
 		cJSON_AddItemToObject(extra, matrices[m].json, gb_matrix_json(t->mat[m], t->n, t->n));
+	add_matrix_list(extra);
 	cJSON_AddItemToObject(extra, "p2p_access", gb_matrix_json(t->access, t->n, t->n));
 	cJSON_AddItemToObject(extra, "mismatched_words", gb_matrix_json(t->bad, t->n, t->n));
 	for (size_t i = 0; i < t->n; i++) {

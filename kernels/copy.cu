@@ -202,6 +202,43 @@ __global__ static void chase_kernel(const unsigned long long *start, unsigned lo
 	*sink = (unsigned long long)(uintptr_t)p;
 }
 
+/* cudaFuncGetAttributes loads the function's module on the current device (CUDA
+ * Programming Guide, "Lazy Loading": querying a function forces it to load) */
+namespace {
+
+template <typename F> cudaError_t preload_one(F *f)
+{
+	cudaFuncAttributes attr;
+
+	return cudaFuncGetAttributes(&attr, (const void *)f);
+}
+
+} // namespace
+
+extern "C" cudaError_t gb_copy_preload(void)
+{
+	const cudaError_t all[] = {
+		preload_one(spin_kernel),
+		preload_one(fill_kernel),
+		preload_one(verify_kernel),
+		preload_one(sm_copy_kernel),
+		preload_one(sm_copy_bidir_kernel),
+		preload_one(fill_double_kernel),
+		preload_one(stream_kernel<GB_STREAM_COPY>),
+		preload_one(stream_kernel<GB_STREAM_SCALE>),
+		preload_one(stream_kernel<GB_STREAM_ADD>),
+		preload_one(stream_kernel<GB_STREAM_TRIAD>),
+		preload_one(stream_verify_kernel),
+		preload_one(chase_init_kernel),
+		preload_one(chase_kernel),
+	};
+
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (all[i] != cudaSuccess)
+			return all[i];
+	return cudaSuccess;
+}
+
 extern "C" cudaError_t gb_launch_spin_wait(const volatile int *release, int *timed_out,
 					   long long timeout_cycles, cudaStream_t stream)
 {

@@ -23,6 +23,16 @@ extern "C" {
 #endif
 
 /*
+ * Load every kernel of this file on the current device now. With lazy
+ * loading (the default since CUDA 12.2) a kernel is loaded at its first
+ * launch, and loading may synchronize the context: if that first launch is
+ * queued behind a spin kernel waiting for the host, the host waits inside the
+ * launch until the spin kernel times out. nvbandwidth preloads for the same
+ * reason. Call once per device, before any sample; cheap when already loaded.
+ */
+cudaError_t gb_copy_preload(void);
+
+/*
  * The stream blocker: one thread spins until *release (host-mapped memory)
  * becomes non-zero, so everything queued behind it starts at once when the
  * host releases it, and host enqueue time stays out of the measurement.

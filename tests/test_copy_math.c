@@ -349,7 +349,7 @@ static void test_fit_synthetic_sweep(void **state)
 		x[i] = (double)sizes[i];
 		gbps[i] = gb_copy_gbps((double)sizes[i], 16, 16 * t);
 	}
-	assert_int_equal(gb_copy_fit(GB_CT_H2D, x, gbps, n, &fit), 0);
+	assert_int_equal(gb_copy_fit(GB_CT_H2D, x, gbps, n, 0, &fit, NULL), 0);
 	assert_rel(fit.alpha_s, alpha, 1e-6);
 	assert_rel(fit.beta_bps, beta, 1e-9);
 	assert_true(fit.r2 > 0.999999);
@@ -360,16 +360,186 @@ static void test_fit_synthetic_sweep(void **state)
 
 		gbps[i] = gb_copy_gbps(2.0 * (double)sizes[i], 4, 4 * t);
 	}
-	assert_int_equal(gb_copy_fit(GB_CT_BIDIR, x, gbps, n, &fit), 0);
+	assert_int_equal(gb_copy_fit(GB_CT_BIDIR, x, gbps, n, 0, &fit, NULL), 0);
 	assert_rel(fit.beta_bps, 2 * beta, 1e-9);
 
 	/* unmeasured points (NaN) are left out, not fitted as zero */
 	gbps[3] = NAN;
 	gbps[5] = 0;
-	assert_int_equal(gb_copy_fit(GB_CT_BIDIR, x, gbps, n, &fit), 0);
+	assert_int_equal(gb_copy_fit(GB_CT_BIDIR, x, gbps, n, 0, &fit, NULL), 0);
 	assert_rel(fit.beta_bps, 2 * beta, 1e-9);
 	/* one point cannot be fitted */
-	assert_int_equal(gb_copy_fit(GB_CT_H2D, x, gbps, 1, &fit), -1);
+	assert_int_equal(gb_copy_fit(GB_CT_H2D, x, gbps, 1, 0, &fit, NULL), -1);
+}
+
+/*
+ * A device-local sweep on a GPU with 50 MiB of L2: below a footprint of
+ * 2 x L2 the copies run from the cache at several times the memory's speed.
+ * Fitting those points inflates beta; the floor keeps only memory-bound sizes.
+ */
+static void test_fit_skips_cache_sizes(void **state)
+{
+	const double l2 = 50.0 * MiB, alpha = 3e-6, beta_mem = 1.5e12, beta_l2 = 5e12;
+	uint64_t sizes[GB_COPY_SWEEP_MAX];
+	double x[GB_COPY_SWEEP_MAX], gbps[GB_COPY_SWEEP_MAX], floor;
+	struct gb_alpha_beta fit;
+	size_t n = gb_copy_sweep(4 * KiB, 512 * MiB, 2, sizes, ARRAY_LEN(sizes)), used = 0;
+
+	(void)state;
+	/* d2d touches 2S per copy of S: the floor is L2 per buffer; triad 3S: 2/3 L2 */
+	floor = gb_copy_fit_min_size(GB_CT_D2D, l2);
+	assert_rel(floor, l2, 1e-12);
+	assert_rel(gb_copy_fit_min_size(GB_CT_STREAM_TRIAD, l2), 2 * l2 / 3, 1e-12);
+	/* host links and an unknown L2: no floor */
+	assert_true(gb_copy_fit_min_size(GB_CT_H2D, l2) == 0);
+	assert_true(gb_copy_fit_min_size(GB_CT_D2D, NAN) == 0);
+	assert_true(gb_copy_fit_min_size(GB_CT_D2D, 0) == 0);
+
+	for (size_t i = 0; i < n; i++) {
+		double fp = gb_copy_dram_bytes(GB_CT_D2D, (double)sizes[i]);
+		double t = alpha + (double)sizes[i] / (fp < 2 * l2 ? beta_l2 : beta_mem);
+
+		x[i] = (double)sizes[i];
+		gbps[i] = gb_copy_gbps((double)sizes[i], 16, 16 * t);
+	}
+	assert_int_equal(gb_copy_fit(GB_CT_D2D, x, gbps, n, floor, &fit, &used), 0);
+	/* 64M .. 512M: four sizes, all from memory */
+	assert_int_equal(used, 4);
+	assert_rel(fit.beta_bps, beta_mem, 1e-6);
+	/* without the floor the cache points pull beta above what memory can do */
+	assert_int_equal(gb_copy_fit(GB_CT_D2D, x, gbps, n, 0, &fit, &used), 0);
+	assert_int_equal(used, n);
+	assert_true(fit.beta_bps > 1.05 * beta_mem);
+	/* a floor above every size leaves nothing to fit */
+	assert_int_equal(gb_copy_fit(GB_CT_D2D, x, gbps, n, 1e12, &fit, &used), -1);
+	assert_int_equal(used, 0);
+}
+
+/*
+ * T1: a 4K..64K sweep is all latency. Its slope is event noise, and the
+ * beta it implies can be anything; it must not be reported. A full sweep
+ * to 512M is.
+ */
+static void test_beta_usable(void **state)
+{
+	const double ceiling = 63e9;
+	struct gb_alpha_beta fit;
+	char why[256];
+	double x[3] = { 4 * KiB, 16 * KiB, 64 * KiB }, gbps[3];
+	/* 10 us latency, noise of a few percent, no visible slope */
+	const double t[3] = { 10.2e-6, 9.9e-6, 10.6e-6 };
+
+	(void)state;
+	for (int i = 0; i < 3; i++)
+		gbps[i] = gb_copy_gbps(x[i], 1, t[i]);
+	assert_int_equal(gb_copy_fit(GB_CT_H2D, x, gbps, 3, 0, &fit, NULL), 0);
+	assert_false(gb_copy_beta_usable(&fit, 64 * KiB, ceiling, why, sizeof(why)));
+	assert_true(strlen(why) > 0);
+
+	/* a clean fit reaching far past n_half, below the ceiling: usable */
+	fit = (struct gb_alpha_beta){ .alpha_s = 8e-6, .beta_bps = 53e9, .r2 = 0.999,
+				      .n_half_bytes = 8e-6 * 53e9 };
+	assert_true(gb_copy_beta_usable(&fit, 512.0 * MiB, ceiling, why, sizeof(why)));
+	assert_string_equal(why, "");
+	/* the same curve stopped at 256K never approached its asymptote */
+	assert_false(gb_copy_beta_usable(&fit, 256.0 * KiB, ceiling, why, sizeof(why)));
+	assert_non_null(strstr(why, "n_half"));
+	/* a poor fit */
+	fit.r2 = 0.5;
+	assert_false(gb_copy_beta_usable(&fit, 512.0 * MiB, ceiling, why, sizeof(why)));
+	assert_non_null(strstr(why, "r2 0.50"));
+	/* above the ceiling by more than the slack; within it is fine; unknown ceiling: no limit */
+	fit.r2 = 0.999;
+	fit.beta_bps = 1.2 * ceiling;
+	assert_false(gb_copy_beta_usable(&fit, 512.0 * MiB, ceiling, why, sizeof(why)));
+	assert_non_null(strstr(why, "ceiling"));
+	fit.beta_bps = 1.05 * ceiling;
+	assert_true(gb_copy_beta_usable(&fit, 512.0 * MiB, ceiling, why, sizeof(why)));
+	fit.beta_bps = 1.2 * ceiling;
+	assert_true(gb_copy_beta_usable(&fit, 512.0 * MiB, NAN, why, sizeof(why)));
+	/* no slope */
+	fit.beta_bps = NAN;
+	assert_false(gb_copy_beta_usable(&fit, 512.0 * MiB, ceiling, why, sizeof(why)));
+}
+
+static void test_spread_goal(void **state)
+{
+	(void)state;
+	/* the goal: CV at most 2% from 64 MiB up */
+	assert_false(gb_copy_spread_high(64.0 * MiB, 0.02));
+	assert_true(gb_copy_spread_high(64.0 * MiB, 0.021));
+	assert_true(gb_copy_spread_high(512.0 * MiB, 0.05));
+	/* small copies are not held to it */
+	assert_false(gb_copy_spread_high(32.0 * MiB, 0.5));
+	assert_false(gb_copy_spread_high(512.0 * MiB, NAN));
+}
+
+static void test_alloc_msg(void **state)
+{
+	char msg[256];
+
+	(void)state;
+	gb_copy_alloc_msg(msg, sizeof(msg), 2, 512.0 * MiB, "pinned host memory (NUMA node 0)", 1,
+			  "cudaErrorMemoryAllocation (out of memory)");
+	assert_string_equal(msg, "cannot allocate 2 x 512 MiB of pinned host memory (NUMA node 0) "
+				 "for device 1: cudaErrorMemoryAllocation (out of memory)");
+	gb_copy_alloc_msg(msg, sizeof(msg), 3, 1.0 * GiB, "device memory", 0,
+			  "cudaErrorMemoryAllocation (out of memory); 2 GiB of 80 GiB free");
+	assert_non_null(strstr(msg, "3 x 1 GiB of device memory for device 0"));
+	assert_non_null(strstr(msg, "2 GiB of 80 GiB free"));
+}
+
+/* B3: "NVLink link down" only where links are really missing. */
+static void test_nvlink_judge(void **state)
+{
+	struct gb_nvlink_view v;
+	char msg[256];
+	int sev = -1;
+
+	(void)state;
+	/* an H100 SXM in an 8-GPU box, all links up */
+	v = (struct gb_nvlink_view){ .links_up = 18, .links_expected = 18, .n_gpus = 8 };
+	assert_int_equal(gb_nvlink_judge(&v, &sev, msg, sizeof(msg)), GB_STATUS_PASSED);
+	assert_int_equal(sev, GB_SEV_INFO);
+	/* one link of 18 did not train: a finding */
+	v.links_up = 17;
+	assert_int_equal(gb_nvlink_judge(&v, &sev, msg, sizeof(msg)), GB_STATUS_FAILED);
+	assert_int_equal(sev, GB_SEV_ERROR);
+	assert_non_null(strstr(msg, "NVLink link down: 17 of 18"));
+	/* every link of SXM GPUs down with several in the run: a finding */
+	v.links_up = 0;
+	assert_int_equal(gb_nvlink_judge(&v, &sev, msg, sizeof(msg)), GB_STATUS_FAILED);
+	/* ... but one SXM GPU alone (a VM) is a warning, never exit 1 */
+	v.n_gpus = 1;
+	assert_int_equal(gb_nvlink_judge(&v, &sev, msg, sizeof(msg)), GB_STATUS_WARNING);
+	assert_int_equal(sev, GB_SEV_WARNING);
+	/* the topology shows NVLink to a peer yet no link is up: contradictory, a finding */
+	v.nvlink_peer = true;
+	assert_int_equal(gb_nvlink_judge(&v, &sev, msg, sizeof(msg)), GB_STATUS_FAILED);
+
+	/* a single H100 PCIe without a bridge: NVML says its 12 links are inactive */
+	v = (struct gb_nvlink_view){ .links_up = 0, .links_expected = 12, .pcie_board = true,
+				     .n_gpus = 1 };
+	assert_int_equal(gb_nvlink_judge(&v, &sev, msg, sizeof(msg)), GB_STATUS_SKIPPED);
+	assert_non_null(strstr(msg, "no bridge"));
+	/* two such cards without bridges: still not a finding */
+	v.n_gpus = 2;
+	assert_int_equal(gb_nvlink_judge(&v, &sev, msg, sizeof(msg)), GB_STATUS_SKIPPED);
+	/* bridged to a peer, all links up; one bridge of three: a warning */
+	v.links_up = 12;
+	v.nvlink_peer = true;
+	assert_int_equal(gb_nvlink_judge(&v, &sev, msg, sizeof(msg)), GB_STATUS_PASSED);
+	v.links_up = 4;
+	assert_int_equal(gb_nvlink_judge(&v, &sev, msg, sizeof(msg)), GB_STATUS_WARNING);
+	/* bridged (topology says NVLink) yet nothing up: a finding */
+	v.links_up = 0;
+	assert_int_equal(gb_nvlink_judge(&v, &sev, msg, sizeof(msg)), GB_STATUS_FAILED);
+
+	/* nothing to judge: no NVLink on the model, or the state unknown */
+	v = (struct gb_nvlink_view){ .links_up = 0, .links_expected = 0, .n_gpus = 2 };
+	assert_int_equal(gb_nvlink_judge(&v, &sev, msg, sizeof(msg)), -1);
+	v = (struct gb_nvlink_view){ .links_up = -1, .links_expected = 18, .n_gpus = 2 };
+	assert_int_equal(gb_nvlink_judge(&v, &sev, msg, sizeof(msg)), -1);
 }
 
 static void test_pattern(void **state)
@@ -440,6 +610,11 @@ int main(void)
 		cmocka_unit_test(test_topology_label),
 		cmocka_unit_test(test_matrix_json),
 		cmocka_unit_test(test_fit_synthetic_sweep),
+		cmocka_unit_test(test_fit_skips_cache_sizes),
+		cmocka_unit_test(test_beta_usable),
+		cmocka_unit_test(test_spread_goal),
+		cmocka_unit_test(test_alloc_msg),
+		cmocka_unit_test(test_nvlink_judge),
 		cmocka_unit_test(test_pattern),
 		cmocka_unit_test(test_find_records),
 	};

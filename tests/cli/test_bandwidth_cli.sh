@@ -41,6 +41,26 @@ expect_one_error "--samples" "samples message"
 run "$BIN" bandwidth --min-size 12Q
 expect_rc 2 "unparsable size"
 expect_one_error "12Q" "unparsable size message"
+# out of range: the bounds are in the message (sizes to 64 GiB; --loops to 256, since
+# every copy of a sample queues behind the stream blocker)
+run "$BIN" bandwidth --max-size 65G
+expect_rc 2 "max size above 64 GiB"
+expect_one_error "--max-size must be between 16 B and 64 GiB \(got 65 GiB\)" "max size range message"
+run "$BIN" bandwidth --min-size 65G --max-size 64G
+expect_rc 2 "min size above 64 GiB"
+expect_one_error "--min-size must be between" "min size range message"
+run "$BIN" bandwidth --loops 0
+expect_rc 2 "loops 0"
+expect_one_error "--loops must be between 1 and 256 \(got 0\)" "loops 0 message"
+run "$BIN" bandwidth --loops 257
+expect_rc 2 "loops 257"
+expect_one_error "--loops must be between 1 and 256 \(got 257\)" "loops 257 message"
+run "$BIN" p2p --size 65G
+expect_rc 2 "p2p size above 64 GiB"
+expect_one_error "--size must be between 16 B and 64 GiB \(got 65 GiB\)" "p2p size range message"
+run "$BIN" p2p --loops 257
+expect_rc 2 "p2p loops 257"
+expect_one_error "--loops must be between 1 and 256" "p2p loops message"
 run "$BIN" p2p --size 0
 expect_rc 2 "p2p size 0"
 expect_one_error "--size" "p2p size 0 message"

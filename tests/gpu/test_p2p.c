@@ -4,8 +4,10 @@
  * descriptor. On every GPU count: the matrices are N x N numbers-or-null,
  * the diagonal (device-local row) is measured and verified, a single GPU
  * says why the pair cells are empty. With two or more GPUs the staged
- * path is measured for every pair and peer cells exist exactly where peer
- * access is advertised. Small and large sizes. Exits 77 without a GPU.
+ * paths (one-way and two-way) are measured for every pair, and a peer cell
+ * exists where peer access is advertised unless extra.notes says why it
+ * could not be measured (e.g. the driver refused to enable it); never where
+ * it is not advertised. Small and large sizes. Exits 77 without a GPU.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -77,6 +79,48 @@ static void assert_verified(const struct gb_bench_result *r)
 			assert_int_not_equal(r->checks[i].status, GB_STATUS_FAILED);
 }
 
+/* Whether extra.notes explains the cell from -> to (devices are 0..n-1 here). */
+static bool noted(const struct gb_bench_result *r, int from, int to)
+{
+	cJSON *n;
+
+	cJSON_ArrayForEach(n, cJSON_GetObjectItem(r->extra, "notes"))
+		if (cJSON_GetObjectItem(n, "from")->valueint == from &&
+		    cJSON_GetObjectItem(n, "to")->valueint == to)
+			return true;
+	return false;
+}
+
+/* A peer cell: measured where access is advertised (or noted why not), never elsewhere. */
+static void assert_peer_cell(const struct gb_bench_result *r, const char *key, int n, int i,
+			     int j)
+{
+	bool have = isfinite(cell(r, key, n, i, j));
+
+	if (cell(r, "p2p_access", n, i, j) == 1)
+		assert_true(have || noted(r, i, j));
+	else
+		assert_false(have);
+}
+
+/* Every matrix extra.matrices lists is there, N x N. */
+static void check_matrix_list(const struct gb_bench_result *r, int n)
+{
+	cJSON *m, *list = cJSON_GetObjectItem(r->extra, "matrices");
+	int count = 0;
+
+	assert_true(cJSON_IsArray(list));
+	cJSON_ArrayForEach(m, list) {
+		const char *unit = cJSON_GetObjectItem(m, "unit")->valuestring;
+
+		assert_true(cJSON_IsString(cJSON_GetObjectItem(m, "title")));
+		assert_true(!strcmp(unit, "GB/s") || !strcmp(unit, "us"));
+		(void)cell(r, cJSON_GetObjectItem(m, "key")->valuestring, n, 0, 0);
+		count++;
+	}
+	assert_true(count >= 9);
+}
+
 static void check_shape(const struct gb_bench_result *r, int n, bool latency_only)
 {
 	for (int i = 0; i < n; i++) {
@@ -89,21 +133,23 @@ static void check_shape(const struct gb_bench_result *r, int n, bool latency_onl
 		}
 		assert_true(cell(r, "latency_us", n, i, i) > 0);
 		assert_true(isnan(cell(r, "staged_gbps", n, i, i)));
+		assert_true(isnan(cell(r, "bidir_staged_gbps", n, i, i)));
 		for (int j = 0; j < n; j++) {
-			double access = cell(r, "p2p_access", n, i, j);
-
 			if (i == j)
 				continue;
-			/* peer cells exist exactly where peer access is advertised */
 			if (!latency_only) {
 				assert_true(cell(r, "staged_gbps", n, i, j) > 0);
-				assert_int_equal(isfinite(cell(r, "uni_ce_gbps", n, i, j)), access == 1);
+				assert_true(cell(r, "bidir_staged_gbps", n, i, j) > 0);
+				assert_peer_cell(r, "uni_ce_gbps", n, i, j);
+			} else {
+				assert_true(isnan(cell(r, "bidir_staged_gbps", n, i, j)));
 			}
-			assert_int_equal(isfinite(cell(r, "latency_us", n, i, j)), access == 1);
+			assert_peer_cell(r, "latency_us", n, i, j);
 			assert_true(cell(r, "latency_copy_staged_us", n, i, j) > 0);
 		}
 	}
 	assert_non_null(cJSON_GetObjectItem(r->extra, "topology"));
+	check_matrix_list(r, n);
 }
 
 static void test_all_gpus_small(void **state)
@@ -118,6 +164,7 @@ static void test_all_gpus_small(void **state)
 	assert_verified(f.res);
 	print_matrix(f.res, "uni_ce_gbps", n_gpus);
 	print_matrix(f.res, "staged_gbps", n_gpus);
+	print_matrix(f.res, "bidir_staged_gbps", n_gpus);
 	print_matrix(f.res, "latency_us", n_gpus);
 	if (n_gpus == 1)
 		assert_non_null(cJSON_GetObjectItem(f.res->extra, "reason"));
