@@ -179,12 +179,14 @@ struct worker {
 	char err[640];            /* set by this worker's thread only; main reports it */
 };
 
-/* One worker count's results. */
+/* One worker count's results (or one GPU alone: a solo pass of the gemm workload). */
 struct phase {
 	int n;
+	int first;                /* workers first .. first + n - 1 (0 except in a solo pass) */
 	enum ar_mode mode;
 	double *step_s;           /* the slowest worker's time per step */
 	size_t n_steps;
+	double worker_s[GB_DEVICE_LIST_MAX]; /* each worker's median step, seconds */
 	size_t n_sweep;
 	double sweep_bytes[GB_SCALING_SWEEP_MAX], sweep_s[GB_SCALING_SWEEP_MAX];
 	bool fit_ok;
@@ -202,6 +204,10 @@ struct sc {
 	struct worker *w;
 	struct phase *ph;
 	size_t n_phases;          /* phases run (measured or not) */
+	/* gemm: each distinct GPU's median step alone (the first from N = 1): names a straggler */
+	int solo_dev[GB_DEVICE_LIST_MAX];
+	double solo_s[GB_DEVICE_LIST_MAX];
+	size_t n_solo;
 	struct gb_scaling_plan plan;
 	uint64_t n;               /* GEMM side */
 	bool bf16;                /* else fp32 (a GPU older than compute capability 8.0) */
@@ -869,6 +875,7 @@ static int size_step(struct sc *s)
 	}
 	/* a step may legitimately take long: wait ten of them before calling it hung */
 	s->timeout_s = SC_TIMEOUT_S + 10.0 * (double)count * s->t_gemm_s;
+	gb_expect_silence(s->ctx, s->timeout_s + 30); /* its own timeouts speak first */
 	return 0;
 }
 
@@ -938,14 +945,17 @@ static int sweep(struct sc *s, struct phase *ph)
 	return 0;
 }
 
-/* The step times of a phase: the slowest worker's per step. */
+/* The step times of a phase: the slowest worker's per step, and each worker's median. */
 static int collect_steps(struct sc *s, struct phase *ph)
 {
-	size_t n = (size_t)ph->n, count = s->w[0].n_steps;
+	struct worker *w = &s->w[ph->first];
+	size_t n = (size_t)ph->n, count = w[0].n_steps;
 	double *flat;
 
-	for (size_t i = 1; i < n; i++)
-		count = s->w[i].n_steps < count ? s->w[i].n_steps : count;
+	for (size_t i = 0; i < n; i++) {
+		ph->worker_s[i] = w[i].n_steps ? gb_percentile(w[i].step_s, w[i].n_steps, 50) : NAN;
+		count = w[i].n_steps < count ? w[i].n_steps : count;
+	}
 	if (!count)
 		return 0;
 	flat = malloc(sizeof(double) * n * count);
@@ -956,27 +966,28 @@ static int collect_steps(struct sc *s, struct phase *ph)
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++)
-		memcpy(flat + i * count, s->w[i].step_s, sizeof(double) * count);
+		memcpy(flat + i * count, w[i].step_s, sizeof(double) * count);
 	gb_scaling_step_max(flat, n, count, count, ph->step_s);
 	ph->n_steps = count;
 	free(flat);
 	return 0;
 }
 
-/* Warm-up and timed steps on the first ph->n workers, one thread each. */
+/* Warm-up and timed steps on workers ph->first .. + ph->n, one thread each. */
 static int run_steps(struct sc *s, struct phase *ph)
 {
 	pthread_t th[GB_DEVICE_LIST_MAX];
+	struct worker *w = &s->w[ph->first];
 	int n = ph->n, started = 0, rc = 0;
 
 	gate_arm(&s->gate, (size_t)n);
 	for (int i = 0; i < n; i++) {
-		s->w[i].n_steps = 0;
-		s->w[i].err[0] = '\0';
+		w[i].n_steps = 0;
+		w[i].err[0] = '\0';
 	}
 	for (; started < n; started++) {
-		if (pthread_create(&th[started], NULL, worker_main, &s->w[started])) {
-			werr(&s->w[started], "cannot start the thread of worker %d", started);
+		if (pthread_create(&th[started], NULL, worker_main, &w[started])) {
+			werr(&w[started], "cannot start the thread of worker %d", w[started].slot);
 			gate_fail(&s->gate);
 			break;
 		}
@@ -987,9 +998,9 @@ static int run_steps(struct sc *s, struct phase *ph)
 		/* the first worker with a reason failed first or saw why; the others followed */
 		int first = 0;
 
-		while (first < n - 1 && !s->w[first].err[0])
+		while (first < n - 1 && !w[first].err[0])
 			first++;
-		rc = fail_from(s, &s->w[first]);
+		rc = fail_from(s, &w[first]);
 		gate_arm(&s->gate, 0); /* the main thread's own waits go on */
 	}
 	return collect_steps(s, ph) ? -1 : rc;
@@ -1022,7 +1033,57 @@ static enum ar_mode mode_for(const struct sc *s, int n)
 {
 	if (s->p->workload != GB_SCALING_WL_DDP)
 		return AR_NONE;
-	return gb_scaling_has_repeat(s->dev, (size_t)n) ? AR_COPY : AR_NCCL;
+	if (gb_scaling_has_repeat(s->dev, (size_t)n))
+		return AR_COPY;
+	/* every later phase shares a GPU and copies: the baseline copies the same bytes */
+	if (n == 1 && gb_scaling_baseline_copies(s->dev, s->n_workers))
+		return AR_COPY;
+	return AR_NCCL;
+}
+
+/* GPU dev was timed alone already */
+static bool solo_has(const struct sc *s, int dev)
+{
+	for (size_t i = 0; i < s->n_solo; i++)
+		if (s->solo_dev[i] == dev)
+			return true;
+	return false;
+}
+
+/*
+ * gemm: every distinct GPU alone, the first from N = 1, the others on their
+ * own worker here, so a GPU slower than the rest is named, not guessed at.
+ */
+static int run_solos(struct sc *s)
+{
+	const struct phase *one = &s->ph[0];
+
+	if (!one->n_steps)
+		return 0;
+	s->solo_dev[0] = s->dev[0];
+	s->solo_s[0] = one->worker_s[0];
+	s->n_solo = 1;
+	for (size_t i = 1; i < s->n_workers && !gb_should_stop(s->ctx); i++) {
+		struct phase solo;
+		int rc;
+
+		if (solo_has(s, s->dev[i]))
+			continue;
+		memset(&solo, 0, sizeof(solo));
+		solo.n = 1;
+		solo.first = (int)i;
+		solo.mode = AR_NONE;
+		gb_progress(s->ctx, "scaling: GPU %d alone: %lld warm-up and %lld timed steps",
+			    s->dev[i], (long long)s->p->warmup_steps, (long long)s->p->steps);
+		s->mode = AR_NONE;
+		rc = run_steps(s, &solo);
+		free(solo.step_s);
+		if (rc)
+			return -1;
+		s->solo_dev[s->n_solo] = s->dev[i];
+		s->solo_s[s->n_solo++] = solo.worker_s[0];
+	}
+	return 0;
 }
 
 static int run_phases(struct sc *s)
@@ -1034,6 +1095,8 @@ static int run_phases(struct sc *s)
 		ph->mode = mode_for(s, ph->n);
 		s->n_phases = i + 1;
 		if (run_phase(s, ph))
+			return -1;
+		if (i == 0 && s->p->workload == GB_SCALING_WL_GEMM && run_solos(s))
 			return -1;
 	}
 	return 0;
@@ -1096,12 +1159,9 @@ static bool phase_link(const struct sc *s, const struct phase *ph, struct gb_ar_
 	if (s->p->link >= 0) {
 		m = gb_link_model_by_name(gb_link_model_names[s->p->link]);
 		*source = m ? m->label : "?";
-		if (m && !gb_link_nominal(m, gb_scaling_nvlinks_among(s->ctx->run, s->dev,
-								      (size_t)ph->n), link))
-			return true;
-		snprintf(why, len, "cannot price --link %s: the NVLink count of these GPUs is unknown",
-			 gb_link_model_names[s->p->link]);
-		return false;
+		return gb_scaling_nominal_link(m, gb_scaling_nvlinks_among(s->ctx->run, s->dev,
+									   (size_t)ph->n),
+					       link, why, len) == 0;
 	}
 	*source = "measured";
 	if (ph->fit_ok) {
@@ -1124,6 +1184,8 @@ static void add_model_metrics(struct sc *s, int n, const struct gb_scaling_out *
 			   "x", GB_BETTER_HIGHER, -1, out->speedup_perfect, n);
 	if (s->p->workload != GB_SCALING_WL_DDP)
 		return;
+	gb_bench_add_value(s->res, per_n("predicted_no_overlap_max", n, nm, sizeof(nm)), "x",
+			   GB_BETTER_HIGHER, -1, out->speedup_no_overlap_max, n);
 	gb_bench_add_value(s->res, per_n("predicted_allreduce_ms", n, nm, sizeof(nm)), "ms",
 			   GB_BETTER_LOWER, -1, out->t_allreduce_s * 1e3, NAN);
 	gb_bench_add_value(s->res, per_n("allreduce_alpha_us", n, nm, sizeof(nm)), "us",
@@ -1154,17 +1216,42 @@ static void sweep_json(const struct phase *ph, cJSON *o)
 	cJSON_AddNumberToObject(fit, "r2", ph->fit.r2);
 }
 
-/* The facts gb_scaling_place explains a gap with. */
-static void phase_facts(const struct sc *s, const struct phase *ph, struct gb_scaling_facts *f)
+/* What a phase's check states and explains a gap with: storage for the words in t. */
+struct phase_words {
+	char link[96];
+	char cause[160];
+};
+
+static void phase_facts(const struct sc *s, const struct phase *ph, struct gb_scaling_facts *f,
+			struct phase_words *t)
 {
+	const struct gb_run *run = s->ctx->run;
 	const struct gb_link_model *m =
 		s->p->link >= 0 ? gb_link_model_by_name(gb_link_model_names[s->p->link]) : NULL;
+	size_t n = (size_t)ph->n;
+	int links;
 
 	gb_scaling_facts_init(f);
-	f->p2p_access = gb_scaling_p2p_among(s->ctx->run, s->dev, (size_t)ph->n);
+	f->overlap = s->plan.overlap;
+	f->p2p_access = gb_scaling_p2p_among(run, s->dev, n);
+	f->transport = gb_scaling_transport(run, s->dev, n, t->cause, sizeof(t->cause));
+	f->transport_cause = t->cause[0] ? t->cause : NULL;
 	f->link_measured = s->p->link < 0;
 	/* a measured price already went through whatever path the GPUs have */
 	f->link_host_staged = f->link_measured || (m && !m->p2p);
+	if (m) {
+		/* the nominal link as given, with the NVLink count it was priced at */
+		links = gb_scaling_nvlinks_among(run, s->dev, n);
+		if (m->nvlink_gen > 0 && links > 0)
+			snprintf(t->link, sizeof(t->link), "%s × %d", m->label, links);
+		else
+			snprintf(t->link, sizeof(t->link), "%s", m->label);
+		f->link = t->link;
+	} else if (f->link_measured) {
+		f->link = gb_scaling_link_label(run, s->dev, n,
+						f->transport && strcmp(f->transport, "P2P"),
+						t->link, sizeof(t->link));
+	}
 }
 
 /* N >= 2 distinct GPUs: the model's range, and a check placing the measured speedup in it. */
@@ -1174,12 +1261,15 @@ static void judge_phase(struct sc *s, const struct phase *ph, double t1, double 
 	struct gb_scaling_in in;
 	struct gb_scaling_out out;
 	struct gb_scaling_facts facts;
+	struct gb_scaling_spread spread;
 	struct gb_scaling_judgement j;
 	struct gb_ar_link link;
+	struct phase_words words;
 	const char *source;
 	char why[256], nm[64];
 	bool compute_only = s->p->workload != GB_SCALING_WL_DDP;
-	cJSON *pred;
+	double lo, hi;
+	cJSON *pred, *tr;
 
 	per_n("scaling", ph->n, nm, sizeof(nm));
 	if (!phase_link(s, ph, &link, &source, why, sizeof(why))) {
@@ -1196,20 +1286,46 @@ static void judge_phase(struct sc *s, const struct phase *ph, double t1, double 
 	add_model_metrics(s, ph->n, &out, &link);
 	gb_series_push(ser_lo, ph->n, out.speedup_no_overlap);
 	gb_series_push(ser_hi, ph->n, out.speedup_perfect);
-	phase_facts(s, ph, &facts);
-	gb_scaling_judge(&in, &out, measured, &facts, compute_only, &j);
+	phase_facts(s, ph, &facts, &words);
+	gb_scaling_spread_init(&spread);
+	if (compute_only) {
+		gb_scaling_spread_alone(&spread, s->solo_dev, s->solo_s, s->n_solo);
+		gb_scaling_spread_together(&spread, s->dev, ph->worker_s, (size_t)ph->n);
+	}
+	gb_scaling_judge(&in, &out, measured, &facts, &spread, compute_only, &j);
 	/* the threshold is the bottom of the accepted range */
 	gb_bench_add_check(s->res, nm, j.status, j.severity, -1, measured,
 			   compute_only ? GB_SCALING_COMPUTE_EFF_MIN * ph->n
 					: out.speedup_no_overlap,
 			   "%s", j.message);
+	gb_scaling_expected(&out, &facts, &lo, &hi);
+	if (compute_only) {
+		lo = GB_SCALING_COMPUTE_EFF_MIN * ph->n;
+		hi = ph->n;
+	}
 	pred = cJSON_AddObjectToObject(o, "predicted");
 	cJSON_AddNumberToObject(pred, "no_overlap", out.speedup_no_overlap);
+	cJSON_AddNumberToObject(pred, "no_overlap_max", out.speedup_no_overlap_max);
 	cJSON_AddNumberToObject(pred, "perfect_overlap", out.speedup_perfect);
+	cJSON_AddBoolToObject(pred, "overlap", facts.overlap);
+	cJSON_AddNumberToObject(pred, "expected_low", lo);
+	cJSON_AddNumberToObject(pred, "expected_high", hi);
 	cJSON_AddNumberToObject(pred, "allreduce_ms", out.t_allreduce_s * 1e3);
 	cJSON_AddNumberToObject(pred, "last_bucket_ms", out.t_last_bucket_s * 1e3);
 	cJSON_AddNumberToObject(pred, "delta", in.delta);
 	cJSON_AddStringToObject(pred, "link", source);
+	if (facts.link)
+		cJSON_AddStringToObject(pred, "link_label", facts.link);
+	if (!compute_only) {
+		tr = cJSON_AddObjectToObject(o, "transport");
+		if (facts.transport)
+			cJSON_AddStringToObject(tr, "likely", facts.transport);
+		else
+			cJSON_AddNullToObject(tr, "likely");
+		if (facts.transport_cause)
+			cJSON_AddStringToObject(tr, "cause", facts.transport_cause);
+		cJSON_AddStringToObject(tr, "source", "the run's NCCL_* environment and topology");
+	}
 	cJSON_AddNumberToObject(pred, "alpha_us", link.alpha_s * 1e6);
 	cJSON_AddNumberToObject(pred, "busbw_gbps", link.busbw_bps / 1e9);
 	cJSON_AddStringToObject(o, "place", gb_scaling_place_name(j.place));
@@ -1218,11 +1334,23 @@ static void judge_phase(struct sc *s, const struct phase *ph, double t1, double 
 
 static cJSON *phase_json(const struct sc *s, const struct phase *ph, int gpus)
 {
-	cJSON *o = cJSON_CreateObject(), *devs = cJSON_AddArrayToObject(o, "devices");
+	cJSON *o = cJSON_CreateObject(), *devs = cJSON_AddArrayToObject(o, "devices"), *ws;
 
 	cJSON_AddNumberToObject(o, "workers", ph->n);
 	for (int i = 0; i < ph->n; i++)
 		cJSON_AddItemToArray(devs, cJSON_CreateNumber(s->dev[i]));
+	/* each worker's own median: the step time is the slowest's, this says whose */
+	ws = cJSON_AddArrayToObject(o, "per_worker");
+	for (int i = 0; i < ph->n; i++) {
+		cJSON *w = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(w, "device", s->dev[i]);
+		if (isfinite(ph->worker_s[i]))
+			cJSON_AddNumberToObject(w, "step_ms_median", ph->worker_s[i] * 1e3);
+		else
+			cJSON_AddNullToObject(w, "step_ms_median");
+		cJSON_AddItemToArray(ws, w);
+	}
 	cJSON_AddNumberToObject(o, "gpus", gpus);
 	cJSON_AddBoolToObject(o, "contention", gpus < ph->n);
 	cJSON_AddStringToObject(o, "allreduce", ar_mode_names[ph->mode]);
@@ -1253,13 +1381,34 @@ static void report_phase(struct sc *s, const struct phase *ph, double t1, double
 		return;
 	if (gpus < ph->n) {
 		gb_scaling_devices_str(s->dev, (size_t)ph->n, devs, sizeof(devs));
-		gb_scaling_judge_contention(ph->n, gpus, devs, measured, ph->mode == AR_COPY, &j);
+		gb_scaling_judge_contention(ph->n, gpus, devs, measured, ph->mode == AR_COPY,
+					    s->ph[0].mode == AR_COPY, &j);
 		gb_bench_add_check(s->res, per_n("contention", ph->n, nm, sizeof(nm)),
 				   j.status, j.severity, -1, measured, NAN, "%s", j.message);
 		cJSON_AddStringToObject(o, "explanation", j.message);
 		return;
 	}
 	judge_phase(s, ph, t1, measured, o, ser[1], ser[2]);
+}
+
+/* gemm: every distinct GPU's median step alone. */
+static void report_solos(struct sc *s)
+{
+	cJSON *arr;
+
+	if (!s->n_solo)
+		return;
+	arr = cJSON_AddArrayToObject(gb_bench_extra(s->res), "alone");
+	for (size_t i = 0; i < s->n_solo; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(o, "device", s->solo_dev[i]);
+		if (isfinite(s->solo_s[i]))
+			cJSON_AddNumberToObject(o, "step_ms_median", s->solo_s[i] * 1e3);
+		else
+			cJSON_AddNullToObject(o, "step_ms_median");
+		cJSON_AddItemToArray(arr, o);
+	}
 }
 
 static void report(struct sc *s)
@@ -1279,6 +1428,7 @@ static void report(struct sc *s)
 	for (size_t i = 0; i < s->n_phases; i++)
 		if (s->ph[i].n_steps)
 			report_phase(s, &s->ph[i], t1, work, ser, phases);
+	report_solos(s);
 }
 
 /* ---- parameters ---- */
@@ -1304,6 +1454,8 @@ static void record_params(const struct sc *s)
 	if (s->note[0])
 		gb_bench_param_str(res, "precision_note", s->note);
 	gb_bench_param_num(res, "gemm_size", (double)s->n);
+	/* gemm times every distinct GPU alone before they run together (extra.alone) */
+	gb_bench_param_bool(res, "each_gpu_alone", p->workload == GB_SCALING_WL_GEMM);
 	if (p->workload == GB_SCALING_WL_DDP) {
 		gb_bench_param_num(res, "grad_bytes", (double)s->plan.grad_bytes);
 		gb_bench_param_num(res, "bucket_bytes", (double)p->bucket_bytes);

@@ -9,7 +9,10 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "../report/theory.h"
 
 /* ---- options ---- */
 
@@ -292,6 +295,291 @@ int gb_scaling_nvlinks_among(const struct gb_run *run, const int *dev, size_t n)
 	return least;
 }
 
+/* ---- the path and the link, in words ---- */
+
+/* NCCL's PCIe path levels, in its order (graph/topo.h); only the order matters here. */
+enum path_level { LV_LOC = 0, LV_NVL, LV_NVB, LV_C2C, LV_PIX, LV_PXB, LV_P2C, LV_PXN, LV_PHB,
+		  LV_SYS, LV_UNKNOWN };
+
+static const char *const level_names[] = { "LOC", "NVL", "NVB", "C2C", "PIX", "PXB",
+					   "P2C", "PXN", "PHB", "SYS" };
+
+static const char *env_of(const struct gb_run *run, const char *key)
+{
+	for (size_t i = 0; i < run->n_env; i++)
+		if (run->env[i].key && !strcmp(run->env[i].key, key))
+			return run->env[i].value;
+	return NULL;
+}
+
+/* NCCL reads these with strtol and acts on exactly 1 (graph/paths.cc ncclGetLevel, shm.cc). */
+static bool env_is_one(const struct gb_run *run, const char *key)
+{
+	const char *v = env_of(run, key);
+
+	return v && *v && strtol(v, NULL, 0) == 1;
+}
+
+/* NCCL_P2P_DISABLE=1 or NCCL_P2P_LEVEL (a name, or the old numbers 0-5); LV_UNKNOWN if unset. */
+static int user_p2p_level(const struct gb_run *run, const char **key)
+{
+	static const int old_levels[] = { LV_LOC, LV_PIX, LV_PXB, LV_PHB, LV_SYS, LV_SYS };
+	const char *v;
+
+	*key = "NCCL_P2P_DISABLE";
+	if (env_is_one(run, *key))
+		return LV_LOC;
+	*key = "NCCL_P2P_LEVEL";
+	v = env_of(run, *key);
+	if (!v || !*v)
+		return LV_UNKNOWN;
+	for (int i = 0; i <= LV_SYS; i++)
+		if (!strcmp(v, level_names[i]))
+			return i;
+	if (*v >= '0' && *v <= '9') {
+		long old = strtol(v, NULL, 0);
+
+		return old_levels[old > 5 ? 5 : old];
+	}
+	return LV_UNKNOWN;
+}
+
+/*
+ * The NCCL path level of a recorded link type: the nearest and the farthest
+ * it may be (NVML's "single" and "multiple" PCIe switches are both
+ * "pcie_switch" here, PIX or PXB). false when the type says nothing.
+ */
+static bool type_levels(const char *type, int *near, int *far)
+{
+	static const struct {
+		const char *type;
+		int near, far;
+	} map[] = {
+		{ "nvlink", LV_NVL, LV_NVL },	       { "same_board", LV_PIX, LV_PIX },
+		{ "pcie_switch", LV_PIX, LV_PXB },     { "pcie_host_bridge", LV_PHB, LV_PHB },
+		{ "cross_socket", LV_SYS, LV_SYS },
+	};
+
+	for (size_t i = 0; type && i < sizeof(map) / sizeof(map[0]); i++) {
+		if (!strcmp(type, map[i].type)) {
+			*near = map[i].near;
+			*far = map[i].far;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * NCCL's default P2P level as a range [*lo, *hi] (graph/paths.cc
+ * ncclTopoCheckP2p, NCCL 2.28): PXB, so not through a CPU host bridge,
+ * except SYS between two GPUs on an AMD x86 CPU. Older NCCL used SYS except
+ * on Intel and ARM CPUs (PXB), so where the CPU or the release leaves it
+ * open the range is PXB..SYS.
+ */
+static void default_p2p_level(const struct gb_run *run, size_t gpus, int *lo, int *hi)
+{
+	const char *cpu = run->host.cpu;
+
+	*lo = LV_PXB;
+	*hi = LV_SYS;
+	if (cpu && strstr(cpu, "AMD") && gpus <= 2)
+		*lo = LV_SYS;
+	else if (cpu && !strstr(cpu, "AMD"))
+		*hi = LV_PXB;
+}
+
+enum pair_path { PP_UNKNOWN = 0, PP_P2P, PP_HOST };
+
+/* One pair a -> b: P2P, host memory (cause written), or unknown. */
+static enum pair_path pair_path(const struct gb_run *run, int a, int b, size_t gpus, char *cause,
+				size_t len)
+{
+	const struct gb_link *l = gb_run_find_link(run, a, b);
+	const char *key = NULL;
+	int user = user_p2p_level(run, &key), lo, hi, near = LV_UNKNOWN, far = LV_UNKNOWN;
+	bool typed = l && type_levels(l->type, &near, &far);
+
+	if (l && l->p2p_access == 0) {
+		snprintf(cause, len, "cudaDeviceCanAccessPeer says no between GPU %d and GPU %d",
+			 a, b);
+		return PP_HOST;
+	}
+	if (user == LV_LOC) {
+		snprintf(cause, len, "%s=%s", key, env_of(run, key));
+		return PP_HOST;
+	}
+	if (!l || l->p2p_access < 0 || !typed)
+		return PP_UNKNOWN;
+	if (user != LV_UNKNOWN)
+		lo = hi = user;
+	else
+		default_p2p_level(run, gpus, &lo, &hi);
+	if (near > hi) {
+		if (user != LV_UNKNOWN)
+			snprintf(cause, len, "%s=%s keeps NCCL off P2P between GPU %d and GPU %d",
+				 key, env_of(run, key), a, b);
+		else
+			snprintf(cause, len,
+				 "NCCL does not use P2P %s by default (NCCL_P2P_LEVEL=SYS allows "
+				 "it)",
+				 near == LV_SYS ? "across CPU sockets"
+						: "through a CPU host bridge");
+		return PP_HOST;
+	}
+	return far <= lo ? PP_P2P : PP_UNKNOWN;
+}
+
+const char *gb_scaling_transport(const struct gb_run *run, const int *dev, size_t n, char *cause,
+				 size_t len)
+{
+	size_t gpus = gb_scaling_distinct(dev, n);
+	bool unknown = false;
+
+	if (len)
+		cause[0] = '\0';
+	if (!run || gpus < 2)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < n; j++) {
+			enum pair_path pp;
+
+			if (dev[i] == dev[j])
+				continue;
+			pp = pair_path(run, dev[i], dev[j], gpus, cause, len);
+			if (pp == PP_HOST) {
+				if (!env_is_one(run, "NCCL_SHM_DISABLE"))
+					return "SHM";
+				if (len && strlen(cause) + 1 < len)
+					snprintf(cause + strlen(cause), len - strlen(cause),
+						 "%sNCCL_SHM_DISABLE=1", cause[0] ? "; " : "");
+				return "NET";
+			}
+			unknown |= pp == PP_UNKNOWN;
+		}
+	}
+	return unknown ? NULL : "P2P";
+}
+
+/* The smallest maximum PCIe generation (or width) among dev[0..n); -1 if any is unknown. */
+static int least_pcie(const struct gb_run *run, const int *dev, size_t n, bool width)
+{
+	int least = -1;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct gb_device_info *d = gb_run_find_device(run, dev[i]);
+		int v = !d ? -1 : width ? d->pcie_max_width : d->pcie_max_gen;
+
+		if (v <= 0)
+			return -1;
+		least = least < 0 || v < least ? v : least;
+	}
+	return least;
+}
+
+static int nvlink_gen_among(const struct gb_run *run, const int *dev, size_t n)
+{
+	int gen = -1;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct gb_device_info *d = gb_run_find_device(run, dev[i]);
+		int g = -1;
+
+		if (d)
+			g = d->nvlink_gen > 0 ? d->nvlink_gen
+					      : gb_nvlink_gen_for_cc(d->cc_major, d->cc_minor);
+		if (g <= 0)
+			return -1;
+		gen = gen < 0 || g < gen ? g : gen;
+	}
+	return gen;
+}
+
+const char *gb_scaling_link_label(const struct gb_run *run, const int *dev, size_t n,
+				  bool host_path, char *buf, size_t len)
+{
+	bool all_nvlink = true, any_pcie = false, sockets = false;
+	int gen, width, links;
+	size_t pos;
+
+	if (!len)
+		return NULL;
+	buf[0] = '\0';
+	if (!run || gb_scaling_distinct(dev, n) < 2)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < n; j++) {
+			const struct gb_link *l;
+			int near = LV_UNKNOWN, far = LV_UNKNOWN;
+
+			if (dev[i] == dev[j])
+				continue;
+			l = gb_run_find_link(run, dev[i], dev[j]);
+			if (!l || !type_levels(l->type, &near, &far)) {
+				all_nvlink = false;
+				continue;
+			}
+			all_nvlink &= near == LV_NVL;
+			any_pcie |= near != LV_NVL;
+			sockets |= near == LV_SYS;
+		}
+	}
+	if (all_nvlink) {
+		gen = nvlink_gen_among(run, dev, n);
+		links = gb_scaling_nvlinks_among(run, dev, n);
+		pos = (size_t)snprintf(buf, len, "NVLink");
+		if (gen > 0 && pos < len)
+			pos += (size_t)snprintf(buf + pos, len - pos, "%d", gen);
+		if (links > 0 && pos < len)
+			snprintf(buf + pos, len - pos, " × %d", links);
+		return buf;
+	}
+	if (!any_pcie && gb_scaling_nvlinks_among(run, dev, n) != 0)
+		return NULL; /* no topology, and NVLink not ruled out */
+	gen = least_pcie(run, dev, n, false);
+	width = least_pcie(run, dev, n, true);
+	pos = (size_t)snprintf(buf, len, "PCIe");
+	if (gen > 0 && pos < len)
+		pos += (size_t)snprintf(buf + pos, len - pos, " Gen%d", gen);
+	if (width > 0 && pos < len)
+		pos += (size_t)snprintf(buf + pos, len - pos, " x%d", width);
+	if (sockets && pos < len)
+		pos += (size_t)snprintf(buf + pos, len - pos, " across CPU sockets");
+	if (host_path && pos < len)
+		snprintf(buf + pos, len - pos, " without P2P");
+	return buf;
+}
+
+int gb_scaling_nominal_link(const struct gb_link_model *m, int nvlinks, struct gb_ar_link *out,
+			    char *why, size_t len)
+{
+	if (len)
+		why[0] = '\0';
+	if (!m) {
+		snprintf(why, len, "internal: no link model");
+		return -1;
+	}
+	if (!gb_link_nominal(m, nvlinks, out))
+		return 0;
+	if (m->nvlink_gen > 0 && nvlinks == 0)
+		snprintf(why, len,
+			 "cannot price --link %s: these GPUs have no NVLink up (give a PCIe link, "
+			 "e.g. --link pcie4, or leave out --link to measure the all-reduce)",
+			 m->name);
+	else if (m->nvlink_gen > 0)
+		snprintf(why, len,
+			 "cannot price --link %s: the NVLink count of these GPUs is unknown",
+			 m->name);
+	else
+		snprintf(why, len, "cannot price --link %s", m->name);
+	return -1;
+}
+
+bool gb_scaling_baseline_copies(const int *dev, size_t n)
+{
+	return n >= 2 && dev[0] == dev[1];
+}
+
 /* ---- measured numbers ---- */
 
 void gb_scaling_step_max(const double *per_worker, size_t n_workers, size_t stride, size_t count,
@@ -381,35 +669,110 @@ void gb_scaling_model_in(int n, double t1_s, const struct gb_scaling_plan *plan,
 		in->delta = 0;
 }
 
-static void judge_compute(int n, double measured, struct gb_scaling_judgement *j)
+void gb_scaling_spread_init(struct gb_scaling_spread *sp)
+{
+	sp->slow_dev = sp->fast_dev = sp->lag_dev = sp->lead_dev = -1;
+	sp->slow_s = sp->fast_s = sp->lag_s = sp->lead_s = NAN;
+}
+
+/* The slowest and fastest finite positive entries of step_s. */
+static void extremes(const int *dev, const double *step_s, size_t n, int *slow_dev,
+		     double *slow_s, int *fast_dev, double *fast_s)
+{
+	*slow_dev = *fast_dev = -1;
+	*slow_s = *fast_s = NAN;
+	for (size_t i = 0; i < n; i++) {
+		if (!finite_pos(step_s[i]))
+			continue;
+		if (*slow_dev < 0 || step_s[i] > *slow_s) {
+			*slow_dev = dev[i];
+			*slow_s = step_s[i];
+		}
+		if (*fast_dev < 0 || step_s[i] < *fast_s) {
+			*fast_dev = dev[i];
+			*fast_s = step_s[i];
+		}
+	}
+}
+
+void gb_scaling_spread_alone(struct gb_scaling_spread *sp, const int *dev, const double *step_s,
+			     size_t n)
+{
+	extremes(dev, step_s, n, &sp->slow_dev, &sp->slow_s, &sp->fast_dev, &sp->fast_s);
+}
+
+void gb_scaling_spread_together(struct gb_scaling_spread *sp, const int *dev,
+				const double *step_s, size_t n)
+{
+	extremes(dev, step_s, n, &sp->lag_dev, &sp->lag_s, &sp->lead_dev, &sp->lead_s);
+}
+
+/* Why a compute-only speedup is low, from how fast each GPU is alone and together. */
+static void compute_cause(const struct gb_scaling_spread *sp, char *b, size_t n)
+{
+	bool alone = sp && sp->slow_dev >= 0 && sp->fast_dev >= 0 && sp->slow_dev != sp->fast_dev;
+	size_t pos;
+
+	if (alone && sp->slow_s > sp->fast_s * (1 + GB_SCALING_STRAGGLER_TOL)) {
+		snprintf(b, n,
+			 "GPU %d is a straggler: alone it takes %.1f ms per step against %.1f ms "
+			 "on GPU %d (%.0f%% slower: clocks, power, heat)",
+			 sp->slow_dev, sp->slow_s * 1e3, sp->fast_s * 1e3, sp->fast_dev,
+			 (sp->slow_s / sp->fast_s - 1) * 100);
+		return;
+	}
+	if (!alone) {
+		pos = (size_t)snprintf(b, n, "the GPUs do not communicate, so look at a straggler "
+					     "GPU (clocks, power, heat) or the host (launch "
+					     "contention between the worker threads)");
+	} else {
+		pos = (size_t)snprintf(b, n,
+				       "alone, every GPU is within %.0f%% of the fastest (GPU %d "
+				       "%.1f ms, GPU %d %.1f ms per step), so the loss comes from "
+				       "running together: shared power or cooling, or host launch "
+				       "contention between the worker threads",
+				       GB_SCALING_STRAGGLER_TOL * 100, sp->slow_dev,
+				       sp->slow_s * 1e3, sp->fast_dev, sp->fast_s * 1e3);
+	}
+	if (sp && sp->lag_dev >= 0 && sp->lead_dev >= 0 && sp->lag_dev != sp->lead_dev &&
+	    pos < n)
+		snprintf(b + pos, n - pos, "; together GPU %d was slowest (%.1f ms median, GPU %d "
+					   "%.1f ms)",
+			 sp->lag_dev, sp->lag_s * 1e3, sp->lead_dev, sp->lead_s * 1e3);
+}
+
+static void judge_compute(int n, double measured, const struct gb_scaling_spread *sp,
+			  struct gb_scaling_judgement *j)
 {
 	double floor_x = GB_SCALING_COMPUTE_EFF_MIN * n;
+	char cause[448];
 
 	if (measured > n * (1 + GB_SCALING_PLACE_TOL)) {
 		j->place = GB_PLACE_ABOVE;
 		snprintf(j->message, sizeof(j->message),
-			 "%.2f× is above the compute-bound ideal %d×, faster than the model "
-			 "allows: check the measurement (the 1-GPU baseline, the same work per "
-			 "GPU, the timing)",
-			 measured, n);
+			 "%.2f× measured, %.2f–%d× expected (compute only): above the "
+			 "compute-bound ideal %d×, faster than the model allows: check the "
+			 "measurement (the 1-GPU baseline, the same work per GPU, the timing)",
+			 measured, floor_x, n, n);
 	} else if (measured < floor_x) {
 		j->place = GB_PLACE_BELOW;
+		compute_cause(sp, cause, sizeof(cause));
 		snprintf(j->message, sizeof(j->message),
-			 "%.2f× is below %.0f%% of the compute-bound ideal %d×: the GPUs do not "
-			 "communicate, so look at a straggler GPU (clocks, power, heat) or the "
-			 "host (launch contention between the worker threads)",
-			 measured, GB_SCALING_COMPUTE_EFF_MIN * 100, n);
+			 "%.2f× measured, %.2f–%d× expected (compute only): below %.0f%% of the "
+			 "compute-bound ideal %d×: %s",
+			 measured, floor_x, n, GB_SCALING_COMPUTE_EFF_MIN * 100, n, cause);
 	} else {
 		j->place = GB_PLACE_INSIDE;
 		snprintf(j->message, sizeof(j->message),
-			 "%.2f× of the compute-bound ideal %d× (%.0f%% efficiency): independent "
-			 "compute scales as expected",
-			 measured, n, 100 * measured / n);
+			 "%.2f× measured, %.2f–%d× expected (compute only): %.0f%% of the "
+			 "compute-bound ideal %d×, independent compute scales as expected",
+			 measured, floor_x, n, 100 * measured / n, n);
 	}
 }
 
 void gb_scaling_judge(const struct gb_scaling_in *in, const struct gb_scaling_out *out,
-		      double measured, const struct gb_scaling_facts *facts, bool compute_only,
+		      double measured, const struct gb_scaling_facts *facts,
+		      const struct gb_scaling_spread *spread, bool compute_only,
 		      struct gb_scaling_judgement *j)
 {
 	memset(j, 0, sizeof(*j));
@@ -417,7 +780,7 @@ void gb_scaling_judge(const struct gb_scaling_in *in, const struct gb_scaling_ou
 		j->place = GB_PLACE_INVALID;
 		snprintf(j->message, sizeof(j->message), "no valid measured speedup to place");
 	} else if (compute_only) {
-		judge_compute(in->n_gpus, measured, j);
+		judge_compute(in->n_gpus, measured, spread, j);
 	} else {
 		j->place = gb_scaling_place(in, out, measured, facts, GB_SCALING_PLACE_TOL,
 					    j->message, sizeof(j->message));
@@ -427,8 +790,18 @@ void gb_scaling_judge(const struct gb_scaling_in *in, const struct gb_scaling_ou
 }
 
 void gb_scaling_judge_contention(int workers, int gpus, const char *devices, double measured,
-				 bool with_copy, struct gb_scaling_judgement *j)
+				 bool with_copy, bool baseline_copy,
+				 struct gb_scaling_judgement *j)
 {
+	const char *copy = "";
+
+	if (with_copy && baseline_copy)
+		copy = "; NCCL cannot put two ranks on one GPU, so the all-reduce is a "
+		       "device-local copy of the same bytes, at N = 1 too";
+	else if (with_copy)
+		copy = "; NCCL cannot put two ranks on one GPU, so the all-reduce is a "
+		       "device-local copy of the same bytes, which N = 1 (a one-rank NCCL "
+		       "all-reduce) did not make: the contention includes that memory traffic";
 	memset(j, 0, sizeof(*j));
 	j->status = GB_STATUS_PASSED;
 	j->severity = GB_SEV_INFO;
@@ -436,8 +809,5 @@ void gb_scaling_judge_contention(int workers, int gpus, const char *devices, dou
 	snprintf(j->message, sizeof(j->message),
 		 "contention, not scaling: %d workers share %d GPU%s (devices %s) and reach "
 		 "%.2f× of one worker, against at most %d× for the GPUs they share%s",
-		 workers, gpus, gpus == 1 ? "" : "s", devices, measured, gpus,
-		 with_copy ? "; NCCL cannot put two ranks on one GPU, so the all-reduce is a "
-			     "device-local copy of the same bytes"
-			   : "");
+		 workers, gpus, gpus == 1 ? "" : "s", devices, measured, gpus, copy);
 }

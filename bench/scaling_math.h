@@ -149,6 +149,52 @@ int gb_scaling_p2p_among(const struct gb_run *run, const int *dev, size_t n);
  */
 int gb_scaling_nvlinks_among(const struct gb_run *run, const int *dev, size_t n);
 
+/*
+ * The path NCCL's all-reduce most likely takes among dev[0..n), from what
+ * the run recorded: its NCCL_* environment and the topology. NCCL uses its
+ * P2P transport between two GPUs when CUDA allows peer access and the PCIe
+ * path is within NCCL's P2P level (graph/paths.cc ncclTopoCheckP2p, NCCL
+ * 2.28: PXB, so not through a CPU host bridge, but SYS for two GPUs on an AMD
+ * CPU; older releases: SYS except PXB on Intel and ARM; NCCL_P2P_DISABLE=1
+ * and NCCL_P2P_LEVEL override it), else SHM (host memory), else NET when
+ * NCCL_SHM_DISABLE=1 too. Returns "P2P", "SHM", "NET", or NULL when unknown
+ * (fewer than two distinct GPUs, a pair without a recorded answer, or a path
+ * the CPU or the NCCL release leaves open); writes what decided it into
+ * cause ("NCCL_P2P_DISABLE=1", "cudaDeviceCanAccessPeer says no between GPU
+ * 0 and GPU 1", ...), empty when nothing stands out. A proxy: NCCL itself
+ * reports its choice only in its log (NCCL_DEBUG=INFO, "via P2P/..." or
+ * "via SHM/...").
+ */
+const char *gb_scaling_transport(const struct gb_run *run, const int *dev, size_t n, char *cause,
+				 size_t len);
+
+/*
+ * The link among dev[0..n) in words, for the one-line statement: "NVLink4
+ * × 18" when every pair is NVLink, "PCIe Gen4 x16" (the smallest maximum
+ * generation and width of the GPUs) when any pair is PCIe or the GPUs have
+ * no NVLink up, with " across CPU sockets" and " without P2P"
+ * (host_path) as they apply. NULL (and buf empty) when nothing is known.
+ */
+const char *gb_scaling_link_label(const struct gb_run *run, const int *dev, size_t n,
+				  bool host_path, char *buf, size_t len);
+
+/*
+ * The nominal price of link model m for GPUs with nvlinks links up each
+ * (gb_scaling_nvlinks_among: -1 unknown). 0, or -1 with why: NVLink on GPUs
+ * with none up says so ("these GPUs have no NVLink up"), an unknown count
+ * says it is unknown.
+ */
+int gb_scaling_nominal_link(const struct gb_link_model *m, int nvlinks, struct gb_ar_link *out,
+			    char *why, size_t len);
+
+/*
+ * true when the N = 2 phase repeats a GPU (dev[0] == dev[1]), so every phase
+ * after N = 1 shows contention and replaces the all-reduce with a
+ * device-local copy: N = 1 then copies too, so both sides of the comparison
+ * move the same bytes.
+ */
+bool gb_scaling_baseline_copies(const int *dev, size_t n);
+
 /* ---- measured numbers ---- */
 
 /*
@@ -218,26 +264,55 @@ struct gb_scaling_judgement {
 	char message[640];
 };
 
+/* A GPU whose step alone is this much slower than the fastest GPU's is a straggler. */
+#define GB_SCALING_STRAGGLER_TOL 0.02
+
+/*
+ * How fast each GPU is, to name a straggler: alone (the gemm workload times
+ * every distinct GPU by itself) and together (each worker's median step in
+ * a phase). Devices are -1 and times NaN where unknown.
+ */
+struct gb_scaling_spread {
+	int slow_dev, fast_dev;     /* alone: slowest and fastest median step */
+	double slow_s, fast_s;
+	int lag_dev, lead_dev;      /* together: slowest and fastest worker */
+	double lag_s, lead_s;
+};
+void gb_scaling_spread_init(struct gb_scaling_spread *sp);
+/* Fill the alone part from median steps step_s[i] of GPU dev[i]; NaN entries are skipped. */
+void gb_scaling_spread_alone(struct gb_scaling_spread *sp, const int *dev, const double *step_s,
+			     size_t n);
+/* Fill the together part from each worker's median step in one phase. */
+void gb_scaling_spread_together(struct gb_scaling_spread *sp, const int *dev,
+				const double *step_s, size_t n);
+
 /*
  * Judge a measured speedup of N > 1 workers on distinct GPUs against the
- * predicted range (gb_scaling_place with facts, GB_SCALING_PLACE_TOL):
- * inside -> PASSED with the explanation; below -> WARNING with the
- * explanation; above -> WARNING "faster than the model allows: check the
- * measurement". compute_only (the gemm workload) judges against the ideal
- * N instead: at least GB_SCALING_COMPUTE_EFF_MIN of it is inside.
+ * expected range (gb_scaling_place with facts, GB_SCALING_PLACE_TOL; a run
+ * without overlap, facts->overlap false, against the no-overlap speedup with
+ * and without delta): inside -> PASSED with the explanation; below ->
+ * WARNING with the explanation; above -> WARNING "faster than the model
+ * allows: check the measurement". compute_only (the gemm workload) judges
+ * against the ideal N instead: at least GB_SCALING_COMPUTE_EFF_MIN of it is
+ * inside; below it names the straggler from spread (NULL: unknown), or says
+ * that every GPU alone is as fast as the others.
  */
 void gb_scaling_judge(const struct gb_scaling_in *in, const struct gb_scaling_out *out,
-		      double measured, const struct gb_scaling_facts *facts, bool compute_only,
+		      double measured, const struct gb_scaling_facts *facts,
+		      const struct gb_scaling_spread *spread, bool compute_only,
 		      struct gb_scaling_judgement *j);
 
 /*
  * N workers that share fewer GPUs (--devices 0,0): no model applies, the
  * result shows contention. PASSED, INFO, with a message naming the workers,
  * the GPUs, the speedup against the ideal of `gpus` (the GPUs shared), and
- * that the all-reduce was a device-local copy when with_copy.
+ * when with_copy that the all-reduce was a device-local copy: at N = 1 too
+ * when baseline_copy (a like-for-like comparison), else that N = 1 copied
+ * nothing, so the contention includes the copies' memory traffic.
  */
 void gb_scaling_judge_contention(int workers, int gpus, const char *devices, double measured,
-				 bool with_copy, struct gb_scaling_judgement *j);
+				 bool with_copy, bool baseline_copy,
+				 struct gb_scaling_judgement *j);
 
 /* The reason of a run that had one GPU to measure. */
 #define GB_SCALING_ONE_GPU_REASON "scaling needs two GPUs: measured the single-GPU path only"

@@ -162,9 +162,10 @@ static double effective_delta(const struct gb_scaling_in *in)
 	return in->n_gpus > 1 ? in->delta : 0;
 }
 
-static double speedup_for_exposed(const struct gb_scaling_in *in, double exposed_s)
+/* N / (1 + delta + exposed / T_c) */
+static double speedup_for(const struct gb_scaling_in *in, double delta, double exposed_s)
 {
-	return in->n_gpus / (1 + effective_delta(in) + exposed_s / in->t_compute_s);
+	return in->n_gpus / (1 + delta + exposed_s / in->t_compute_s);
 }
 
 static void fill_buckets(const struct gb_scaling_in *in, struct gb_scaling_out *out)
@@ -197,8 +198,10 @@ int gb_scaling_predict(const struct gb_scaling_in *in, struct gb_scaling_out *ou
 	/* The last bucket starts only when backward ends, and compute hides at most T_c. */
 	out->t_exposed_perfect_s = fmax(t_last, t_ar - in->t_compute_s);
 	out->speedup_ideal = in->n_gpus;
-	out->speedup_no_overlap = speedup_for_exposed(in, out->t_exposed_no_overlap_s);
-	out->speedup_perfect = speedup_for_exposed(in, out->t_exposed_perfect_s);
+	/* delta is a loss: it lowers the lower bound only, never what is possible */
+	out->speedup_no_overlap = speedup_for(in, effective_delta(in), out->t_exposed_no_overlap_s);
+	out->speedup_no_overlap_max = speedup_for(in, 0, out->t_exposed_no_overlap_s);
+	out->speedup_perfect = speedup_for(in, 0, out->t_exposed_perfect_s);
 	out->efficiency_no_overlap = out->speedup_no_overlap / in->n_gpus;
 	out->efficiency_perfect = out->speedup_perfect / in->n_gpus;
 	return 0;
@@ -209,8 +212,8 @@ double gb_scaling_speedup_at_overlap(const struct gb_scaling_in *in,
 {
 	if (!in || !out || !isfinite(f) || f < 0 || f > 1)
 		return NAN;
-	return speedup_for_exposed(in, fmax((1 - f) * out->t_allreduce_s,
-					    out->t_exposed_perfect_s));
+	return speedup_for(in, effective_delta(in),
+			   fmax((1 - f) * out->t_allreduce_s, out->t_exposed_perfect_s));
 }
 
 double gb_scaling_implied_overlap(const struct gb_scaling_in *in,
@@ -221,8 +224,8 @@ double gb_scaling_implied_overlap(const struct gb_scaling_in *in,
 	if (!in || !out || !isfinite(measured) || !(measured > 0) ||
 	    !(out->t_allreduce_s > out->t_exposed_perfect_s))
 		return NAN;
-	/* Invert speedup = N / (1 + delta + exposed / T_c). */
-	exposed = in->t_compute_s * (in->n_gpus / measured - 1 - effective_delta(in));
+	/* Invert speedup = N / (1 + exposed / T_c): delta = 0 gives the least overlap. */
+	exposed = in->t_compute_s * (in->n_gpus / measured - 1);
 	return fmin(1, fmax(0, 1 - exposed / out->t_allreduce_s));
 }
 
@@ -246,45 +249,94 @@ const char *gb_scaling_place_name(enum gb_scaling_place p)
 void gb_scaling_facts_init(struct gb_scaling_facts *f)
 {
 	memset(f, 0, sizeof(*f));
+	f->overlap = true;
 	f->p2p_access = -1;
+}
+
+void gb_scaling_expected(const struct gb_scaling_out *out, const struct gb_scaling_facts *facts,
+			 double *lo, double *hi)
+{
+	*lo = out->speedup_no_overlap;
+	/* an all-reduce after compute hides nothing: at best delta is 0 */
+	*hi = facts && !facts->overlap ? out->speedup_no_overlap_max : out->speedup_perfect;
 }
 
 static bool goes_through_host(const struct gb_scaling_facts *f)
 {
-	return f->p2p_access == 0 || (f->transport && !strcasecmp(f->transport, "SHM"));
+	return f->p2p_access == 0 ||
+	       (f->transport &&
+		(!strcasecmp(f->transport, "SHM") || !strcasecmp(f->transport, "NET")));
 }
 
 /* Why a speedup falls below even the no-overlap bound, from what is known. */
-static const char *below_cause(const struct gb_scaling_facts *f)
+static void below_cause(const struct gb_scaling_facts *f, char *b, size_t n)
 {
-	if (goes_through_host(f) && !f->link_host_staged)
-		return "P2P is off, the all-reduce goes through host memory "
-		       "(the model assumed a direct path)";
-	if (goes_through_host(f))
-		return "the all-reduce goes through host memory, as modelled, yet is slower: "
-		       "a straggler GPU, contention, or a host path slower than assumed";
-	if (f->link_measured)
-		return "the all-reduce was priced from nccl on these GPUs, so look elsewhere: "
-		       "a straggler GPU (clocks, power, heat), contention for PCIe or host memory, "
-		       "or overhead above the assumed delta";
-	return "P2P may be off (all-reduce through host memory), a straggler, or contention; "
-	       "measure the link with 'gpubench nccl'";
-}
-
-static void explain_inside(const struct gb_scaling_in *in, const struct gb_scaling_out *out,
-			   double measured, char *why, size_t len)
-{
-	double hidden = gb_scaling_implied_overlap(in, out, measured);
-
-	if (isnan(hidden)) {
-		snprintf(why, len, "%.2f× is within the predicted %.2f×", measured,
-			 out->speedup_no_overlap);
+	if (goes_through_host(f) && !f->link_host_staged) {
+		snprintf(b, n,
+			 "P2P is off%s%s, the all-reduce goes through host memory (the model "
+			 "assumed a direct path)",
+			 f->transport_cause ? ": " : "",
+			 f->transport_cause ? f->transport_cause : "");
 		return;
 	}
-	snprintf(why, len,
-		 "%.2f× is within the predicted range %.2f–%.2f×: "
-		 "about %.0f%% of the all-reduce hides behind compute",
-		 measured, out->speedup_no_overlap, out->speedup_perfect, hidden * 100);
+	if (goes_through_host(f) && f->transport_cause && f->link_measured) {
+		snprintf(b, n,
+			 "the all-reduce goes through host memory (%s), priced so from nccl on "
+			 "these GPUs, yet the step is slower: a straggler GPU, contention for PCIe "
+			 "or host memory, or overhead above the assumed delta",
+			 f->transport_cause);
+		return;
+	}
+	if (goes_through_host(f)) {
+		snprintf(b, n, "the all-reduce goes through host memory, as modelled, yet is "
+			       "slower: a straggler GPU, contention, or a host path slower than "
+			       "assumed");
+		return;
+	}
+	if (f->link_measured) {
+		snprintf(b, n, "the all-reduce was priced from nccl on these GPUs, so look "
+			       "elsewhere: a straggler GPU (clocks, power, heat), contention for "
+			       "PCIe or host memory, or overhead above the assumed delta");
+		return;
+	}
+	snprintf(b, n, "P2P may be off (all-reduce through host memory), a straggler, or "
+		       "contention; measure the link with 'gpubench nccl'");
+}
+
+/* "1.86× measured, 1.81–1.92× expected without overlap over LINK (busbw ...)" */
+static int statement(const struct gb_scaling_in *in, const struct gb_scaling_facts *f,
+		     double measured, double lo, double hi, char *b, size_t n)
+{
+	char price[96] = "";
+
+	if (in->n_gpus > 1 && in->grad_bytes > 0)
+		snprintf(price, sizeof(price), " (%sbusbw %.3g GB/s%s)",
+			 f->link_measured ? "" : "nominal ", in->link.busbw_bps / 1e9,
+			 f->link_measured ? ", measured on these GPUs" : "");
+	return snprintf(b, n, "%.2f× measured, %.2f–%.2f× expected%s%s%s%s", measured, lo, hi,
+			f->overlap ? "" : " without overlap", f->link ? " over " : "",
+			f->link ? f->link : "", price);
+}
+
+static void verdict_inside(const struct gb_scaling_in *in, const struct gb_scaling_out *out,
+			   const struct gb_scaling_facts *f, double measured, char *b, size_t n)
+{
+	double hidden;
+
+	if (!f->overlap) {
+		snprintf(b, n, "as expected for an all-reduce that starts after compute");
+		return;
+	}
+	hidden = gb_scaling_implied_overlap(in, out, measured);
+	if (isnan(hidden))
+		snprintf(b, n, "inside the range");
+	else if (hidden * 100 >= 0.5)
+		snprintf(b, n, "inside the range: at least %.0f%% of the all-reduce hid behind "
+			       "compute",
+			 hidden * 100);
+	else
+		snprintf(b, n, "inside the range, at its no-overlap end: little or none of the "
+			       "all-reduce hid behind compute");
 }
 
 enum gb_scaling_place gb_scaling_place(const struct gb_scaling_in *in,
@@ -293,7 +345,10 @@ enum gb_scaling_place gb_scaling_place(const struct gb_scaling_in *in,
 				       size_t len)
 {
 	struct gb_scaling_facts none;
-	char dummy[1];
+	enum gb_scaling_place where;
+	char dummy[1], verdict[384];
+	double lo, hi;
+	int head;
 
 	if (!why || len == 0) {
 		why = dummy;
@@ -308,21 +363,28 @@ enum gb_scaling_place gb_scaling_place(const struct gb_scaling_in *in,
 		snprintf(why, len, "no valid measured speedup to place");
 		return GB_PLACE_INVALID;
 	}
-	if (measured < out->speedup_no_overlap * (1 - tol)) {
-		snprintf(why, len, "%.2f× is below the no-overlap bound %.2f×: %s",
-			 measured, out->speedup_no_overlap, below_cause(facts));
-		return GB_PLACE_BELOW;
+	gb_scaling_expected(out, facts, &lo, &hi);
+	if (measured < lo * (1 - tol)) {
+		char cause[320];
+
+		where = GB_PLACE_BELOW;
+		below_cause(facts, cause, sizeof(cause));
+		snprintf(verdict, sizeof(verdict), "below the no-overlap bound: %s", cause);
+	} else if (measured > hi * (1 + tol)) {
+		where = GB_PLACE_ABOVE;
+		snprintf(verdict, sizeof(verdict), "%s, faster than the model allows: check the "
+			 "measurement (the 1-GPU baseline, the same per-GPU batch, the timing)%s",
+			 facts->overlap ? "above the perfect-overlap bound"
+					: "above what an all-reduce after compute allows",
+			 facts->overlap ? "" : " and the price of the all-reduce");
+	} else {
+		where = GB_PLACE_INSIDE;
+		verdict_inside(in, out, facts, measured, verdict, sizeof(verdict));
 	}
-	if (measured > out->speedup_perfect * (1 + tol)) {
-		snprintf(why, len,
-			 "%.2f× is above the perfect-overlap bound %.2f×, faster than "
-			 "the model allows: check the measurement (the 1-GPU baseline, the same "
-			 "per-GPU batch, the timing)",
-			 measured, out->speedup_perfect);
-		return GB_PLACE_ABOVE;
-	}
-	explain_inside(in, out, measured, why, len);
-	return GB_PLACE_INSIDE;
+	head = statement(in, facts, measured, lo, hi, why, len);
+	if (head >= 0 && (size_t)head < len)
+		snprintf(why + head, len - (size_t)head, ": %s", verdict);
+	return where;
 }
 
 /* ---- compute time and price ---- */

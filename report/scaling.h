@@ -13,9 +13,13 @@
  * and the speedup is N / (1 + delta + T_exposed / T_c), where delta is the
  * overhead of running NCCL beside compute and T_exposed is the part of T_ar
  * that does not hide behind compute: all of it with no overlap, only the last
- * bucket with perfect overlap. The two give the range a measured speedup is
- * placed in. docs/scaling.md derives the model and lists every constant with
- * its source (research notes: bandwidth_nccl.md sections 5 and 6).
+ * bucket with perfect overlap. delta is a loss, so it lowers only the lower
+ * bound: the range a measured speedup is placed in runs from no overlap with
+ * delta (the least a sound system gets) to perfect overlap without it (the
+ * most any system gets). A run that cannot overlap (the all-reduce starts
+ * after compute) is expected between no overlap with and without delta.
+ * docs/scaling.md derives the model and lists every constant with its source
+ * (research notes: bandwidth_nccl.md sections 5 and 6).
  *
  * Units: seconds, bytes, bytes/s (decimal), FLOP/s; nothing here prints.
  */
@@ -116,32 +120,39 @@ struct gb_scaling_out {
 	double t_exposed_no_overlap_s;
 	double t_exposed_perfect_s; /* max(last bucket, T_ar - T_c): compute hides at most T_c */
 	double speedup_ideal;       /* N */
-	double speedup_no_overlap;  /* lower bound */
-	double speedup_perfect;     /* upper bound */
+	double speedup_no_overlap;  /* lower bound: no overlap, delta paid */
+	double speedup_no_overlap_max; /* no overlap, delta = 0: the most without overlap */
+	double speedup_perfect;     /* upper bound: perfect overlap, delta = 0 */
 	double efficiency_no_overlap; /* speedup / N */
 	double efficiency_perfect;
 };
 
 /*
  * Predict. delta applies only with N > 1 (one GPU runs no NCCL), so N = 1
- * gives exactly 1x. Returns 0, or -1 for inputs out of range (then *out is
- * zeroed): N < 1, T_c <= 0, G < 0, alpha < 0, delta < 0, a bucket cap <= 0,
- * busbw <= 0 when there is something to all-reduce, or anything not finite.
+ * gives exactly 1x, and only to the lower bound (a loss cannot raise what is
+ * possible): speedup_no_overlap <= speedup_no_overlap_max <= speedup_perfect.
+ * Returns 0, or -1 for inputs out of range (then *out is zeroed): N < 1,
+ * T_c <= 0, G < 0, alpha < 0, delta < 0, a bucket cap <= 0, busbw <= 0 when
+ * there is something to all-reduce, or anything not finite.
  */
 int gb_scaling_predict(const struct gb_scaling_in *in, struct gb_scaling_out *out);
 
 /*
- * Speedup when a fraction f (0..1) of the all-reduce hides behind compute:
- * exposed = max((1-f) T_ar, the perfect-overlap exposure). f = 0 is the
- * no-overlap bound, f = 1 the perfect-overlap bound. NaN for f outside 0..1.
+ * The model's point estimate when a fraction f (0..1) of the all-reduce hides
+ * behind compute and delta is paid: exposed = max((1-f) T_ar, the
+ * perfect-overlap exposure). f = 0 is the no-overlap (lower) bound; f = 1 is
+ * perfect overlap with delta, at or below the upper bound (which has no
+ * delta). NaN for f outside 0..1.
  */
 double gb_scaling_speedup_at_overlap(const struct gb_scaling_in *in,
 				     const struct gb_scaling_out *out, double f);
 
 /*
- * The overlap fraction a measured speedup implies (inverse of the above),
- * clamped to 0..1; NaN when the range is empty (nothing to hide) or the
- * measurement is not finite and positive.
+ * The least fraction of the all-reduce that must have hidden behind compute
+ * for a measured speedup: the inverse of speedup = N / (1 + exposed / T_c)
+ * with delta = 0 (any real overhead means more hid), clamped to 0..1. NaN
+ * when nothing can hide (one bucket, no gradients, N = 1) or the measurement
+ * is not finite and positive.
  */
 double gb_scaling_implied_overlap(const struct gb_scaling_in *in,
 				  const struct gb_scaling_out *out, double measured);
@@ -149,29 +160,43 @@ double gb_scaling_implied_overlap(const struct gb_scaling_in *in,
 /* Where a measured speedup falls against the predicted range. */
 enum gb_scaling_place {
 	GB_PLACE_BELOW = 0, /* below the no-overlap bound */
-	GB_PLACE_INSIDE,    /* within the range (tolerance included) */
-	GB_PLACE_ABOVE,     /* above the perfect-overlap bound */
+	GB_PLACE_INSIDE,    /* within the expected range (tolerance included) */
+	GB_PLACE_ABOVE,     /* above it: the perfect-overlap bound, or without overlap
+			     * the no-overlap speedup at delta = 0 */
 	GB_PLACE_INVALID    /* the measurement is not a finite positive number */
 };
 /* "below", "inside", "above", "invalid" */
 const char *gb_scaling_place_name(enum gb_scaling_place p);
 
-/* What is known about the system, to explain a gap. */
+/* What is known about the run and the system, to name the link and explain a gap. */
 struct gb_scaling_facts {
+	bool overlap;          /* the run may overlap the all-reduce with compute (default);
+				* false: it starts after compute, so the expected range is
+				* the no-overlap speedup with and without delta */
+	const char *link;      /* the link priced, named in the line ("PCIe Gen4 x16 without
+				* P2P", "NVLink4 × 18"); NULL: not named */
 	int p2p_access;        /* between the GPUs: 1 yes, 0 no, -1 unknown */
-	const char *transport; /* NCCL transport seen ("P2P", "SHM", "NET"), NULL if unknown */
+	const char *transport; /* NCCL transport ("P2P", "SHM", "NET"), NULL if unknown */
+	const char *transport_cause; /* what decided it ("NCCL_P2P_DISABLE=1"), NULL */
 	bool link_measured;    /* alpha and busbw come from an nccl measurement on these GPUs */
 	bool link_host_staged; /* the model already priced the all-reduce through host memory */
 };
-/* p2p unknown, no transport, nominal link */
+/* overlap possible, link not named, p2p unknown, no transport, nominal link */
 void gb_scaling_facts_init(struct gb_scaling_facts *f);
 
+/* The expected range of a run: [lo, hi], by facts->overlap (NULL facts: overlap). */
+void gb_scaling_expected(const struct gb_scaling_out *out, const struct gb_scaling_facts *facts,
+			 double *lo, double *hi);
+
 /*
- * Place measured against the predicted range with tolerance tol (a fraction;
- * GB_SCALING_PLACE_TOL) and write one line saying where it is and why into
- * why (always NUL-terminated when len > 0), e.g. "1.62x is below the
- * no-overlap bound 1.81x: P2P is off, the all-reduce goes through host memory
- * (the model assumed a direct path)".
+ * Place measured against the expected range (gb_scaling_expected) with
+ * tolerance tol (a fraction; GB_SCALING_PLACE_TOL) and write one line saying
+ * what was measured, what was expected over which link, where it falls and
+ * why into why (always NUL-terminated when len > 0), e.g. "1.62× measured,
+ * 1.81–1.85× expected without overlap over PCIe Gen4 x16 (nominal busbw
+ * 25.2 GB/s): below the no-overlap bound: P2P is off, the all-reduce goes
+ * through host memory (the model assumed a direct path)". A run without
+ * overlap is never told that part of its all-reduce hid.
  */
 enum gb_scaling_place gb_scaling_place(const struct gb_scaling_in *in,
 				       const struct gb_scaling_out *out, double measured,

@@ -2,7 +2,8 @@
 /*
  * test_scaling.c - unit tests for report/scaling.c: the data-parallel model
  * against hand-computed cases (the worked examples of research
- * bandwidth_nccl.md 6.2), bound ordering, N = 1, placing a measurement,
+ * bandwidth_nccl.md 6.2), bound ordering, delta on the lower bound only,
+ * N = 1, placing a measurement (with and without overlap, naming the link),
  * nominal link prices, price arithmetic, and the catalog's computed peaks
  * against every figure it publishes.
  */
@@ -77,11 +78,17 @@ static void test_pcie_gen4_p2p(void **state)
 	assert_true(out.speedup_no_overlap > 1.8 && out.speedup_no_overlap < 1.9);
 	/*
 	 * The research table prints 1.85x for this row: that is the delta = 0 value
-	 * (2 / 1.0833 = 1.846). Its other rows include delta; docs/scaling.md notes it.
+	 * (2 / 1.0833 = 1.846), the top of what a run without overlap gets. Its
+	 * other rows include delta; docs/scaling.md notes it.
 	 */
+	assert_rel(out.speedup_no_overlap_max, 2 / (1 + 0.5e9 / 24e9 / 0.25), 1e-12);
+	assert_abs(out.speedup_no_overlap_max, 1.846, 5e-4);
+	/* without overlap, 1.81-1.85x: the issue's 1.8-1.9x on PCIe, both ends */
+	assert_true(out.speedup_no_overlap_max > 1.8 && out.speedup_no_overlap_max < 1.9);
 	in.delta = 0;
 	out = predict(&in);
 	assert_abs(out.speedup_no_overlap, 1.85, 0.005);
+	assert_rel(out.speedup_no_overlap, out.speedup_no_overlap_max, 0);
 }
 
 static void test_pcie_gen4_buckets(void **state)
@@ -96,8 +103,9 @@ static void test_pcie_gen4_buckets(void **state)
 	assert_rel(out.bucket_bytes, bucket, 1e-12);
 	assert_rel(out.t_last_bucket_s, bucket / 24e9, 1e-12);
 	assert_rel(out.t_exposed_perfect_s, bucket / 24e9, 1e-12);
-	/* 2 / (1.02 + 1.0417/250) = 1.9528 */
-	assert_abs(out.speedup_perfect, 1.9528, 5e-4);
+	/* the upper bound pays no delta: 2 / (1 + 1.0417/250) = 1.9917 */
+	assert_rel(out.speedup_perfect, 2 / (1 + bucket / 24e9 / 0.25), 1e-12);
+	assert_abs(out.speedup_perfect, 1.9917, 5e-4);
 	assert_rel(out.speedup_ideal, 2, 0);
 	assert_rel(out.efficiency_no_overlap, out.speedup_no_overlap / 2, 1e-12);
 	assert_rel(out.efficiency_perfect, out.speedup_perfect / 2, 1e-12);
@@ -116,7 +124,11 @@ static void test_rtx4090_host_staged(void **state)
 	/* 75% overlapped: 2 / (1.02 + 0.042) = 1.88 */
 	assert_abs(gb_scaling_speedup_at_overlap(&in, &out, 0.75), 1.88, 0.005);
 	assert_rel(gb_scaling_speedup_at_overlap(&in, &out, 0), out.speedup_no_overlap, 1e-12);
-	assert_rel(gb_scaling_speedup_at_overlap(&in, &out, 1), out.speedup_perfect, 1e-12);
+	/* f = 1 still pays delta; the upper bound does not: 2 / (1 + 2.083/250) = 1.9835 */
+	assert_rel(gb_scaling_speedup_at_overlap(&in, &out, 1),
+		   2 / (1.02 + out.t_last_bucket_s / 0.25), 1e-12);
+	assert_true(gb_scaling_speedup_at_overlap(&in, &out, 1) < out.speedup_perfect);
+	assert_abs(out.speedup_perfect, 1.9835, 5e-4);
 	assert_true(isnan(gb_scaling_speedup_at_overlap(&in, &out, 1.5)));
 	assert_true(isnan(gb_scaling_speedup_at_overlap(&in, &out, -0.1)));
 }
@@ -150,6 +162,31 @@ static void test_nvlink_rows(void **state)
 	assert_abs(out.speedup_no_overlap, 1.95, 0.005);
 }
 
+/* The worked-example table of docs/scaling.md, every cell to the printed two decimals. */
+static void test_worked_table(void **state)
+{
+	static const struct {
+		double busbw, t_ar_ms, no_overlap, no_overlap_max, hid75, perfect;
+	} rows[] = {
+		{ 12e9, 41.7, 1.69, 1.71, 1.88, 1.98 },
+		{ 24e9, 20.8, 1.81, 1.85, 1.92, 1.99 },
+		{ 116e9, 4.3, 1.93, 1.97, 1.95, 2.00 },
+		{ 370e9, 1.35, 1.95, 1.99, 1.96, 2.00 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_LEN(rows); i++) {
+		struct gb_scaling_in in = two_gpus(0.250, 0.5e9, 0, rows[i].busbw);
+		struct gb_scaling_out out = predict(&in);
+
+		assert_abs(out.t_allreduce_s * 1e3, rows[i].t_ar_ms, 0.05);
+		assert_abs(out.speedup_no_overlap, rows[i].no_overlap, 0.005);
+		assert_abs(out.speedup_no_overlap_max, rows[i].no_overlap_max, 0.005);
+		assert_abs(gb_scaling_speedup_at_overlap(&in, &out, 0.75), rows[i].hid75, 0.005);
+		assert_abs(out.speedup_perfect, rows[i].perfect, 0.005);
+	}
+}
+
 /* ---- the formula's other terms ---- */
 
 static void test_latency_term(void **state)
@@ -178,7 +215,7 @@ static void test_compute_hides_at_most_tc(void **state)
 
 	(void)state;
 	assert_rel(out.t_exposed_perfect_s, 10e9 / 12e9 - 0.2, 1e-12);
-	assert_rel(out.speedup_perfect, 2 / (1.02 + (10e9 / 12e9 - 0.2) / 0.2), 1e-12);
+	assert_rel(out.speedup_perfect, 2 / (1 + (10e9 / 12e9 - 0.2) / 0.2), 1e-12);
 	assert_true(out.speedup_perfect < 1);
 	assert_true(out.speedup_no_overlap <= out.speedup_perfect);
 }
@@ -205,11 +242,12 @@ static void test_no_gradients(void **state)
 	struct gb_scaling_out out = predict(&in);
 
 	(void)state;
-	/* nothing to all-reduce: only delta is paid, and bandwidth is not needed */
+	/* nothing to all-reduce: the lower bound pays delta, bandwidth is not needed */
 	assert_int_equal(out.n_buckets, 0);
 	assert_true(out.t_allreduce_s == 0);
 	assert_rel(out.speedup_no_overlap, 2 / 1.02, 1e-12);
-	assert_rel(out.speedup_perfect, 2 / 1.02, 1e-12);
+	assert_true(out.speedup_no_overlap_max == 2);
+	assert_true(out.speedup_perfect == 2);
 }
 
 static void test_bounds_ordered(void **state)
@@ -234,7 +272,8 @@ static void test_bounds_ordered(void **state)
 		in.n_gpus = ns[a];
 		out = predict(&in);
 		assert_true(out.speedup_no_overlap > 0);
-		assert_true(out.speedup_no_overlap <= out.speedup_perfect);
+		assert_true(out.speedup_no_overlap <= out.speedup_no_overlap_max);
+		assert_true(out.speedup_no_overlap_max <= out.speedup_perfect);
 		assert_true(out.speedup_perfect <= out.speedup_ideal);
 		assert_true(out.t_last_bucket_s <= out.t_allreduce_s);
 		/* more overlap never slows a step down */
@@ -242,6 +281,8 @@ static void test_bounds_ordered(void **state)
 			double s = gb_scaling_speedup_at_overlap(&in, &out, fmin(f, 1));
 
 			assert_true(s >= prev);
+			/* every point estimate lies in the range */
+			assert_true(s >= out.speedup_no_overlap && s <= out.speedup_perfect);
 			prev = s;
 		}
 		cases++;
@@ -303,12 +344,133 @@ static void test_place_inside(void **state)
 
 	(void)state;
 	assert_int_equal(p.where, GB_PLACE_INSIDE);
-	assert_non_null(strstr(p.why, "within the predicted range 1.81–1.95×"));
-	assert_non_null(strstr(p.why, "hides behind compute"));
+	/*
+	 * Nothing known about the run: it may overlap, the link is not named. At
+	 * delta = 0, 1.90x leaves 250 ms x (2/1.9 - 1) = 13.16 ms of the 20.83 ms
+	 * all-reduce exposed: at least 37 % hid.
+	 */
+	assert_string_equal(p.why, "1.90× measured, 1.81–1.99× expected (nominal busbw 24 GB/s): "
+				   "inside the range: at least 37% of the all-reduce hid behind "
+				   "compute");
+	/* at the no-overlap end, no overlap needs to be claimed */
+	assert_non_null(strstr(place(1.82, NULL).why, "little or none of the all-reduce hid"));
 	/* within the tolerance of a bound still counts as inside */
 	assert_int_equal(place(1.8127 * 0.995, NULL).where, GB_PLACE_INSIDE);
-	assert_int_equal(place(1.9528 * 1.005, NULL).where, GB_PLACE_INSIDE);
+	assert_int_equal(place(1.9917 * 1.005, NULL).where, GB_PLACE_INSIDE);
 	assert_string_equal(gb_scaling_place_name(GB_PLACE_INSIDE), "inside");
+}
+
+/*
+ * The audit's case (S1): an H100 NVLink pair priced from a measurement (busbw
+ * 360 GB/s, alpha 3.4 us), G = 256 MiB in 25 MiB buckets, T_c = 100 ms. A
+ * clean run without overlap takes T_c + T_ar, i.e. 2 T_c / (T_c + T_ar) =
+ * 1.984x. With delta on both bounds the range was 1.945-1.959x and this was
+ * "faster than the model allows"; delta lowers the lower bound only.
+ */
+static void test_delta_not_on_upper_bound(void **state)
+{
+	static const double busbw[] = { 360e9, 116e9, 45e9, 24e9 };
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_LEN(busbw); i++) {
+		struct gb_scaling_in in = two_gpus(0.100, 256.0 * 1024 * 1024, 3.4e-6, busbw[i]);
+		struct gb_scaling_out out = predict(&in);
+		double clean = 2 * 0.100 / (0.100 + out.t_allreduce_s);
+		char why[512];
+
+		assert_rel(out.speedup_perfect, 2 / (1 + out.t_exposed_perfect_s / 0.1), 1e-12);
+		assert_rel(out.speedup_no_overlap_max, clean, 1e-12);
+		assert_rel(out.speedup_no_overlap, 2 / (1.02 + out.t_allreduce_s / 0.1), 1e-12);
+		/* not above the range, whatever the run did */
+		assert_int_equal(gb_scaling_place(&in, &out, clean, NULL, GB_SCALING_PLACE_TOL, why,
+						  sizeof(why)),
+				 GB_PLACE_INSIDE);
+		assert_null(strstr(why, "faster than the model allows"));
+	}
+	{
+		struct gb_scaling_in in = two_gpus(0.100, 256.0 * 1024 * 1024, 3.4e-6, 360e9);
+		struct gb_scaling_out out = predict(&in);
+
+		assert_abs(out.speedup_no_overlap, 1.945, 5e-4);
+		assert_abs(out.speedup_no_overlap_max, 1.984, 5e-4);
+		assert_true(out.speedup_perfect > 1.998);
+	}
+}
+
+/*
+ * The audit's S2: runs without overlap were told that "about 84 % / 33 % /
+ * 18 % of the all-reduce hides behind compute". They are judged against the
+ * no-overlap speedup with and without delta, and never told that anything hid.
+ */
+static void test_place_no_overlap(void **state)
+{
+	static const double busbw[] = { 360e9, 116e9, 45e9, 24e9 };
+	struct gb_scaling_facts f;
+
+	(void)state;
+	gb_scaling_facts_init(&f);
+	assert_true(f.overlap);
+	f.overlap = false;
+	f.link_measured = true;
+	for (size_t i = 0; i < ARRAY_LEN(busbw); i++) {
+		struct gb_scaling_in in = two_gpus(0.100, 256.0 * 1024 * 1024, 3.4e-6, busbw[i]);
+		struct gb_scaling_out out = predict(&in);
+		double clean = 2 * 0.100 / (0.100 + out.t_allreduce_s), lo, hi;
+		char why[512];
+
+		gb_scaling_expected(&out, &f, &lo, &hi);
+		assert_rel(lo, out.speedup_no_overlap, 0);
+		assert_rel(hi, out.speedup_no_overlap_max, 0);
+		assert_int_equal(gb_scaling_place(&in, &out, clean, &f, GB_SCALING_PLACE_TOL, why,
+						  sizeof(why)),
+				 GB_PLACE_INSIDE);
+		assert_non_null(strstr(why, "expected without overlap"));
+		assert_non_null(
+			strstr(why, "as expected for an all-reduce that starts after compute"));
+		assert_null(strstr(why, "hid"));
+		assert_null(strstr(why, "%"));
+	}
+	{
+		/* 24 GB/s: 1.798-1.816x without overlap; 1.95x is not possible without it */
+		struct gb_scaling_in in = two_gpus(0.100, 256.0 * 1024 * 1024, 3.4e-6, 24e9);
+		struct gb_scaling_out out = predict(&in);
+		char why[512];
+
+		assert_int_equal(gb_scaling_place(&in, &out, 1.95, &f, GB_SCALING_PLACE_TOL, why,
+						  sizeof(why)),
+				 GB_PLACE_ABOVE);
+		assert_non_null(strstr(why, "above what an all-reduce after compute allows"));
+		assert_non_null(strstr(why, "faster than the model allows: check the measurement"));
+		/* the same number with overlap is inside the range */
+		f.overlap = true;
+		assert_int_equal(gb_scaling_place(&in, &out, 1.95, &f, GB_SCALING_PLACE_TOL, why,
+						  sizeof(why)),
+				 GB_PLACE_INSIDE);
+		assert_non_null(strstr(why, "hid behind compute"));
+	}
+}
+
+/* One line names what was measured, what was expected, over which link, at which price. */
+static void test_statement_names_link(void **state)
+{
+	struct gb_scaling_facts f;
+	struct placed p;
+
+	(void)state;
+	gb_scaling_facts_init(&f);
+	f.overlap = false;
+	f.link = "PCIe Gen4 x16 without P2P";
+	p = place(1.84, &f);
+	assert_int_equal(p.where, GB_PLACE_INSIDE);
+	assert_string_equal(p.why, "1.84× measured, 1.81–1.85× expected without overlap over "
+				   "PCIe Gen4 x16 without P2P (nominal busbw 24 GB/s): as expected "
+				   "for an all-reduce that starts after compute");
+	f.link = "NVLink4 × 18";
+	f.link_measured = true;
+	f.overlap = true;
+	p = place(1.84, &f);
+	assert_non_null(strstr(p.why, "1.84× measured, 1.81–1.99× expected over NVLink4 × 18 "
+				      "(busbw 24 GB/s, measured on these GPUs): "));
 }
 
 static void test_place_below_p2p_off(void **state)
@@ -321,12 +483,21 @@ static void test_place_below_p2p_off(void **state)
 	f.p2p_access = 0;
 	p = place(1.62, &f);
 	assert_int_equal(p.where, GB_PLACE_BELOW);
-	assert_non_null(strstr(p.why, "1.62× is below the no-overlap bound 1.81×"));
+	assert_non_null(strstr(p.why, "1.62× measured, 1.81–1.99× expected"));
+	assert_non_null(strstr(p.why, "below the no-overlap bound"));
 	assert_non_null(strstr(p.why, "P2P is off, the all-reduce goes through host memory"));
-	/* NCCL's SHM transport says the same without a p2p answer */
+	/* NCCL's SHM transport says the same without a p2p answer, with what decided it */
 	gb_scaling_facts_init(&f);
 	f.transport = "SHM";
 	assert_non_null(strstr(place(1.62, &f).why, "P2P is off"));
+	f.transport_cause = "NCCL_P2P_DISABLE=1";
+	assert_non_null(strstr(place(1.62, &f).why,
+			       "P2P is off: NCCL_P2P_DISABLE=1, the all-reduce goes through host "
+			       "memory"));
+	/* and so does NET (sockets through the host) */
+	f.transport = "NET";
+	assert_non_null(strstr(place(1.62, &f).why, "P2P is off"));
+	f.transport_cause = NULL;
 	/* already priced through host memory: the host path is not the explanation */
 	f.link_host_staged = true;
 	p = place(1.62, &f);
@@ -360,14 +531,19 @@ static void test_place_above_and_invalid(void **state)
 	struct gb_scaling_out out = predict(&in);
 
 	(void)state;
+	/* 1.99x was "above" while delta capped the upper bound at 1.95x; it is not */
+	assert_int_equal(p.where, GB_PLACE_INSIDE);
+	/* the upper bound is 1.99x: 2.03x is above it */
+	p = place(2.03, NULL);
 	assert_int_equal(p.where, GB_PLACE_ABOVE);
+	assert_non_null(strstr(p.why, "above the perfect-overlap bound"));
 	assert_non_null(strstr(p.why, "faster than the model allows: check the measurement"));
 	assert_string_equal(gb_scaling_place_name(GB_PLACE_ABOVE), "above");
 	assert_int_equal(place(NAN, NULL).where, GB_PLACE_INVALID);
 	assert_int_equal(place(0, NULL).where, GB_PLACE_INVALID);
 	assert_string_equal(gb_scaling_place_name(GB_PLACE_INVALID), "invalid");
 	/* a short buffer is truncated and terminated; a missing one is allowed */
-	assert_int_equal(gb_scaling_place(&in, &out, 1.99, NULL, 0.01, small, sizeof(small)),
+	assert_int_equal(gb_scaling_place(&in, &out, 2.03, NULL, 0.01, small, sizeof(small)),
 			 GB_PLACE_ABOVE);
 	assert_int_equal(strlen(small), sizeof(small) - 1);
 	assert_int_equal(gb_scaling_place(&in, &out, 1.9, NULL, 0.01, NULL, 0), GB_PLACE_INSIDE);
@@ -380,8 +556,22 @@ static void test_implied_overlap(void **state)
 	double s75 = gb_scaling_speedup_at_overlap(&in, &out, 0.75);
 
 	(void)state;
+	/*
+	 * The least overlap that explains a speedup: with delta = 0. A run that
+	 * hid 75 % and paid 2 % shows at least 75 % - delta T_c / T_ar = 63 %.
+	 */
+	assert_rel(gb_scaling_implied_overlap(&in, &out, s75),
+		   0.75 - 0.02 * 0.25 / out.t_allreduce_s, 1e-9);
+	/* without delta it is the exact inverse */
+	in.delta = 0;
+	out = predict(&in);
+	s75 = gb_scaling_speedup_at_overlap(&in, &out, 0.75);
 	assert_rel(gb_scaling_implied_overlap(&in, &out, s75), 0.75, 1e-9);
-	assert_rel(gb_scaling_implied_overlap(&in, &out, out.speedup_no_overlap) + 1, 1, 1e-9);
+	in.delta = 0.02;
+	out = predict(&in);
+	/* at the no-overlap bound, and at its delta = 0 top, nothing needs to have hidden */
+	assert_true(gb_scaling_implied_overlap(&in, &out, out.speedup_no_overlap) == 0);
+	assert_rel(gb_scaling_implied_overlap(&in, &out, out.speedup_no_overlap_max) + 1, 1, 1e-9);
 	/* clamped to 0..1 */
 	assert_true(gb_scaling_implied_overlap(&in, &out, 1.0) == 0);
 	assert_true(gb_scaling_implied_overlap(&in, &out, 2.0) == 1);
@@ -564,6 +754,7 @@ int main(void)
 		cmocka_unit_test(test_rtx4090_host_staged),
 		cmocka_unit_test(test_resnet50),
 		cmocka_unit_test(test_nvlink_rows),
+		cmocka_unit_test(test_worked_table),
 		cmocka_unit_test(test_latency_term),
 		cmocka_unit_test(test_compute_hides_at_most_tc),
 		cmocka_unit_test(test_one_gpu_is_exactly_one),
@@ -571,6 +762,9 @@ int main(void)
 		cmocka_unit_test(test_bounds_ordered),
 		cmocka_unit_test(test_invalid_inputs),
 		cmocka_unit_test(test_place_inside),
+		cmocka_unit_test(test_delta_not_on_upper_bound),
+		cmocka_unit_test(test_place_no_overlap),
+		cmocka_unit_test(test_statement_names_link),
 		cmocka_unit_test(test_place_below_p2p_off),
 		cmocka_unit_test(test_place_below_other),
 		cmocka_unit_test(test_place_above_and_invalid),

@@ -6,9 +6,11 @@
  * (buckets that agree with the model's count, slices that cover the
  * compute), repeated devices, P2P and NVLink facts from a run, the slowest
  * worker per step, speedup and efficiency arithmetic, the all-reduce sweep
- * and its conversion to the model's price, and the judgement of a measured
- * speedup (inside, below with the P2P explanation, above, compute-only,
- * contention).
+ * and its conversion to the model's price, the likely NCCL transport and
+ * the link in words, the nominal price of --link, the N = 1 baseline of a
+ * repeated GPU, naming a straggler, and the judgement of a measured speedup
+ * (inside, below with the P2P explanation, above, without overlap,
+ * compute-only with a straggler, contention).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -347,6 +349,195 @@ static void test_facts_from_run(void **state)
 	gb_run_release(&run);
 }
 
+/* The run's transport from its recorded NCCL_* environment and topology (item 19). */
+static struct gb_run *pair_run(struct gb_run *run, const char *type, int p2p, const char *cpu)
+{
+	static const char *const argv[] = { "scaling" };
+
+	gb_run_init(run, "scaling", 1, argv);
+	for (int i = 0; i < 2; i++) {
+		struct gb_device_info *d = gb_run_add_device(run);
+
+		d->index = i;
+		d->cc_major = 9;
+		d->cc_minor = 0;
+		d->nvlink_up = strcmp(type, "nvlink") ? 0 : 18;
+		d->pcie_max_gen = i ? 4 : 5;
+		d->pcie_max_width = 16;
+	}
+	gb_run_add_link(run, 0, 1, type)->p2p_access = p2p;
+	gb_run_add_link(run, 1, 0, type)->p2p_access = p2p;
+	run->host.cpu = cpu ? gb_strdup(cpu) : NULL;
+	return run;
+}
+
+static void test_transport(void **state)
+{
+	static const int d01[] = { 0, 1 }, d00[] = { 0, 0 };
+	struct gb_run run;
+	char cause[160];
+
+	(void)state;
+	/* peer access, one PCIe switch: NCCL's P2P transport, nothing to say */
+	pair_run(&run, "pcie_switch", 1, "Intel(R) Xeon(R) Gold 6338 (64 logical CPUs)");
+	assert_string_equal(gb_scaling_transport(&run, d01, 2, cause, sizeof(cause)), "P2P");
+	assert_string_equal(cause, "");
+	/* one GPU has no peer */
+	assert_null(gb_scaling_transport(&run, d00, 2, cause, sizeof(cause)));
+	/* NCCL_P2P_DISABLE=1 sends it through host memory; SHM disabled too, the network */
+	gb_run_add_env(&run, "NCCL_P2P_DISABLE", "1");
+	assert_string_equal(gb_scaling_transport(&run, d01, 2, cause, sizeof(cause)), "SHM");
+	assert_string_equal(cause, "NCCL_P2P_DISABLE=1");
+	gb_run_add_env(&run, "NCCL_SHM_DISABLE", "1");
+	assert_string_equal(gb_scaling_transport(&run, d01, 2, cause, sizeof(cause)), "NET");
+	assert_string_equal(cause, "NCCL_P2P_DISABLE=1; NCCL_SHM_DISABLE=1");
+	gb_run_release(&run);
+
+	/* NCCL acts on exactly 1; any other value leaves P2P on */
+	pair_run(&run, "pcie_switch", 1, "AMD EPYC 7763 (128 logical CPUs)");
+	gb_run_add_env(&run, "NCCL_P2P_DISABLE", "0");
+	assert_string_equal(gb_scaling_transport(&run, d01, 2, cause, sizeof(cause)), "P2P");
+	gb_run_release(&run);
+
+	/* no peer access at all */
+	pair_run(&run, "pcie_host_bridge", 0, NULL);
+	assert_string_equal(gb_scaling_transport(&run, d01, 2, cause, sizeof(cause)), "SHM");
+	assert_non_null(strstr(cause, "cudaDeviceCanAccessPeer says no between GPU 0 and GPU 1"));
+	gb_run_release(&run);
+
+	/* peer access through an Intel host bridge: NCCL's default level (PXB) refuses it */
+	pair_run(&run, "pcie_host_bridge", 1, "Intel(R) Xeon(R) w5-3435X (32 logical CPUs)");
+	assert_string_equal(gb_scaling_transport(&run, d01, 2, cause, sizeof(cause)), "SHM");
+	assert_non_null(strstr(cause, "through a CPU host bridge"));
+	/* unless the user allows it */
+	gb_run_add_env(&run, "NCCL_P2P_LEVEL", "SYS");
+	assert_string_equal(gb_scaling_transport(&run, d01, 2, cause, sizeof(cause)), "P2P");
+	gb_run_release(&run);
+
+	/* two GPUs on an AMD host: P2P up to SYS */
+	pair_run(&run, "cross_socket", 1, "AMD EPYC 9654 (384 logical CPUs)");
+	assert_string_equal(gb_scaling_transport(&run, d01, 2, cause, sizeof(cause)), "P2P");
+	/* the user's level wins, old numbers too: 2 is PXB */
+	gb_run_add_env(&run, "NCCL_P2P_LEVEL", "2");
+	assert_string_equal(gb_scaling_transport(&run, d01, 2, cause, sizeof(cause)), "SHM");
+	assert_non_null(strstr(cause, "NCCL_P2P_LEVEL=2"));
+	gb_run_release(&run);
+
+	/* the CPU not recorded: the host-bridge rule cannot be applied ... */
+	pair_run(&run, "pcie_host_bridge", 1, NULL);
+	assert_null(gb_scaling_transport(&run, d01, 2, cause, sizeof(cause)));
+	gb_run_release(&run);
+	/* ... but a PCIe switch is within every default */
+	pair_run(&run, "pcie_switch", 1, NULL);
+	assert_string_equal(gb_scaling_transport(&run, d01, 2, cause, sizeof(cause)), "P2P");
+	gb_run_release(&run);
+	/* an AMD host with more than two GPUs: PXB (NCCL 2.28) or SYS (older), open */
+	{
+		static const int d012[] = { 0, 1, 2 };
+		struct gb_device_info *d;
+
+		pair_run(&run, "pcie_host_bridge", 1, "AMD EPYC 9654 (384 logical CPUs)");
+		d = gb_run_add_device(&run);
+		d->index = 2;
+		for (int i = 0; i < 2; i++) {
+			gb_run_add_link(&run, i, 2, "pcie_switch")->p2p_access = 1;
+			gb_run_add_link(&run, 2, i, "pcie_switch")->p2p_access = 1;
+		}
+		assert_null(gb_scaling_transport(&run, d012, 3, cause, sizeof(cause)));
+		assert_string_equal(gb_scaling_transport(&run, d01, 2, cause, sizeof(cause)),
+				    "P2P");
+		gb_run_release(&run);
+	}
+
+	/* NVLink: P2P whatever the CPU; NCCL_P2P_LEVEL=LOC turns it off */
+	pair_run(&run, "nvlink", 1, "Intel(R) Xeon(R) Platinum 8480+ (224 logical CPUs)");
+	assert_string_equal(gb_scaling_transport(&run, d01, 2, cause, sizeof(cause)), "P2P");
+	gb_run_add_env(&run, "NCCL_P2P_LEVEL", "LOC");
+	assert_string_equal(gb_scaling_transport(&run, d01, 2, cause, sizeof(cause)), "SHM");
+	assert_string_equal(cause, "NCCL_P2P_LEVEL=LOC");
+	gb_run_release(&run);
+
+	/* no topology recorded (no NVML): unknown */
+	pair_run(&run, "unknown", 1, "AMD EPYC 7763 (128 logical CPUs)");
+	assert_null(gb_scaling_transport(&run, d01, 2, cause, sizeof(cause)));
+	gb_run_release(&run);
+}
+
+/* The link in words for the one-line statement (item 17). */
+static void test_link_label(void **state)
+{
+	static const int d01[] = { 0, 1 }, d00[] = { 0, 0 };
+	struct gb_run run;
+	char b[96];
+
+	(void)state;
+	pair_run(&run, "nvlink", 1, NULL);
+	assert_string_equal(gb_scaling_link_label(&run, d01, 2, false, b, sizeof(b)),
+			    "NVLink4 × 18");
+	assert_null(gb_scaling_link_label(&run, d00, 2, false, b, sizeof(b)));
+	gb_run_release(&run);
+	/* the smaller maximum generation of the two: a Gen5 GPU beside a Gen4 one */
+	pair_run(&run, "pcie_host_bridge", 1, NULL);
+	assert_string_equal(gb_scaling_link_label(&run, d01, 2, false, b, sizeof(b)),
+			    "PCIe Gen4 x16");
+	assert_string_equal(gb_scaling_link_label(&run, d01, 2, true, b, sizeof(b)),
+			    "PCIe Gen4 x16 without P2P");
+	gb_run_release(&run);
+	pair_run(&run, "cross_socket", 0, NULL);
+	assert_string_equal(gb_scaling_link_label(&run, d01, 2, true, b, sizeof(b)),
+			    "PCIe Gen4 x16 across CPU sockets without P2P");
+	run.devices[0].pcie_max_gen = -1;
+	assert_string_equal(gb_scaling_link_label(&run, d01, 2, false, b, sizeof(b)),
+			    "PCIe x16 across CPU sockets");
+	gb_run_release(&run);
+	/* no topology: PCIe only when the GPUs have no NVLink up, else unknown */
+	pair_run(&run, "unknown", 1, NULL);
+	assert_string_equal(gb_scaling_link_label(&run, d01, 2, false, b, sizeof(b)),
+			    "PCIe Gen4 x16");
+	run.devices[1].nvlink_up = -1;
+	assert_null(gb_scaling_link_label(&run, d01, 2, false, b, sizeof(b)));
+	assert_string_equal(b, "");
+	gb_run_release(&run);
+}
+
+/* --link nvlinkN on GPUs without NVLink says so (item 20). */
+static void test_nominal_link_reason(void **state)
+{
+	const struct gb_link_model *nvl4 = gb_link_model_by_name("nvlink4");
+	struct gb_ar_link link;
+	char why[256];
+
+	(void)state;
+	assert_int_equal(gb_scaling_nominal_link(nvl4, 18, &link, why, sizeof(why)), 0);
+	assert_rel(link.busbw_bps, 18 * 20.6e9, 1e-9);
+	assert_string_equal(why, "");
+	assert_int_equal(gb_scaling_nominal_link(nvl4, 0, &link, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "cannot price --link nvlink4: these GPUs have no NVLink up"));
+	assert_null(strstr(why, "unknown"));
+	assert_int_equal(gb_scaling_nominal_link(nvl4, -1, &link, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "the NVLink count of these GPUs is unknown"));
+	/* PCIe needs no count */
+	assert_int_equal(gb_scaling_nominal_link(gb_link_model_by_name("pcie4"), -1, &link, why,
+						 sizeof(why)),
+			 0);
+	assert_int_equal(gb_scaling_nominal_link(NULL, 0, &link, why, sizeof(why)), -1);
+}
+
+/* --devices 0,0: N = 1 copies the same bytes as the contention phases (item 21). */
+static void test_baseline_copies(void **state)
+{
+	static const int d00[] = { 0, 0 }, d001[] = { 0, 0, 1 }, d010[] = { 0, 1, 0 },
+			 d01[] = { 0, 1 };
+
+	(void)state;
+	assert_true(gb_scaling_baseline_copies(d00, 2));
+	assert_true(gb_scaling_baseline_copies(d001, 3));
+	/* N = 2 is a real pair: the baseline stays an NCCL rank like it */
+	assert_false(gb_scaling_baseline_copies(d010, 3));
+	assert_false(gb_scaling_baseline_copies(d01, 2));
+	assert_false(gb_scaling_baseline_copies(d00, 1));
+}
+
 /* ---- measured numbers ---- */
 
 static void test_step_max(void **state)
@@ -507,11 +698,41 @@ static void test_judge_inside(void **state)
 	mid = (out.speedup_no_overlap + out.speedup_perfect) / 2;
 	gb_scaling_facts_init(&f);
 	f.p2p_access = 1;
-	gb_scaling_judge(&in, &out, mid, &f, false, &j);
+	gb_scaling_judge(&in, &out, mid, &f, NULL, false, &j);
 	assert_int_equal(j.place, GB_PLACE_INSIDE);
 	assert_int_equal(j.status, GB_STATUS_PASSED);
 	assert_int_equal(j.severity, GB_SEV_INFO);
-	assert_non_null(strstr(j.message, "within the predicted range"));
+	assert_non_null(strstr(j.message, "inside the range"));
+}
+
+/*
+ * Without --overlap the run is judged against the no-overlap speedup with
+ * and without delta, and never told that part of the all-reduce hid (S2).
+ */
+static void test_judge_no_overlap(void **state)
+{
+	struct gb_scaling_in in;
+	struct gb_scaling_out out;
+	struct gb_scaling_facts f;
+	struct gb_scaling_judgement j;
+	double clean;
+
+	(void)state;
+	predict_pcie(&in, &out);
+	clean = 2 * 0.1 / (0.1 + out.t_allreduce_s);
+	gb_scaling_facts_init(&f);
+	f.overlap = false;
+	f.link = "PCIe Gen4 x16";
+	gb_scaling_judge(&in, &out, clean, &f, NULL, false, &j);
+	assert_int_equal(j.status, GB_STATUS_PASSED);
+	assert_non_null(strstr(j.message, "expected without overlap over PCIe Gen4 x16 (nominal "
+					  "busbw 25.2 GB/s)"));
+	assert_null(strstr(j.message, "hid"));
+	/* between the two ends the perfect-overlap bound allows: not for this run */
+	gb_scaling_judge(&in, &out, (clean + out.speedup_perfect) / 2 * 1.01, &f, NULL, false,
+			 &j);
+	assert_int_equal(j.place, GB_PLACE_ABOVE);
+	assert_int_equal(j.status, GB_STATUS_WARNING);
 }
 
 static void test_judge_below_p2p_off(void **state)
@@ -528,7 +749,7 @@ static void test_judge_below_p2p_off(void **state)
 	f.p2p_access = 0;
 	f.link_measured = false;
 	f.link_host_staged = false;
-	gb_scaling_judge(&in, &out, 0.8 * out.speedup_no_overlap, &f, false, &j);
+	gb_scaling_judge(&in, &out, 0.8 * out.speedup_no_overlap, &f, NULL, false, &j);
 	assert_int_equal(j.place, GB_PLACE_BELOW);
 	assert_int_equal(j.status, GB_STATUS_WARNING);
 	assert_int_equal(j.severity, GB_SEV_WARNING);
@@ -537,9 +758,14 @@ static void test_judge_below_p2p_off(void **state)
 	/* priced from a measurement on these GPUs: the path is in the price, look elsewhere */
 	f.link_measured = true;
 	f.link_host_staged = true;
-	gb_scaling_judge(&in, &out, 0.8 * out.speedup_no_overlap, &f, false, &j);
+	gb_scaling_judge(&in, &out, 0.8 * out.speedup_no_overlap, &f, NULL, false, &j);
 	assert_int_equal(j.status, GB_STATUS_WARNING);
 	assert_null(strstr(j.message, "P2P is off"));
+	/* with the cause of the host path known, the line names it */
+	f.transport = "SHM";
+	f.transport_cause = "NCCL_P2P_DISABLE=1";
+	gb_scaling_judge(&in, &out, 0.8 * out.speedup_no_overlap, &f, NULL, false, &j);
+	assert_non_null(strstr(j.message, "host memory (NCCL_P2P_DISABLE=1)"));
 }
 
 static void test_judge_above(void **state)
@@ -550,14 +776,14 @@ static void test_judge_above(void **state)
 
 	(void)state;
 	predict_pcie(&in, &out);
-	gb_scaling_judge(&in, &out, out.speedup_perfect * 1.05, NULL, false, &j);
+	gb_scaling_judge(&in, &out, out.speedup_perfect * 1.05, NULL, NULL, false, &j);
 	assert_int_equal(j.place, GB_PLACE_ABOVE);
 	assert_int_equal(j.status, GB_STATUS_WARNING);
 	assert_non_null(strstr(j.message, "faster than the model allows: check the measurement"));
 	/* within the 1 % tolerance of a bound is on it */
-	gb_scaling_judge(&in, &out, out.speedup_perfect * 1.005, NULL, false, &j);
+	gb_scaling_judge(&in, &out, out.speedup_perfect * 1.005, NULL, NULL, false, &j);
 	assert_int_equal(j.status, GB_STATUS_PASSED);
-	gb_scaling_judge(&in, &out, NAN, NULL, false, &j);
+	gb_scaling_judge(&in, &out, NAN, NULL, NULL, false, &j);
 	assert_int_equal(j.place, GB_PLACE_INVALID);
 	assert_int_equal(j.status, GB_STATUS_WARNING);
 }
@@ -573,16 +799,64 @@ static void test_judge_compute_only(void **state)
 	assert_int_equal(gb_scaling_plan_make(0, 25 * MiB, 63, false, &g), 0);
 	gb_scaling_model_in(2, 0.1, &g, 25 * MiB, NULL, &in);
 	assert_int_equal(gb_scaling_predict(&in, &out), 0);
-	gb_scaling_judge(&in, &out, 1.97, NULL, true, &j);
+	gb_scaling_judge(&in, &out, 1.97, NULL, NULL, true, &j);
 	assert_int_equal(j.status, GB_STATUS_PASSED);
+	assert_non_null(strstr(j.message, "1.97× measured, 1.90–2× expected (compute only)"));
 	assert_non_null(strstr(j.message, "compute-bound ideal 2×"));
-	gb_scaling_judge(&in, &out, 1.85, NULL, true, &j);
+	gb_scaling_judge(&in, &out, 1.85, NULL, NULL, true, &j);
 	assert_int_equal(j.place, GB_PLACE_BELOW);
 	assert_int_equal(j.status, GB_STATUS_WARNING);
 	assert_non_null(strstr(j.message, "straggler"));
-	gb_scaling_judge(&in, &out, 2.1, NULL, true, &j);
+	gb_scaling_judge(&in, &out, 2.1, NULL, NULL, true, &j);
 	assert_int_equal(j.place, GB_PLACE_ABOVE);
 	assert_non_null(strstr(j.message, "check the measurement"));
+}
+
+/* gemm: each GPU timed alone names the straggler, or clears every GPU (item 18). */
+static void test_judge_straggler(void **state)
+{
+	static const int dev[] = { 0, 1, 2 };
+	static const double alone_slow[] = { 0.100, 0.108, NAN };
+	static const double alone_even[] = { 0.100, 0.1015, 0.1005 };
+	static const double together[] = { 0.101, 0.112, 0.103 };
+	struct gb_scaling_plan g;
+	struct gb_scaling_in in;
+	struct gb_scaling_out out;
+	struct gb_scaling_spread sp;
+	struct gb_scaling_judgement j;
+
+	(void)state;
+	assert_int_equal(gb_scaling_plan_make(0, 25 * MiB, 63, false, &g), 0);
+	gb_scaling_model_in(2, 0.1, &g, 25 * MiB, NULL, &in);
+	assert_int_equal(gb_scaling_predict(&in, &out), 0);
+
+	gb_scaling_spread_init(&sp);
+	assert_int_equal(sp.slow_dev, -1);
+	assert_true(isnan(sp.lag_s));
+	/* NaN entries (a GPU not timed) are skipped */
+	gb_scaling_spread_alone(&sp, dev, alone_slow, 3);
+	assert_int_equal(sp.slow_dev, 1);
+	assert_int_equal(sp.fast_dev, 0);
+	assert_rel(sp.slow_s, 0.108, 0);
+	gb_scaling_judge(&in, &out, 1.85, NULL, &sp, true, &j);
+	assert_int_equal(j.place, GB_PLACE_BELOW);
+	assert_non_null(strstr(j.message, "GPU 1 is a straggler: alone it takes 108.0 ms per "
+					  "step against 100.0 ms on GPU 0 (8% slower"));
+	/* every GPU alone within 2 %: the loss comes from running together */
+	gb_scaling_spread_alone(&sp, dev, alone_even, 3);
+	gb_scaling_spread_together(&sp, dev, together, 3);
+	assert_int_equal(sp.lag_dev, 1);
+	assert_int_equal(sp.lead_dev, 0);
+	gb_scaling_judge(&in, &out, 1.85, NULL, &sp, true, &j);
+	assert_null(strstr(j.message, "is a straggler"));
+	assert_non_null(strstr(j.message, "alone, every GPU is within 2% of the fastest"));
+	assert_non_null(strstr(j.message, "running together"));
+	assert_non_null(strstr(j.message, "together GPU 1 was slowest (112.0 ms median, GPU 0 "
+					  "101.0 ms)"));
+	/* inside: no straggler talk */
+	gb_scaling_judge(&in, &out, 1.98, NULL, &sp, true, &j);
+	assert_int_equal(j.status, GB_STATUS_PASSED);
+	assert_null(strstr(j.message, "straggler"));
 }
 
 static void test_judge_contention(void **state)
@@ -590,13 +864,16 @@ static void test_judge_contention(void **state)
 	struct gb_scaling_judgement j;
 
 	(void)state;
-	gb_scaling_judge_contention(2, 1, "0,0", 0.98, true, &j);
+	gb_scaling_judge_contention(2, 1, "0,0", 0.98, true, true, &j);
 	assert_int_equal(j.status, GB_STATUS_PASSED);
 	assert_int_equal(j.severity, GB_SEV_INFO);
 	assert_non_null(strstr(j.message, "contention"));
 	assert_non_null(strstr(j.message, "2 workers share 1 GPU (devices 0,0)"));
-	assert_non_null(strstr(j.message, "device-local copy"));
-	gb_scaling_judge_contention(2, 1, "0,0", 0.98, false, &j);
+	assert_non_null(strstr(j.message, "device-local copy of the same bytes, at N = 1 too"));
+	/* a baseline without the copy is named as the asymmetry it is */
+	gb_scaling_judge_contention(3, 2, "0,1,0", 1.9, true, false, &j);
+	assert_non_null(strstr(j.message, "which N = 1 (a one-rank NCCL all-reduce) did not make"));
+	gb_scaling_judge_contention(2, 1, "0,0", 0.98, false, false, &j);
 	assert_null(strstr(j.message, "device-local copy"));
 }
 
@@ -613,15 +890,21 @@ int main(void)
 		cmocka_unit_test(test_plan_edges),
 		cmocka_unit_test(test_devices),
 		cmocka_unit_test(test_facts_from_run),
+		cmocka_unit_test(test_transport),
+		cmocka_unit_test(test_link_label),
+		cmocka_unit_test(test_nominal_link_reason),
+		cmocka_unit_test(test_baseline_copies),
 		cmocka_unit_test(test_step_max),
 		cmocka_unit_test(test_speedups),
 		cmocka_unit_test(test_sweep_sizes),
 		cmocka_unit_test(test_link_from_sweep),
 		cmocka_unit_test(test_model_in),
 		cmocka_unit_test(test_judge_inside),
+		cmocka_unit_test(test_judge_no_overlap),
 		cmocka_unit_test(test_judge_below_p2p_off),
 		cmocka_unit_test(test_judge_above),
 		cmocka_unit_test(test_judge_compute_only),
+		cmocka_unit_test(test_judge_straggler),
 		cmocka_unit_test(test_judge_contention),
 	};
 

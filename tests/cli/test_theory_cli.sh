@@ -11,8 +11,9 @@ expect_out "rtx4090" "--list lists rtx4090"
 
 run "$BIN" theory --gpu h100-sxm --count 2
 expect_rc 0 "theory --gpu h100-sxm --count 2"
-expect_out "2× H100 SXM5 80GB over NVLink4: [0-9.]+–[0-9.]+× predicted \(ideal 2×\)" \
-	"prints the predicted range"
+expect_out "2× H100 SXM5 80GB over NVLink4: [0-9.]+–[0-9.]+× predicted \(ideal 2×\), [0-9.]+–[0-9.]+× without overlap" \
+	"prints the predicted range and the no-overlap range"
+expect_out "^without overlap +[0-9.]+–[0-9.]+×" "a row for runs without overlap"
 expect_out "bf16 +989.4 / 989.4" "prints spec-sheet and computed peaks"
 expect_out "nvlink4 \(default\)" "defaults to the GPU's NVLink"
 
@@ -68,6 +69,13 @@ run "$BIN" theory --gpu rtx4090 --count 2 --busbw 12 --alpha-us 0 --grad-bytes 5
 expect_rc 0 "the research worked example"
 expect_out "1\.69–" "2x RTX 4090 at 12 GB/s: 1.69x without overlap"
 
+# the 1.8-1.9x PCIe case: delta lowers the no-overlap end only
+run "$BIN" theory --gpu rtx4090 --count 2 --link pcie4 --busbw 24 --alpha-us 0 \
+	--grad-bytes 500MB --step-ms 250
+expect_rc 0 "PCIe Gen4 with P2P at 24 GB/s"
+expect_out "over PCIe Gen4 x16 at the given busbw: 1\.81–1\.99× predicted \(ideal 2×\), 1\.81–1\.85× without overlap" \
+	"1.81-1.85x without overlap, up to 1.99x with perfect overlap"
+
 run "$BIN" theory --gpu h100-sxm --count 2 --json
 expect_rc 0 "--json"
 printf '%s\n' "$out" >"$TMP/theory.json"
@@ -83,7 +91,8 @@ assert d["run"]["status"] == "passed" and d["verdict"]["exit_code"] == 0
 assert d["devices"] == [], d["devices"]
 assert b["name"] == "theory" and b["status"] == "passed"
 assert b["params"]["gpu"] == "h100-sxm" and b["params"]["count"] == 2
-assert 1.9 < m["predicted_speedup_no_overlap"] <= m["predicted_speedup_perfect_overlap"] <= 2
+assert 1.9 < m["predicted_speedup_no_overlap"] <= m["predicted_speedup_no_overlap_max"]
+assert m["predicted_speedup_no_overlap_max"] <= m["predicted_speedup_perfect_overlap"] <= 2
 assert m["allreduce_ms"] > 0 and m["peak_tflops_bf16"] == 989.4
 EOF
 then
