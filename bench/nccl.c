@@ -5,25 +5,48 @@
  *
  * Shape of a run (nccl-tests' TimeTest): for every collective, type,
  * operator and size, out-of-place then in-place: `warmup` untimed
- * operations, then `iters` operations between CUDA events on every GPU's
- * stream (or one CUDA graph of them, --graph), time per operation = the
- * slowest GPU's elapsed / iters. Then, separately, a correctness pass:
- * fill the send buffers with predictable data, poison the receive
- * buffers, run once, and count wrong elements on the device.
+ * operations, then `samples` timed loops of `iters` operations between CUDA
+ * events on every GPU's stream (or one CUDA graph of them, --graph); a
+ * loop's time per operation is the slowest GPU's elapsed / iters, and the
+ * row's time is the median of the loops, with their spread. Every
+ * operation works on its own slice of buffers at least twice the L2 size
+ * (nccl_math.h, rotation), so small sizes are not timed from the cache.
+ * Then, separately, a correctness pass: fill the send buffers with
+ * predictable data, poison the receive buffers, run once, and count wrong
+ * elements on the device.
  *
  * Local GPUs are driven from this one thread as one communicator with
- * grouped calls. Communicators are non-blocking (NCCL 2.14+): every wait
- * polls ncclCommGetAsyncError and the CUDA events against --timeout, so a
- * rank that died or a hung link ends in an error naming rank and GPU
- * (after ncclCommAbort), never in a process that waits forever.
+ * grouped calls. Two kinds of communicator, for two different risks:
+ *
+ *   - Joining the job is where a rank that never comes makes everyone
+ *     wait. The communicators are created non-blocking (NCCL 2.14+), so
+ *     that wait is polled against --timeout and can be aborted.
+ *   - Timing must not measure the host. A non-blocking group hands every
+ *     ncclGroupEnd to a new thread and returns ncclInProgress, so each
+ *     operation would cost a thread start and a poll, and at small sizes
+ *     the GPU would idle between operations. The operations therefore run
+ *     on blocking communicators split off the non-blocking ones
+ *     (ncclCommSplit, 2.18+; the split itself is still non-blocking and
+ *     polled), which launch inline as nccl-tests' do. A blocking call
+ *     that does not return within --timeout (a peer died while NCCL waits
+ *     for it) is ended by a watchdog thread that aborts the communicators;
+ *     waits on the GPU are polled events, as before.
+ *
+ * With an NCCL older than 2.18 the operations run on the non-blocking
+ * communicators, polled with a short spin; the report says which
+ * ("launch"). Every failure ends in an error naming rank and GPU (after
+ * ncclCommAbort), never in a process that waits forever.
  */
 #include "nccl.h"
 
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <cjson/cJSON.h>
 
 #include "nccl_math.h"
 
@@ -34,8 +57,18 @@
 #include <cuda_runtime_api.h>
 
 #include "../kernels/kernels.h"
+#include "../report/json_util.h"
 #include "gpu.h"
 #include "nccl_dl.h"
+#include "telemetry.h"
+#include "deadline_math.h"
+
+/* How late the watchdog may notice a passed deadline (--timeout is at least 1 s). */
+#define WATCHDOG_RESOLUTION_S 0.05
+/* Telemetry while the sweep runs: often enough for a group of a few tenths of a second. */
+#define TELEMETRY_INTERVAL_S 0.1
+/* Spin (yielding) this long on a non-blocking call before sleeping between polls. */
+#define POLL_SPIN_S 0.002
 
 static const ncclDataType_t nccl_types[GB_NCCL_DTYPE_COUNT] = {
 	[GB_NCCL_INT8] = ncclInt8,	[GB_NCCL_UINT8] = ncclUint8,
@@ -54,10 +87,11 @@ static const ncclRedOp_t nccl_ops[GB_NCCL_REDOP_COUNT] = {
 struct gpu {
 	int dev; /* CUDA index */
 	int rank;
-	ncclComm_t comm;
+	ncclComm_t init_comm; /* non-blocking: joins the job, every wait polled */
+	ncclComm_t comm;      /* what operations use: init_comm's blocking split, or init_comm */
 	cudaStream_t stream;
 	cudaEvent_t start, stop, done;
-	char *send, *recv;
+	char *send, *recv; /* e->span bytes each: the slices operations rotate over */
 	unsigned long long *nwrong; /* device counter of the correctness pass */
 	cudaGraph_t graph;
 	cudaGraphExec_t exec;
@@ -72,9 +106,13 @@ struct engine {
 	struct gpu *g;
 	int n; /* local GPUs */
 	int nranks;
-	size_t send_bytes, recv_bytes; /* per GPU, the largest any point needs */
+	bool blocking;	       /* operations run on blocking communicators */
+	struct gb_deadline *wd; /* ends a blocking call that passed --timeout */
+	uint64_t span;	       /* bytes of each send and receive buffer */
 	uint64_t sizes[GB_NCCL_SWEEP_MAX];
 	size_t n_sizes;
+	struct gb_sampler *sampler; /* NULL without NVML */
+	cJSON *telemetry;	    /* extra.telemetry: one entry per group and GPU */
 	struct gb_nccl_row *rows;
 	size_t n_rows, cap_rows;
 };
@@ -87,16 +125,27 @@ struct op {
 	int root;  /* -1 for collectives without a root */
 	bool inplace;
 	struct gb_nccl_shape shape;
+	struct gb_nccl_rotation rot;
+	uint64_t turn; /* operations posted at this point so far: picks the next slice */
 	uint64_t seed;
 };
 
 /* ---- errors and waits ---- */
 
-static void nap(void)
+/*
+ * Between two polls of a non-blocking call: yield at first (an operation
+ * launched by NCCL's thread is ready within microseconds, and a sleep would
+ * add tens of them to each one), then sleep, so a long wait does not burn a
+ * core that NCCL's own threads need.
+ */
+static void poll_pause(double since)
 {
-	struct timespec ts = { 0, 50000 }; /* 50 us: short next to any timed loop */
+	struct timespec ts = { 0, 50000 }; /* 50 us: short next to any wait worth sleeping */
 
-	nanosleep(&ts, NULL);
+	if (gb_now_s() - since < POLL_SPIN_S)
+		sched_yield();
+	else
+		nanosleep(&ts, NULL);
 }
 
 static bool nccl_ok(ncclResult_t r)
@@ -138,13 +187,28 @@ static int cuda_fail(struct engine *e, const struct gpu *g, cudaError_t c, const
 	return -1;
 }
 
+/* Abort every communicator, the blocking splits first (they hold the GPU work). */
+static void abort_all(const struct engine *e)
+{
+	for (int i = 0; i < e->n; i++)
+		if (e->g[i].comm && e->g[i].comm != e->g[i].init_comm)
+			gb_nccl.ncclCommAbort(e->g[i].comm);
+	for (int i = 0; i < e->n; i++)
+		if (e->g[i].init_comm)
+			gb_nccl.ncclCommAbort(e->g[i].init_comm);
+}
+
+/* Drop every handle: the communicators are gone (aborted, or never made). */
+static void forget_comms(struct engine *e)
+{
+	for (int i = 0; i < e->n; i++)
+		e->g[i].comm = e->g[i].init_comm = NULL;
+}
+
 static void abort_comms(struct engine *e)
 {
-	for (int i = 0; i < e->n; i++) {
-		if (e->g[i].comm)
-			gb_nccl.ncclCommAbort(e->g[i].comm);
-		e->g[i].comm = NULL;
-	}
+	abort_all(e);
+	forget_comms(e);
 }
 
 static int timed_out(struct engine *e, const struct gpu *g, const char *what)
@@ -158,14 +222,41 @@ static int timed_out(struct engine *e, const struct gpu *g, const char *what)
 	return -1;
 }
 
-/* An asynchronous NCCL error on any comm: 1 still in progress, 0 idle, -1 error (set). */
-static int comm_state(struct engine *e, struct gpu *g, const char *what)
+/*
+ * On the watchdog's thread, when a watched call passed --timeout: aborting
+ * is what makes a blocked NCCL call return (every NCCL wait checks the
+ * communicator's abort flag). The main thread touches no handle while it is
+ * inside the watched call, and learns of this from gb_deadline_disarm().
+ */
+static void watchdog_fire(void *user, const char *what)
+{
+	(void)what;
+	abort_all(user);
+}
+
+/* Watch a call that may block: the watchdog ends it after --timeout. */
+static void watch(struct engine *e, const char *what)
+{
+	gb_deadline_arm(e->wd, e->p->timeout_s, what);
+}
+
+/* The watched call returned: 0, or -1 (ERROR set) when the watchdog had to end it. */
+static int unwatch(struct engine *e, const char *what)
+{
+	if (!gb_deadline_disarm(e->wd))
+		return 0;
+	forget_comms(e); /* the watchdog aborted them all */
+	return timed_out(e, &e->g[0], what);
+}
+
+/* The state of non-blocking work on c: 1 still in progress, 0 idle, -1 error (set). */
+static int comm_state(struct engine *e, const struct gpu *g, ncclComm_t c, const char *what)
 {
 	ncclResult_t a = ncclSuccess, r;
 
-	if (!g->comm)
+	if (!c)
 		return 0;
-	r = gb_nccl.ncclCommGetAsyncError(g->comm, &a);
+	r = gb_nccl.ncclCommGetAsyncError(c, &a);
 	if (r != ncclSuccess)
 		a = r;
 	if (a == ncclInProgress)
@@ -173,16 +264,17 @@ static int comm_state(struct engine *e, struct gpu *g, const char *what)
 	return a == ncclSuccess ? 0 : nccl_fail(e, g, a, what);
 }
 
-/* Wait, up to --timeout, until no comm has a non-blocking call in progress. */
-static int wait_comms(struct engine *e, const char *what)
+/* Wait, up to --timeout, until no init (or operation) comm has a call in progress. */
+static int wait_comms(struct engine *e, bool init, const char *what)
 {
-	double deadline = gb_now_s() + e->p->timeout_s;
+	double start = gb_now_s(), deadline = start + e->p->timeout_s;
 
 	for (;;) {
 		int busy = -1;
 
 		for (int i = 0; i < e->n; i++) {
-			int st = comm_state(e, &e->g[i], what);
+			struct gpu *g = &e->g[i];
+			int st = comm_state(e, g, init ? g->init_comm : g->comm, what);
 
 			if (st < 0)
 				return -1;
@@ -193,14 +285,35 @@ static int wait_comms(struct engine *e, const char *what)
 			return 0;
 		if (gb_now_s() > deadline)
 			return timed_out(e, &e->g[busy], what);
-		nap();
+		poll_pause(start);
 	}
+}
+
+/*
+ * Close a group of calls (a failed call in it is g's, with result r):
+ * bounded either way, by the watchdog while a blocking group launches, by
+ * polling while a non-blocking one runs on NCCL's thread.
+ */
+static int end_group(struct engine *e, const struct gpu *failed, ncclResult_t r, bool init,
+		     const char *what)
+{
+	ncclResult_t end;
+
+	watch(e, what);
+	end = gb_nccl.ncclGroupEnd(); /* a group is always closed, even after a failure */
+	if (unwatch(e, what))
+		return -1;
+	if (failed)
+		return nccl_fail(e, failed, r, what);
+	if (!nccl_ok(end))
+		return nccl_fail(e, NULL, end, "ncclGroupEnd");
+	return end == ncclInProgress ? wait_comms(e, init, what) : 0;
 }
 
 /* Wait, up to --timeout, until every GPU's stream has drained (polling, never blocking). */
 static int wait_gpus(struct engine *e, const char *what)
 {
-	double deadline = gb_now_s() + e->p->timeout_s;
+	double start = gb_now_s(), deadline = start + e->p->timeout_s;
 	cudaError_t c;
 
 	for (int i = 0; i < e->n; i++) {
@@ -217,27 +330,34 @@ static int wait_gpus(struct engine *e, const char *what)
 				busy = busy < 0 ? i : busy;
 			else if (c != cudaSuccess)
 				return cuda_fail(e, &e->g[i], c, what);
-			if (comm_state(e, &e->g[i], what) < 0)
+			if (comm_state(e, &e->g[i], e->g[i].comm, what) < 0)
 				return -1;
 		}
 		if (busy < 0)
 			return 0;
 		if (gb_now_s() > deadline)
 			return timed_out(e, &e->g[busy], what);
-		nap();
+		poll_pause(start);
 	}
 }
 
 /* ---- set-up and tear-down ---- */
 
-/* The largest send and receive buffer any point of the sweep needs, per GPU. */
-static void buffer_sizes(struct engine *e)
+/* Bytes one rank's buffers need at a point: the larger of send and receive. */
+static uint64_t point_bytes(const struct gb_nccl_shape *s, enum gb_nccl_dtype t)
 {
-	e->send_bytes = e->recv_bytes = 16;
+	uint64_t big = s->send_count > s->recv_count ? s->send_count : s->recv_count;
+
+	return big * gb_nccl_dtype_size(t);
+}
+
+/* The largest buffer any point of the sweep needs, per GPU. */
+static uint64_t largest_point(const struct engine *e)
+{
+	uint64_t most = 16;
+
 	for (int c = 0; c < GB_NCCL_COLL_COUNT; c++) {
 		for (int t = 0; t < GB_NCCL_DTYPE_COUNT; t++) {
-			size_t elt = gb_nccl_dtype_size(t);
-
 			if (!(e->p->colls & (1u << c)) || !(e->p->dtypes & (1u << t)))
 				continue;
 			for (size_t i = 0; i < e->n_sizes; i++) {
@@ -245,13 +365,26 @@ static void buffer_sizes(struct engine *e)
 
 				if (gb_nccl_shape_of(c, e->sizes[i], t, e->nranks, &s))
 					continue;
-				if (s.send_count * elt > e->send_bytes)
-					e->send_bytes = s.send_count * elt;
-				if (s.recv_count * elt > e->recv_bytes)
-					e->recv_bytes = s.recv_count * elt;
+				if (point_bytes(&s, t) > most)
+					most = point_bytes(&s, t);
 			}
 		}
 	}
+	return most;
+}
+
+/* The largest L2 of the local GPUs, NAN when none is known. */
+static double largest_l2(const struct engine *e)
+{
+	double l2 = NAN;
+
+	for (int i = 0; i < e->n; i++) {
+		const struct gb_device_info *d = gb_run_find_device(e->ctx->run, e->g[i].dev);
+
+		if (d && d->l2_bytes > 0 && !(d->l2_bytes <= l2))
+			l2 = d->l2_bytes;
+	}
+	return l2;
 }
 
 static int alloc_gpu(struct engine *e, struct gpu *g)
@@ -263,67 +396,146 @@ static int alloc_gpu(struct engine *e, struct gpu *g)
 	GB_CUDA_GOTO(e->res, cudaEventCreate(&g->start), out);
 	GB_CUDA_GOTO(e->res, cudaEventCreate(&g->stop), out);
 	GB_CUDA_GOTO(e->res, cudaEventCreateWithFlags(&g->done, cudaEventDisableTiming), out);
-	GB_CUDA_GOTO(e->res, cudaMalloc((void **)&g->send, e->send_bytes), out);
-	GB_CUDA_GOTO(e->res, cudaMalloc((void **)&g->recv, e->recv_bytes), out);
+	GB_CUDA_GOTO(e->res, cudaMalloc((void **)&g->send, e->span), out);
+	GB_CUDA_GOTO(e->res, cudaMalloc((void **)&g->recv, e->span), out);
 	GB_CUDA_GOTO(e->res, cudaMalloc((void **)&g->nwrong, sizeof(*g->nwrong)), out);
 	/* never time zeros: fill both buffers once with the pattern */
 	GB_CUDA_GOTO(e->res,
-		     gb_launch_nccl_fill(g->send, e->send_bytes, GB_NCCL_UINT8, GB_NCCL_SUM, 0,
-					 g->rank, 0, g->stream),
+		     gb_launch_nccl_fill(g->send, e->span, GB_NCCL_UINT8, GB_NCCL_SUM, 0, g->rank,
+					 0, g->stream),
 		     out);
 	GB_CUDA_GOTO(e->res,
-		     gb_launch_nccl_fill(g->recv, e->recv_bytes, GB_NCCL_UINT8, GB_NCCL_SUM, 1,
-					 g->rank, 0, g->stream),
+		     gb_launch_nccl_fill(g->recv, e->span, GB_NCCL_UINT8, GB_NCCL_SUM, 1, g->rank,
+					 0, g->stream),
 		     out);
 out:
 	return rc;
 }
 
+/* Join the job: non-blocking communicators, the wait for the other ranks polled. */
 static int init_comms(struct engine *e, const unsigned char *id_bytes)
 {
 	ncclUniqueId id;
 	ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
-	ncclResult_t r = ncclSuccess, end;
+	ncclResult_t r = ncclSuccess;
 	int rc = 0, failed = -1;
 
 	memcpy(&id, id_bytes, sizeof(id));
 	cfg.blocking = 0; /* every wait is ours to bound */
 	gb_nccl.ncclGroupStart();
 	for (int i = 0; i < e->n && failed < 0; i++) {
-		GB_CUDA_GOTO(e->res, cudaSetDevice(e->g[i].dev), end_group);
-		r = gb_nccl.ncclCommInitRankConfig(&e->g[i].comm, e->nranks, id, e->g[i].rank,
-						   &cfg);
+		GB_CUDA_GOTO(e->res, cudaSetDevice(e->g[i].dev), group_done);
+		r = gb_nccl.ncclCommInitRankConfig(&e->g[i].init_comm, e->nranks, id,
+						   e->g[i].rank, &cfg);
 		if (!nccl_ok(r))
 			failed = i;
 	}
-end_group:
-	end = gb_nccl.ncclGroupEnd();
-	if (rc)
+group_done:
+	if (rc) {
+		gb_nccl.ncclGroupEnd();
+		abort_comms(e);
 		return rc;
-	if (failed >= 0)
-		return nccl_fail(e, &e->g[failed], r, "ncclCommInitRankConfig");
-	if (!nccl_ok(end))
-		return nccl_fail(e, NULL, end, "ncclGroupEnd");
-	return wait_comms(e, "ncclCommInitRankConfig");
+	}
+	return end_group(e, failed >= 0 ? &e->g[failed] : NULL, r, true, "ncclCommInitRankConfig");
+}
+
+/*
+ * The communicators operations use: blocking splits of the non-blocking
+ * ones (see the top of the file). The split is a group on the non-blocking
+ * parents, so it runs on NCCL's thread and is polled like the init; an
+ * abort of a parent also ends a split in progress. Without ncclCommSplit
+ * (NCCL before 2.18) the non-blocking communicators serve.
+ */
+static int split_comms(struct engine *e)
+{
+	ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+	ncclResult_t r = ncclSuccess;
+	int rc = 0, failed = -1;
+
+	if (!gb_nccl.ncclCommSplit) {
+		for (int i = 0; i < e->n; i++)
+			e->g[i].comm = e->g[i].init_comm;
+		return 0;
+	}
+	cfg.blocking = 1;
+	gb_nccl.ncclGroupStart();
+	for (int i = 0; i < e->n && failed < 0; i++) {
+		GB_CUDA_GOTO(e->res, cudaSetDevice(e->g[i].dev), group_done);
+		r = gb_nccl.ncclCommSplit(e->g[i].init_comm, 0, e->g[i].rank, &e->g[i].comm, &cfg);
+		if (!nccl_ok(r))
+			failed = i;
+	}
+group_done:
+	if (rc) {
+		gb_nccl.ncclGroupEnd();
+		abort_comms(e);
+		return rc;
+	}
+	if (end_group(e, failed >= 0 ? &e->g[failed] : NULL, r, true, "ncclCommSplit"))
+		return -1;
+	for (int i = 0; i < e->n; i++)
+		if (!e->g[i].comm)
+			return nccl_fail(e, &e->g[i], ncclInternalError, "ncclCommSplit");
+	e->blocking = true;
+	return 0;
+}
+
+/*
+ * Flush what one set of communicators has outstanding, so the peers end in
+ * a clean state: the blocking splits (init false) or the non-blocking ones.
+ * One group, because a blocking finalize of one local rank may wait for the
+ * others, which in a loop would wait for ever.
+ */
+static int finalize_set(struct engine *e, bool init)
+{
+	ncclResult_t r = ncclSuccess;
+	const struct gpu *failed = NULL;
+
+	gb_nccl.ncclGroupStart();
+	for (int i = 0; i < e->n && !failed; i++) {
+		ncclComm_t c = init ? e->g[i].init_comm : e->g[i].comm;
+
+		if (!c || (!init && c == e->g[i].init_comm))
+			continue;
+		r = gb_nccl.ncclCommFinalize(c);
+		if (!nccl_ok(r))
+			failed = &e->g[i];
+	}
+	return end_group(e, failed, r, init, "ncclCommFinalize");
+}
+
+/* Finalize the splits, then the communicators they came from: 0, or -1 (aborted). */
+static int finalize_comms(struct engine *e)
+{
+	if (!gb_nccl.ncclCommFinalize)
+		return 0;
+	return finalize_set(e, false) || finalize_set(e, true) ? -1 : 0;
+}
+
+/* Destroy one communicator; anything but success (or in progress) falls back to abort. */
+static void destroy_one(ncclComm_t c)
+{
+	ncclResult_t r = gb_nccl.ncclCommDestroy(c);
+
+	if (!nccl_ok(r))
+		gb_nccl.ncclCommAbort(c);
 }
 
 static void destroy_comms(struct engine *e, bool clean)
 {
-	if (clean && gb_nccl.ncclCommFinalize) {
-		/* finalize flushes outstanding work and leaves peers in a clean state */
-		for (int i = 0; i < e->n; i++)
-			if (e->g[i].comm && !nccl_ok(gb_nccl.ncclCommFinalize(e->g[i].comm)))
-				clean = false;
-		if (clean && wait_comms(e, "ncclCommFinalize"))
-			clean = false;
-	}
+	if (clean && finalize_comms(e))
+		clean = false;
 	if (!clean) {
 		abort_comms(e);
 		return;
 	}
 	for (int i = 0; i < e->n; i++)
-		if (e->g[i].comm)
-			gb_nccl.ncclCommDestroy(e->g[i].comm);
+		if (e->g[i].comm && e->g[i].comm != e->g[i].init_comm)
+			destroy_one(e->g[i].comm);
+	for (int i = 0; i < e->n; i++)
+		if (e->g[i].init_comm)
+			destroy_one(e->g[i].init_comm);
+	forget_comms(e);
 }
 
 static void free_gpu(struct gpu *g)
@@ -350,23 +562,26 @@ static void free_gpu(struct gpu *g)
 
 /* ---- one operation ---- */
 
-static void op_buffers(const struct gpu *g, const struct op *o, char **send, char **recv)
+/* The buffers of o on g, `offset` bytes into the span (a rotation slice). */
+static void op_buffers(const struct gpu *g, const struct op *o, uint64_t offset, char **send,
+		       char **recv)
 {
 	size_t elt = gb_nccl_dtype_size(o->dtype);
+	char *s = g->send + offset, *r = g->recv + offset;
 
-	*send = g->send;
-	*recv = g->recv;
+	*send = s;
+	*recv = r;
 	if (!o->inplace)
 		return;
 	switch (o->coll) {
 	case GB_NCCL_ALLGATHER: /* this rank's chunk of the output is its input */
-		*send = g->recv + (size_t)g->rank * o->shape.inplace_send_offset * elt;
+		*send = r + (size_t)g->rank * o->shape.inplace_send_offset * elt;
 		break;
 	case GB_NCCL_REDUCESCATTER: /* the output is this rank's chunk of the input */
-		*recv = g->send + (size_t)g->rank * o->shape.inplace_recv_offset * elt;
+		*recv = s + (size_t)g->rank * o->shape.inplace_recv_offset * elt;
 		break;
 	default:
-		*send = g->recv;
+		*send = r;
 		break;
 	}
 }
@@ -386,18 +601,19 @@ static ncclResult_t alltoall(const struct engine *e, const struct gpu *g, const 
 			rr = gb_nccl.ncclRecv(r + (size_t)p * count * elt, count, t, p, g->comm,
 					      g->stream);
 	}
-	end = gb_nccl.ncclGroupEnd();
+	end = gb_nccl.ncclGroupEnd(); /* nested in post()'s group: it only closes this level */
 	return nccl_ok(rr) ? end : rr;
 }
 
-static ncclResult_t post_one(const struct engine *e, const struct gpu *g, const struct op *o)
+static ncclResult_t post_one(const struct engine *e, const struct gpu *g, const struct op *o,
+			     uint64_t offset)
 {
 	ncclDataType_t t = nccl_types[o->dtype];
 	ncclRedOp_t op = o->redop >= 0 ? nccl_ops[o->redop] : ncclSum;
 	size_t n = o->shape.param_count;
 	char *s, *r;
 
-	op_buffers(g, o, &s, &r);
+	op_buffers(g, o, offset, &s, &r);
 	switch (o->coll) {
 	case GB_NCCL_ALLREDUCE:
 		return gb_nccl.ncclAllReduce(s, r, n, t, op, g->comm, g->stream);
@@ -416,30 +632,32 @@ static ncclResult_t post_one(const struct engine *e, const struct gpu *g, const 
 	}
 }
 
-/* Enqueue one operation on every local GPU as one group. */
-static int post(struct engine *e, const struct op *o)
+/* Enqueue one operation on every local GPU as one group, `offset` bytes into the buffers. */
+static int post_at(struct engine *e, const struct op *o, uint64_t offset)
 {
-	ncclResult_t r = ncclSuccess, end;
+	ncclResult_t r = ncclSuccess;
 	int failed = -1;
 
 	gb_nccl.ncclGroupStart();
 	for (int i = 0; i < e->n && failed < 0; i++) {
-		r = post_one(e, &e->g[i], o);
+		r = post_one(e, &e->g[i], o, offset);
 		if (!nccl_ok(r))
 			failed = i;
 	}
-	end = gb_nccl.ncclGroupEnd(); /* a group is always closed, even after a failure */
-	if (failed >= 0)
-		return nccl_fail(e, &e->g[failed], r, gb_nccl_coll_names[o->coll]);
-	if (!nccl_ok(end))
-		return nccl_fail(e, NULL, end, "ncclGroupEnd");
-	return end == ncclInProgress ? wait_comms(e, gb_nccl_coll_names[o->coll]) : 0;
+	return end_group(e, failed >= 0 ? &e->g[failed] : NULL, r, false,
+			 gb_nccl_coll_names[o->coll]);
+}
+
+/* Enqueue the next operation of the timed or warm-up loops, on the next slice. */
+static int post(struct engine *e, struct op *o)
+{
+	return post_at(e, o, gb_nccl_rotation_offset(&o->rot, o->turn++));
 }
 
 /* ---- timing ---- */
 
 /* Capture --iters operations on every GPU's stream into one graph per GPU. */
-static int capture(struct engine *e, const struct op *o)
+static int capture(struct engine *e, struct op *o)
 {
 	int rc = 0, began = 0;
 	cudaError_t c = cudaSuccess;
@@ -489,15 +707,28 @@ static void drop_graphs(struct engine *e)
 	}
 }
 
-/* The timed operations between the start and stop events of every GPU. */
-static int timed_loop(struct engine *e, const struct op *o)
+/* Record every GPU's start (or stop) event on its stream. */
+static int record_all(struct engine *e, bool start)
 {
 	int rc = 0;
 
 	for (int i = 0; i < e->n; i++) {
 		GB_CUDA_GOTO(e->res, cudaSetDevice(e->g[i].dev), out);
-		GB_CUDA_GOTO(e->res, cudaEventRecord(e->g[i].start, e->g[i].stream), out);
+		GB_CUDA_GOTO(e->res,
+			     cudaEventRecord(start ? e->g[i].start : e->g[i].stop, e->g[i].stream),
+			     out);
 	}
+out:
+	return rc;
+}
+
+/* The timed operations between the start and stop events of every GPU. */
+static int timed_loop(struct engine *e, struct op *o)
+{
+	int rc = 0;
+
+	if (record_all(e, true))
+		return -1;
 	if (e->p->graph) {
 		for (int i = 0; i < e->n; i++) {
 			GB_CUDA_GOTO(e->res, cudaSetDevice(e->g[i].dev), out);
@@ -508,40 +739,19 @@ static int timed_loop(struct engine *e, const struct op *o)
 			if (post(e, o))
 				return -1;
 	}
-	for (int i = 0; i < e->n; i++) {
-		GB_CUDA_GOTO(e->res, cudaSetDevice(e->g[i].dev), out);
-		GB_CUDA_GOTO(e->res, cudaEventRecord(e->g[i].stop, e->g[i].stream), out);
-	}
+	rc = record_all(e, false);
 out:
 	return rc;
 }
 
-/* Time per operation in us: the slowest local GPU's events over --iters. */
-static int time_op(struct engine *e, const struct op *o, double *time_us)
+/* One sample: a timed loop; its time per operation in us, the slowest local GPU's. */
+static int timed_sample(struct engine *e, struct op *o, double *time_us)
 {
-	char err[512];
 	float worst = 0;
 	int rc = 0;
 
-	for (int64_t k = 0; k < e->p->warmup; k++)
-		if (post(e, o))
-			return -1;
-	if (wait_gpus(e, "the warm-up"))
-		return -1;
-	if (e->p->graph && (capture(e, o) || wait_gpus(e, "the graph upload")))
-		goto out_err;
-	/*
-	 * Every rank starts its timed loop together, as nccl-tests' barrier does:
-	 * after the capture, whose host time differs from rank to rank and would
-	 * otherwise land in the first timed operation of the ranks that waited.
-	 */
-	if (e->world && gb_mpi_barrier(e->world, "the timed loop", err, sizeof(err))) {
-		gb_bench_set_status(e->res, GB_STATUS_ERROR, "%s", err);
-		abort_comms(e);
-		goto out_err;
-	}
 	if (timed_loop(e, o) || wait_gpus(e, "the timed loop"))
-		goto out_err;
+		return -1;
 	for (int i = 0; i < e->n; i++) {
 		float ms = 0;
 
@@ -550,11 +760,40 @@ static int time_op(struct engine *e, const struct op *o, double *time_us)
 	}
 	*time_us = (double)worst * 1e3 / (double)e->p->iters;
 out:
-	drop_graphs(e);
 	return rc;
-out_err:
+}
+
+/* Warm up, then every sample of o; the row's time is their median, with their spread. */
+static int time_op(struct engine *e, struct op *o, struct gb_nccl_row *row)
+{
+	double t[GB_NCCL_SAMPLES_MAX];
+	size_t n = (size_t)e->p->samples;
+	char err[512];
+	int rc = 0;
+
+	for (int64_t k = 0; k < e->p->warmup; k++)
+		if (post(e, o))
+			return -1;
+	if (wait_gpus(e, "the warm-up"))
+		return -1;
+	if (e->p->graph && (capture(e, o) || wait_gpus(e, "the graph upload")))
+		rc = -1;
+	/*
+	 * Every rank starts its timed loops together, as nccl-tests' barrier does:
+	 * after the capture, whose host time differs from rank to rank and would
+	 * otherwise land in the first timed operation of the ranks that waited.
+	 */
+	if (!rc && e->world && gb_mpi_barrier(e->world, "the timed loop", err, sizeof(err))) {
+		gb_bench_set_status(e->res, GB_STATUS_ERROR, "%s", err);
+		abort_comms(e);
+		rc = -1;
+	}
+	for (size_t s = 0; s < n && !rc; s++)
+		rc = timed_sample(e, o, &t[s]);
 	drop_graphs(e);
-	return -1;
+	if (!rc)
+		gb_nccl_row_samples(row, t, n);
+	return rc;
 }
 
 /* ---- the correctness pass ---- */
@@ -571,7 +810,7 @@ static int prepare(struct engine *e, struct gpu *g, const struct op *o)
 	char *s, *r;
 	int rc = 0;
 
-	op_buffers(g, o, &s, &r);
+	op_buffers(g, o, 0, &s, &r);
 	GB_CUDA_GOTO(e->res, cudaSetDevice(g->dev), out);
 	/* all-ones bytes are NaN in every float type and far from any expected integer */
 	if (!o->inplace || o->coll == GB_NCCL_ALLGATHER)
@@ -610,7 +849,7 @@ static int verify(struct engine *e, struct gpu *g, const struct op *o)
 
 	if (!checked_here(g, o))
 		return 0;
-	op_buffers(g, o, &s, &r);
+	op_buffers(g, o, 0, &s, &r);
 	GB_CUDA_GOTO(e->res, cudaSetDevice(g->dev), out);
 	GB_CUDA_GOTO(e->res,
 		     gb_launch_nccl_verify(r, o->shape.recv_count, 0, &x, g->nwrong, g->stream),
@@ -627,7 +866,7 @@ static int check_op(struct engine *e, const struct op *o, int64_t *nwrong)
 	for (int i = 0; i < e->n; i++)
 		if (prepare(e, &e->g[i], o))
 			return -1;
-	if (post(e, o))
+	if (post_at(e, o, 0))
 		return -1;
 	for (int i = 0; i < e->n; i++)
 		if (verify(e, &e->g[i], o))
@@ -667,7 +906,7 @@ static void push_row(struct engine *e, const struct gb_nccl_row *r)
 	e->rows[e->n_rows++] = *r;
 }
 
-static int run_point(struct engine *e, const struct op *o)
+static int run_point(struct engine *e, struct op *o)
 {
 	struct gb_nccl_row row = {
 		.coll = (int)o->coll,
@@ -679,7 +918,13 @@ static int run_point(struct engine *e, const struct op *o)
 	};
 
 	gb_nccl_row_shape(&row, &o->shape, e->nranks);
-	if (time_op(e, o, &row.time_us) || check_op(e, o, &row.nwrong))
+	gb_nccl_rotation_of(point_bytes(&o->shape, o->dtype), e->span, &o->rot);
+	o->turn = 0;
+	if (gb_nccl_noop(o->coll, o->dtype, o->redop, e->nranks, o->inplace))
+		gb_nccl_row_samples(&row, NULL, 0); /* nothing to time: only checked */
+	else if (time_op(e, o, &row))
+		return -1;
+	if (check_op(e, o, &row.nwrong))
 		return -1;
 	gb_nccl_row_bw(&row, e->nranks);
 	push_row(e, &row);
@@ -694,6 +939,35 @@ static bool placement_wanted(const struct engine *e, const struct op *o)
 	return gb_nccl_want_inplace(e->p) && gb_nccl_coll_has_inplace(o->coll);
 }
 
+/* What the GPUs looked like while one group ran, into e->telemetry; starts the next window. */
+static void group_telemetry(struct engine *e, const struct op *o)
+{
+	for (int i = 0; e->sampler && i < e->n; i++) {
+		struct gb_telemetry_summary t;
+		cJSON *j;
+
+		gb_sampler_summary(e->sampler, (size_t)i, &t);
+		if (!t.valid)
+			continue;
+		j = cJSON_CreateObject();
+		cJSON_AddStringToObject(j, "collective", gb_nccl_coll_names[o->coll]);
+		cJSON_AddStringToObject(j, "type", gb_nccl_dtype_names[o->dtype]);
+		cJSON_AddStringToObject(j, "redop",
+					o->redop >= 0 ? gb_nccl_redop_names[o->redop] : "none");
+		cJSON_AddNumberToObject(j, "device", e->g[i].dev);
+		cJSON_AddNumberToObject(j, "samples", (double)t.n);
+		gb_json_add_num(j, "sm_mhz_mean", t.sm_mhz_mean);
+		gb_json_add_num(j, "sm_mhz_min", t.sm_mhz_min);
+		gb_json_add_num(j, "mem_mhz_mean", t.mem_mhz_mean);
+		gb_json_add_num(j, "power_w_max", t.power_w_max);
+		gb_json_add_num(j, "temp_c_max", t.temp_c_max);
+		gb_json_add_num(j, "throttled_frac", t.throttled_frac);
+		cJSON_AddItemToArray(e->telemetry, j);
+	}
+	if (e->sampler)
+		gb_sampler_mark(e->sampler);
+}
+
 /* Every size, out-of-place then in-place, of one collective, type and operator. */
 static int sweep_group(struct engine *e, struct op *o)
 {
@@ -704,6 +978,8 @@ static int sweep_group(struct engine *e, struct op *o)
 	gb_progress(e->ctx, "nccl: %s %s%s%s, %d ranks, %s to %s", gb_nccl_coll_names[o->coll],
 		    gb_nccl_dtype_names[o->dtype], o->redop >= 0 ? " " : "",
 		    o->redop >= 0 ? gb_nccl_redop_names[o->redop] : "", e->nranks, lo, hi);
+	if (e->sampler)
+		gb_sampler_mark(e->sampler);
 	for (size_t i = 0; i < e->n_sizes && !gb_should_stop(e->ctx); i++) {
 		if (gb_nccl_shape_of(o->coll, e->sizes[i], o->dtype, e->nranks, &o->shape))
 			continue; /* too small to give every rank an element */
@@ -717,6 +993,7 @@ static int sweep_group(struct engine *e, struct op *o)
 				return -1;
 		}
 	}
+	group_telemetry(e, o);
 	return 0;
 }
 
@@ -776,17 +1053,64 @@ static int engine_check(struct engine *e)
 	return 0;
 }
 
+/* How the run launched its operations and rotated its buffers, for the report. */
+static void record_method(struct engine *e)
+{
+	gb_bench_param_str(e->res, "launch",
+			   e->blocking ? "blocking communicators (split off non-blocking ones)"
+				       : "non-blocking communicators (NCCL before 2.18: small "
+					 "sizes include host launch time)");
+	gb_bench_param_num(e->res, "rotation_bytes", (double)e->span);
+	if (e->p->colls & (1u << GB_NCCL_ALLTOALL))
+		gb_bench_param_str(e->res, "alltoall",
+				   gb_nccl.ncclAlltoAll ? "ncclAlltoAll"
+							: "grouped ncclSend/ncclRecv per peer");
+}
+
+/* Set up, sweep, tear down; the watchdog and the GPUs are ready. */
+static int engine_sweep(struct engine *e, const unsigned char *id)
+{
+	int rc = engine_check(e);
+
+	if (!rc)
+		e->span = gb_nccl_rotation_span(largest_point(e), largest_l2(e));
+	for (int i = 0; i < e->n && !rc; i++)
+		rc = alloc_gpu(e, &e->g[i]);
+	if (!rc)
+		rc = init_comms(e, id);
+	if (!rc)
+		rc = split_comms(e);
+	if (!rc) {
+		record_method(e);
+		e->sampler = gb_sampler_start(e->ctx, e->ctx->devices, e->ctx->n_devices,
+					      TELEMETRY_INTERVAL_S, NULL);
+		gb_bench_param_bool(e->res, "telemetry", e->sampler != NULL);
+		rc = sweep(e);
+		gb_sampler_stop(e->sampler);
+		e->sampler = NULL;
+	}
+	destroy_comms(e, rc == 0);
+	return rc;
+}
+
 /*
  * Run the sweep on e->n local GPUs that are ranks first_rank.. of e->nranks,
- * joining the communicator of id. Rows land in e->rows.
+ * joining the communicator of id. Rows land in e->rows, telemetry in
+ * e->telemetry.
  */
 static int engine_run(struct engine *e, int first_rank, const unsigned char *id)
 {
 	int rc;
 
 	e->g = calloc((size_t)e->n, sizeof(*e->g));
-	if (!e->g) {
-		gb_bench_set_status(e->res, GB_STATUS_ERROR, "out of host memory");
+	e->telemetry = cJSON_CreateArray();
+	e->wd = gb_deadline_start(watchdog_fire, e, WATCHDOG_RESOLUTION_S);
+	if (!e->g || !e->wd) {
+		gb_bench_set_status(e->res, GB_STATUS_ERROR,
+				    e->g ? "cannot start the watchdog thread" : "out of host memory");
+		gb_deadline_stop(e->wd);
+		free(e->g);
+		e->g = NULL;
 		return -1;
 	}
 	/* an error an earlier step tolerated must not surface in the first kernel launch */
@@ -795,16 +1119,9 @@ static int engine_run(struct engine *e, int first_rank, const unsigned char *id)
 		e->g[i].dev = e->ctx->devices[i];
 		e->g[i].rank = first_rank + i;
 	}
-	rc = engine_check(e);
-	if (!rc)
-		buffer_sizes(e);
-	for (int i = 0; i < e->n && !rc; i++)
-		rc = alloc_gpu(e, &e->g[i]);
-	if (!rc)
-		rc = init_comms(e, id);
-	if (!rc)
-		rc = sweep(e);
-	destroy_comms(e, rc == 0);
+	rc = engine_sweep(e, id);
+	gb_deadline_stop(e->wd);
+	e->wd = NULL;
 	for (int i = 0; i < e->n; i++)
 		free_gpu(&e->g[i]);
 	free(e->g);
@@ -823,6 +1140,18 @@ static void engine_init(struct engine *e, struct gb_ctx *ctx, const void *params
 	e->host = w ? w->host : NULL;
 	e->n = (int)ctx->n_devices;
 	e->nranks = w ? w->size : (int)ctx->n_devices;
+}
+
+/* The telemetry of the sweep into extra (after gb_nccl_fill_result made it). */
+static void engine_finish(struct engine *e)
+{
+	if (e->telemetry && cJSON_GetArraySize(e->telemetry) > 0)
+		cJSON_AddItemToObject(gb_bench_extra(e->res), "telemetry", e->telemetry);
+	else
+		cJSON_Delete(e->telemetry);
+	e->telemetry = NULL;
+	free(e->rows);
+	e->rows = NULL;
 }
 
 /* ---- public entry points ---- */
@@ -892,7 +1221,7 @@ static int nccl_run(struct gb_ctx *ctx, const void *params, struct gb_bench_resu
 	rc = engine_run(&e, 0, id);
 	theory = local_theory(ctx, basis, sizeof(basis));
 	gb_nccl_fill_result(res, e.rows, e.n_rows, e.nranks, theory, basis);
-	free(e.rows);
+	engine_finish(&e);
 	return rc;
 }
 
@@ -912,7 +1241,7 @@ int gb_nccl_run_world(struct gb_ctx *ctx, const void *params, const struct gb_mp
 	rc = engine_run(&e, w->rank, id);
 	/* this rank's own view; rank 0 recomputes the whole from every rank's rows */
 	gb_nccl_fill_result(res, e.rows, e.n_rows, e.nranks, NAN, NULL);
-	free(e.rows);
+	engine_finish(&e);
 	return rc;
 }
 
@@ -984,6 +1313,7 @@ void gb_nccl_record_params(struct gb_bench_result *res, const void *params, int 
 	gb_bench_param_num(res, "max_bytes", (double)p->max_bytes);
 	gb_bench_param_num(res, "factor", (double)p->factor);
 	gb_bench_param_num(res, "iters", (double)p->iters);
+	gb_bench_param_num(res, "samples", (double)p->samples);
 	gb_bench_param_num(res, "warmup", (double)p->warmup);
 	gb_bench_param_num(res, "root", (double)p->root);
 	gb_bench_param_bool(res, "out_of_place", gb_nccl_want_outofplace(p));
@@ -992,8 +1322,9 @@ void gb_nccl_record_params(struct gb_bench_result *res, const void *params, int 
 	gb_bench_param_num(res, "timeout_s", p->timeout_s);
 	gb_bench_param_num(res, "nranks", nranks);
 	gb_bench_param_str(res, "timing",
-			   "CUDA events around iters operations; time = slowest "
-			   "GPU / iters (nccl-tests' per-operation time)");
+			   "CUDA events around iters operations, each on its own buffer slice; "
+			   "a sample = slowest GPU / iters (nccl-tests' per-operation time); "
+			   "time_us = median of the samples");
 	if (gb_nccl_loaded_version() > 0)
 		gb_bench_param_num(res, "nccl_version", gb_nccl_loaded_version());
 }
@@ -1007,7 +1338,8 @@ const struct gb_bench gb_bench_nccl = {
 	.name = "nccl",
 	.summary = "NCCL collectives: time, algbw, busbw and wrong elements over a size sweep",
 	.usage = "gpubench nccl [--op LIST] [--min-bytes SIZE] [--max-bytes SIZE] [--factor N] "
-		 "[--dtype LIST] [--redop LIST] [--iters N] [--warmup N] [--inplace|--outofplace] "
+		 "[--dtype LIST] [--redop LIST] [--iters N] [--samples N] [--warmup N] "
+		 "[--inplace|--outofplace] "
 		 "[--graph] [options]\n"
 		 "       mpirun -np N gpubench nccl [options]   (one rank per GPU, any number of "
 		 "nodes)",

@@ -10,10 +10,22 @@
 
 struct gb_nccl_api gb_nccl;
 static void *handle;
+static char *chosen; /* the first path a caller named, NULL if none did */
+
+/* The library to open: path, else the one named first, else the default. */
+static const char *library_path(const char *path)
+{
+	if (path && *path) {
+		if (!chosen)
+			chosen = strdup(path);
+		return path;
+	}
+	return chosen ? chosen : GB_NCCL_LIBRARY;
+}
 
 int gb_nccl_dl_load(const char *path, char *err, size_t errlen)
 {
-	const char *lib = path && *path ? path : GB_NCCL_LIBRARY;
+	const char *lib = library_path(path);
 	void *h;
 
 	if (handle)
@@ -39,7 +51,7 @@ int gb_nccl_dl_load(const char *path, char *err, size_t errlen)
 	}
 	GB_NCCL_REQUIRED(GB_NCCL_LOAD_REQUIRED)
 #undef GB_NCCL_LOAD_REQUIRED
-#define GB_NCCL_LOAD_OPTIONAL(name) *(void **)(&gb_nccl.name) = dlsym(h, #name);
+#define GB_NCCL_LOAD_OPTIONAL(name, type) *(void **)(&gb_nccl.name) = dlsym(h, #name);
 	GB_NCCL_OPTIONAL(GB_NCCL_LOAD_OPTIONAL)
 #undef GB_NCCL_LOAD_OPTIONAL
 	if (gb_nccl.ncclGetVersion(&gb_nccl.version) != ncclSuccess)

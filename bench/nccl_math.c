@@ -80,8 +80,11 @@ const struct gb_opt gb_nccl_opts[] = {
 	{ GB_OPT_ENUM_LIST, 0, "redop", P(redops), "LIST",
 	  "reduction operators of allreduce, reducescatter, reduce (default sum)", 0, 0,
 	  gb_nccl_redop_names, 0 },
-	{ GB_OPT_COUNT, 'n', "iters", P(iters), "N", "timed operations per size (nccl-tests -n)", 1,
-	  1e6, NULL, 0 },
+	{ GB_OPT_COUNT, 'n', "iters", P(iters), "N",
+	  "timed operations per sample (nccl-tests -n)", 1, 1e6, NULL, 0 },
+	{ GB_OPT_COUNT, 0, "samples", P(samples), "N",
+	  "timed loops per size: the time is their median, with their spread", 1,
+	  GB_NCCL_SAMPLES_MAX, NULL, 0 },
 	{ GB_OPT_COUNT, 'w', "warmup", P(warmup), "N",
 	  "untimed operations per size before the timed ones (nccl-tests -w)", 0, 1e6, NULL, 0 },
 	{ GB_OPT_COUNT, 'r', "root", P(root), "RANK", "root rank of broadcast and reduce", 0, 65535,
@@ -113,6 +116,7 @@ void gb_nccl_set_defaults(void *params)
 	p->max_bytes = 1ULL << 30;
 	p->factor = 2;
 	p->iters = 20;
+	p->samples = 5;
 	p->warmup = 5;
 	p->root = 0;
 	p->timeout_s = 120;
@@ -210,6 +214,42 @@ double gb_nccl_algbw_bytes(enum gb_nccl_coll c, const struct gb_nccl_shape *s, e
 {
 	return gb_algbw_bytes(gb_nccl_coll_names[c], (double)s->param_count,
 			      (double)gb_nccl_dtype_size(t), nranks);
+}
+
+/* ---- rotation ---- */
+
+static uint64_t round_up(uint64_t v, uint64_t to)
+{
+	return (v + to - 1) / to * to;
+}
+
+uint64_t gb_nccl_rotation_span(uint64_t largest_bytes, double l2_bytes)
+{
+	double l2 = l2_bytes > 0 ? l2_bytes : GB_NCCL_ROTATION_FALLBACK_BYTES / 2.0;
+	uint64_t floor_bytes = (uint64_t)(2.0 * l2);
+
+	return round_up(largest_bytes > floor_bytes ? largest_bytes : floor_bytes,
+			GB_NCCL_ROTATION_ALIGN);
+}
+
+void gb_nccl_rotation_of(uint64_t point_bytes, uint64_t span_bytes, struct gb_nccl_rotation *r)
+{
+	r->stride = round_up(point_bytes ? point_bytes : 1, GB_NCCL_ROTATION_ALIGN);
+	r->slots = span_bytes / r->stride;
+	if (r->slots < 1)
+		r->slots = 1;
+}
+
+uint64_t gb_nccl_rotation_offset(const struct gb_nccl_rotation *r, uint64_t turn)
+{
+	return r->slots > 1 ? r->stride * (turn % r->slots) : 0;
+}
+
+bool gb_nccl_noop(enum gb_nccl_coll c, enum gb_nccl_dtype t, int redop, int nranks, bool inplace)
+{
+	bool premul = gb_nccl_coll_reduces(c) && redop == GB_NCCL_AVG && gb_nccl_dtype_float((int)t);
+
+	return nranks == 1 && inplace && gb_nccl_coll_has_inplace(c) && !premul;
 }
 
 /* ---- theory ---- */
@@ -333,6 +373,30 @@ void gb_nccl_row_shape(struct gb_nccl_row *r, const struct gb_nccl_shape *s, int
 	r->algbytes = gb_nccl_algbw_bytes(r->coll, s, r->dtype, nranks);
 }
 
+static void row_untimed(struct gb_nccl_row *r)
+{
+	r->time_us = r->time_min_us = r->time_max_us = r->time_stdev_us = r->time_cv = NAN;
+	r->n_samples = 0;
+	r->untimed = true;
+}
+
+void gb_nccl_row_samples(struct gb_nccl_row *r, const double *time_us, size_t n)
+{
+	struct gb_stats st;
+
+	if (gb_stats_compute(&st, time_us, n)) {
+		row_untimed(r);
+		return;
+	}
+	r->untimed = false;
+	r->n_samples = (int)st.n;
+	r->time_us = st.median;
+	r->time_min_us = st.min;
+	r->time_max_us = st.max;
+	r->time_stdev_us = st.stdev;
+	r->time_cv = st.n >= 2 ? st.cv : NAN;
+}
+
 void gb_nccl_row_bw(struct gb_nccl_row *r, int nranks)
 {
 	double factor = gb_busbw_factor(gb_nccl_coll_names[r->coll], nranks);
@@ -358,6 +422,13 @@ cJSON *gb_nccl_row_to_json(const struct gb_nccl_row *r)
 	gb_json_add_num(o, "root", r->root >= 0 ? (double)r->root : NAN);
 	gb_json_add_num(o, "algbytes", r->algbytes);
 	gb_json_add_num(o, "time_us", r->time_us);
+	gb_json_add_num(o, "time_min_us", r->time_min_us);
+	gb_json_add_num(o, "time_max_us", r->time_max_us);
+	gb_json_add_num(o, "time_stdev_us", r->time_stdev_us);
+	gb_json_add_num(o, "time_cv", r->time_cv);
+	cJSON_AddNumberToObject(o, "samples", r->n_samples);
+	if (r->untimed)
+		cJSON_AddStringToObject(o, "skipped", GB_NCCL_NOOP_REASON);
 	gb_json_add_num(o, "algbw", r->algbw_gbps);
 	gb_json_add_num(o, "busbw", r->busbw_gbps);
 	gb_json_add_num(o, "nwrong", r->nwrong >= 0 ? (double)r->nwrong : NAN);
@@ -386,6 +457,7 @@ int gb_nccl_row_from_json(const cJSON *o, struct gb_nccl_row *r)
 	const cJSON *redop = cJSON_GetObjectItemCaseSensitive(o, "redop");
 	const cJSON *place = cJSON_GetObjectItemCaseSensitive(o, "placement");
 	double root = num_field(o, "root"), nwrong = num_field(o, "nwrong");
+	double samples = num_field(o, "samples");
 
 	memset(r, 0, sizeof(*r));
 	r->coll = name_index(gb_nccl_coll_names, cJSON_GetObjectItemCaseSensitive(o, "collective"));
@@ -401,6 +473,13 @@ int gb_nccl_row_from_json(const cJSON *o, struct gb_nccl_row *r)
 	r->count = (uint64_t)num_field(o, "count");
 	r->algbytes = num_field(o, "algbytes");
 	r->time_us = num_field(o, "time_us");
+	r->time_min_us = num_field(o, "time_min_us");
+	r->time_max_us = num_field(o, "time_max_us");
+	r->time_stdev_us = num_field(o, "time_stdev_us");
+	r->time_cv = num_field(o, "time_cv");
+	/* reports from before --samples had one loop per size and no spread */
+	r->n_samples = isfinite(samples) ? (int)samples : isfinite(r->time_us) ? 1 : 0;
+	r->untimed = cJSON_GetObjectItemCaseSensitive(o, "skipped") != NULL;
 	r->algbw_gbps = num_field(o, "algbw");
 	r->busbw_gbps = num_field(o, "busbw");
 	r->nwrong = isfinite(nwrong) ? (int64_t)nwrong : -1;
@@ -414,6 +493,43 @@ static bool same_point(const struct gb_nccl_row *a, const struct gb_nccl_row *b)
 	       a->count == b->count;
 }
 
+/* The widest spread of r and out, into out (NAN-aware: a known figure wins). */
+static void widen_spread(struct gb_nccl_row *out, const struct gb_nccl_row *r)
+{
+	out->time_min_us = fmin(out->time_min_us, r->time_min_us);
+	out->time_max_us = fmax(out->time_max_us, r->time_max_us);
+	out->time_stdev_us = fmax(out->time_stdev_us, r->time_stdev_us);
+	out->time_cv = fmax(out->time_cv, r->time_cv);
+	if (r->n_samples < out->n_samples)
+		out->n_samples = r->n_samples;
+}
+
+/* Combine row i of every part into out; -1 when the parts' rows differ. */
+static int combine_row(const struct gb_nccl_row *const *rows, size_t parts, size_t i,
+		       struct gb_nccl_row *out)
+{
+	double t = 0;
+	int64_t wrong = -1;
+
+	*out = rows[0][i];
+	for (size_t k = 0; k < parts; k++) {
+		const struct gb_nccl_row *r = &rows[k][i];
+
+		if (!same_point(r, out))
+			return -1;
+		t += r->time_us;
+		out->untimed |= r->untimed;
+		widen_spread(out, r);
+		if (r->nwrong >= 0)
+			wrong = (wrong < 0 ? 0 : wrong) + r->nwrong;
+	}
+	out->time_us = t / (double)parts;
+	out->nwrong = wrong;
+	if (out->untimed)
+		row_untimed(out);
+	return 0;
+}
+
 int gb_nccl_rows_combine(const struct gb_nccl_row *const *rows, const size_t *n, size_t parts,
 			 int nranks, struct gb_nccl_row *out)
 {
@@ -423,21 +539,8 @@ int gb_nccl_rows_combine(const struct gb_nccl_row *const *rows, const size_t *n,
 		if (n[k] != n[0])
 			return -1;
 	for (size_t i = 0; i < n[0]; i++) {
-		double t = 0;
-		int64_t wrong = -1;
-
-		out[i] = rows[0][i];
-		for (size_t k = 0; k < parts; k++) {
-			const struct gb_nccl_row *r = &rows[k][i];
-
-			if (!same_point(r, &out[i]))
-				return -1;
-			t += r->time_us;
-			if (r->nwrong >= 0)
-				wrong = (wrong < 0 ? 0 : wrong) + r->nwrong;
-		}
-		out[i].time_us = t / (double)parts;
-		out[i].nwrong = wrong;
+		if (combine_row(rows, parts, i, &out[i]))
+			return -1;
 		gb_nccl_row_bw(&out[i], nranks);
 	}
 	return 0;
@@ -484,26 +587,55 @@ int gb_nccl_summarize(const struct gb_nccl_row *rows, size_t n, int nranks,
 	s->n = n;
 	for (size_t i = 0; i < n; i++) {
 		const struct gb_nccl_row *r = &rows[i];
+		bool first;
 
-		if (isfinite(r->busbw_gbps) && !(r->busbw_gbps <= s->busbw_peak_gbps))
-			s->busbw_peak_gbps = r->busbw_gbps;
-		if (isfinite(r->algbw_gbps) && !(r->algbw_gbps <= s->algbw_peak_gbps))
-			s->algbw_peak_gbps = r->algbw_gbps;
-		if (r->size < rows[lo].size)
-			lo = i;
-		if (r->size > rows[hi].size)
-			hi = i;
 		if (r->nwrong >= 0)
 			s->nwrong = (s->nwrong < 0 ? 0 : s->nwrong) + r->nwrong;
 		if (r->nwrong > 0 && s->first_wrong < 0)
 			s->first_wrong = (int64_t)i;
+		if (r->untimed)
+			continue;
+		if (isfinite(r->busbw_gbps) && !(r->busbw_gbps <= s->busbw_peak_gbps))
+			s->busbw_peak_gbps = r->busbw_gbps;
+		if (isfinite(r->algbw_gbps) && !(r->algbw_gbps <= s->algbw_peak_gbps))
+			s->algbw_peak_gbps = r->algbw_gbps;
+		first = s->n_timed++ == 0;
+		if (first || r->size < rows[lo].size)
+			lo = i;
+		if (first || r->size > rows[hi].size)
+			hi = i;
 	}
 	s->smallest_bytes = rows[lo].size;
 	s->largest_bytes = rows[hi].size;
-	s->latency_smallest_us = rows[lo].time_us;
-	s->busbw_largest_gbps = rows[hi].busbw_gbps;
+	s->latency_smallest_us = s->n_timed ? rows[lo].time_us : NAN;
+	s->busbw_largest_gbps = s->n_timed ? rows[hi].busbw_gbps : NAN;
 	summary_fit(rows, n, nranks, s);
 	return 0;
+}
+
+enum gb_nccl_spread gb_nccl_spread_judge(const struct gb_nccl_row *rows, size_t n,
+					 int64_t *worst)
+{
+	bool large = false;
+
+	*worst = -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct gb_nccl_row *r = &rows[i];
+
+		if (r->untimed || r->size < GB_NCCL_SPREAD_MIN_BYTES)
+			continue;
+		large = true;
+		if (r->n_samples < 2 || !isfinite(r->time_cv))
+			continue;
+		if (*worst < 0 || r->time_cv > rows[*worst].time_cv)
+			*worst = (int64_t)i;
+	}
+	if (!large)
+		return GB_NCCL_SPREAD_NO_LARGE;
+	if (*worst < 0)
+		return GB_NCCL_SPREAD_TOO_FEW;
+	return rows[*worst].time_cv <= GB_NCCL_SPREAD_MAX ? GB_NCCL_SPREAD_WITHIN
+							  : GB_NCCL_SPREAD_ABOVE;
 }
 
 void gb_nccl_group_name(const struct gb_nccl_row *r, bool multi_dtype, bool multi_redop, char *buf,
@@ -598,6 +730,8 @@ static void group_series(struct gb_bench_result *res, const char *grp,
 	snprintf(name, sizeof(name), "%s_time", grp);
 	tm = gb_bench_add_series(res, name, "B", "us", -1);
 	for (size_t i = 0; i < n; i++) {
+		if (rows[i].untimed)
+			continue;
 		gb_series_push(bus, (double)rows[i].size, rows[i].busbw_gbps);
 		gb_series_push(alg, (double)rows[i].size, rows[i].algbw_gbps);
 		gb_series_push(tm, (double)rows[i].size, rows[i].time_us);
@@ -630,6 +764,67 @@ static void group_check(struct gb_bench_result *res, const char *grp,
 			   gb_nccl_dtype_names[w->dtype], w->inplace ? "in-place" : "out-of-place");
 }
 
+static void spread_check(struct gb_bench_result *res, const char *grp,
+			 const struct gb_nccl_row *rows, size_t n)
+{
+	char name[160], b[32], lim[32];
+	int64_t w;
+	enum gb_nccl_spread v = gb_nccl_spread_judge(rows, n, &w);
+	double cv = w >= 0 ? 100 * rows[w].time_cv : NAN;
+
+	snprintf(name, sizeof(name), "%s_timing_spread", grp);
+	gb_format_bytes(b, sizeof(b), w >= 0 ? (double)rows[w].size : 0);
+	gb_format_bytes(lim, sizeof(lim), (double)GB_NCCL_SPREAD_MIN_BYTES);
+	switch (v) {
+	case GB_NCCL_SPREAD_WITHIN:
+		gb_bench_add_check(res, name, GB_STATUS_PASSED, GB_SEV_INFO, -1, cv,
+				   100 * GB_NCCL_SPREAD_MAX,
+				   "samples of every size from %s vary by at most %.2f%% (CV, at %s), "
+				   "within %.0f%%",
+				   lim, cv, b, 100 * GB_NCCL_SPREAD_MAX);
+		break;
+	case GB_NCCL_SPREAD_ABOVE:
+		gb_bench_add_check(res, name, GB_STATUS_WARNING, GB_SEV_WARNING, -1, cv,
+				   100 * GB_NCCL_SPREAD_MAX,
+				   "samples at %s vary by %.2f%% (CV), above %.0f%%: the time moved "
+				   "between loops (other traffic on the links, clocks, or a rank that "
+				   "lagged)",
+				   b, cv, 100 * GB_NCCL_SPREAD_MAX);
+		break;
+	case GB_NCCL_SPREAD_NO_LARGE:
+		gb_bench_add_check(res, name, GB_STATUS_SKIPPED, GB_SEV_INFO, -1, NAN,
+				   100 * GB_NCCL_SPREAD_MAX,
+				   "no timed size reaches %s, where the spread is judged", lim);
+		break;
+	case GB_NCCL_SPREAD_TOO_FEW:
+		gb_bench_add_check(res, name, GB_STATUS_SKIPPED, GB_SEV_INFO, -1, NAN,
+				   100 * GB_NCCL_SPREAD_MAX,
+				   "one sample per size: judging the spread takes --samples 2 or more");
+		break;
+	}
+}
+
+/* The checks and numbers of one group: nothing timed gets a SKIPPED check instead. */
+static void group_report(struct gb_bench_result *res, const char *grp,
+			 const struct gb_nccl_row *rows, size_t n, int nranks, double theory_gbps)
+{
+	struct gb_nccl_summary s;
+	char name[160];
+
+	gb_nccl_summarize(rows, n, nranks, &s);
+	group_check(res, grp, rows, &s);
+	if (s.n_timed) {
+		group_metrics(res, grp, &s, theory_gbps);
+		group_series(res, grp, rows, n);
+		spread_check(res, grp, rows, n);
+	} else {
+		snprintf(name, sizeof(name), "%s_timed", grp);
+		gb_bench_add_check(res, name, GB_STATUS_SKIPPED, GB_SEV_INFO, -1, NAN, NAN,
+				   "%s: nothing to time at any of %zu sizes", GB_NCCL_NOOP_REASON,
+				   n);
+	}
+}
+
 static void fill_extra(struct gb_bench_result *res, const struct gb_nccl_row *rows, size_t n,
 		       int nranks, double theory_bps, const char *basis)
 {
@@ -649,9 +844,9 @@ static void fill_extra(struct gb_bench_result *res, const struct gb_nccl_row *ro
 			extra, "note",
 			"one rank: nothing crosses a link, so bus bandwidth is 0 by definition for "
 			"allreduce, allgather, reducescatter and alltoall (factor (n-1)/n); read "
-			"the "
-			"algorithm bandwidth (algbw). broadcast and reduce keep nccl-tests' factor "
-			"1");
+			"the algorithm bandwidth (algbw). broadcast and reduce keep nccl-tests' "
+			"factor 1. In place, NCCL does no work with one rank (except float avg), "
+			"so those rows are not timed (\"skipped\") and only checked");
 }
 
 void gb_nccl_fill_result(struct gb_bench_result *res, const struct gb_nccl_row *rows, size_t n,
@@ -664,7 +859,6 @@ void gb_nccl_fill_result(struct gb_bench_result *res, const struct gb_nccl_row *
 
 	distinct(rows, n, &multi_dtype, &multi_redop);
 	for (size_t i = 0; i < n; i++) {
-		struct gb_nccl_summary s;
 		char name[128];
 		size_t m = 0;
 
@@ -677,10 +871,7 @@ void gb_nccl_fill_result(struct gb_bench_result *res, const struct gb_nccl_row *
 			}
 		}
 		gb_nccl_group_name(&rows[i], multi_dtype, multi_redop, name, sizeof(name));
-		gb_nccl_summarize(grp, m, nranks, &s);
-		group_metrics(res, name, &s, theory_gbps);
-		group_series(res, name, grp, m);
-		group_check(res, name, grp, &s);
+		group_report(res, name, grp, m, nranks, theory_gbps);
 	}
 	fill_extra(res, rows, n, nranks, theory_bps, basis);
 	free(done);

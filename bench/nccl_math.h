@@ -101,8 +101,9 @@ struct gb_nccl_params {
 	uint64_t min_bytes;
 	uint64_t max_bytes;
 	int64_t factor;
-	int64_t iters;	/* timed operations per size */
-	int64_t warmup; /* untimed operations per size before them */
+	int64_t iters;	 /* timed operations per sample */
+	int64_t samples; /* timed loops per size: the median and spread of their times */
+	int64_t warmup;	 /* untimed operations per size before them */
 	int64_t root;
 	bool inplace;	  /* only in-place (both, or neither: both placements) */
 	bool outofplace;  /* only out-of-place */
@@ -110,11 +111,17 @@ struct gb_nccl_params {
 	double timeout_s; /* longest wait for a collective or another rank */
 };
 
+/* Most --samples: the timed loops of one size keep their times on the stack. */
+#define GB_NCCL_SAMPLES_MAX 1000
+
 #ifndef __CUDACC__
 /* The option table (struct gb_nccl_params offsets), shared by the command and the tests. */
 extern const struct gb_opt gb_nccl_opts[];
 #endif
-/* Defaults: allreduce, float, sum, 8 B to 1 GiB x2, 20 iterations after 5, root 0, 120 s. */
+/*
+ * Defaults: allreduce, float, sum, 8 B to 1 GiB x2, 5 samples of 20
+ * iterations after 5 warm-up ones, root 0, 120 s.
+ */
 void gb_nccl_set_defaults(void *params);
 /*
  * Cross-field checks: 0, or -1 with one line in err
@@ -154,6 +161,51 @@ struct gb_nccl_shape {
 /* 0, or -1 when the size gives no element per rank (or bad input). */
 int gb_nccl_shape_of(enum gb_nccl_coll c, uint64_t bytes, enum gb_nccl_dtype t, int nranks,
 		     struct gb_nccl_shape *s);
+
+/* ---- buffer rotation: time memory, not the L2 cache ---- */
+
+/*
+ * Every operation of the timed loop works on its own slice of the buffers,
+ * as nccl-tests shifts its buffers by one operation's bytes per iteration:
+ * operation `turn` of a point starts `offset` bytes into both the send and
+ * the receive buffer. The buffers span at
+ * least twice the largest L2 of the GPUs, so a size that fits in L2 is read
+ * from memory as it would be in a real job, not from the cache the previous
+ * operation filled. Slices are 256-byte aligned, as cudaMalloc's buffers
+ * are, so rotation never makes an operation take a slower unaligned path.
+ */
+#define GB_NCCL_ROTATION_ALIGN 256
+/* The span when the L2 size is unknown: twice the largest L2 of current GPUs. */
+#define GB_NCCL_ROTATION_FALLBACK_BYTES (256ULL << 20)
+
+struct gb_nccl_rotation {
+	uint64_t stride; /* bytes between the slices of consecutive operations */
+	uint64_t slots;	 /* slices in the span, at least 1 */
+};
+
+/*
+ * Bytes to allocate for each of the send and receive buffers: the largest
+ * point's buffer, and at least 2 x l2_bytes (GB_NCCL_ROTATION_FALLBACK_BYTES
+ * when l2_bytes is not positive), rounded up to GB_NCCL_ROTATION_ALIGN.
+ */
+uint64_t gb_nccl_rotation_span(uint64_t largest_bytes, double l2_bytes);
+/* The slices of a point whose buffers need point_bytes within span bytes. */
+void gb_nccl_rotation_of(uint64_t point_bytes, uint64_t span_bytes, struct gb_nccl_rotation *r);
+/* Byte offset of operation `turn`: stride x (turn mod slots). */
+uint64_t gb_nccl_rotation_offset(const struct gb_nccl_rotation *r, uint64_t turn);
+
+/* ---- points NCCL does not work on ---- */
+
+/* Why a row was not timed. */
+#define GB_NCCL_NOOP_REASON "single rank: NCCL does no work in place"
+
+/*
+ * true when NCCL returns without doing anything, so there is nothing to
+ * time: one rank, in place, and any operator but float avg (NCCL's one-rank
+ * path copies only when the buffers differ, and runs a kernel only for the
+ * 1/n pre-multiplication of float avg).
+ */
+bool gb_nccl_noop(enum gb_nccl_coll c, enum gb_nccl_dtype t, int redop, int nranks, bool inplace);
 
 /* Bytes S of algbw = S / t for one operation of this shape. */
 double gb_nccl_algbw_bytes(enum gb_nccl_coll c, const struct gb_nccl_shape *s, enum gb_nccl_dtype t,
@@ -423,7 +475,11 @@ struct gb_nccl_row {
 	uint64_t size;	 /* bytes: the larger of one rank's send and receive buffers */
 	uint64_t count;	 /* elements: the count passed to NCCL */
 	double algbytes; /* S of algbw */
-	double time_us;	 /* per operation */
+	double time_us;	 /* per operation: the median of the samples; NAN when untimed */
+	double time_min_us, time_max_us, time_stdev_us;
+	double time_cv; /* stdev / mean of the samples, a fraction; NAN below 2 samples */
+	int n_samples;	/* timed loops behind time_us, 0 when untimed */
+	bool untimed;	/* nothing to time (GB_NCCL_NOOP_REASON) */
 	double algbw_gbps;
 	double busbw_gbps;
 	int64_t nwrong; /* wrong elements over all ranks, -1 when not checked */
@@ -431,6 +487,12 @@ struct gb_nccl_row {
 
 /* Fill size, count and algbytes of a row from its shape. */
 void gb_nccl_row_shape(struct gb_nccl_row *r, const struct gb_nccl_shape *s, int nranks);
+/*
+ * The time of a row from its samples (per-operation microseconds, one per
+ * timed loop): the median, min, max, stdev and CV. Marks the row untimed
+ * (NAN times) when n is 0 or a sample is not finite.
+ */
+void gb_nccl_row_samples(struct gb_nccl_row *r, const double *time_us, size_t n);
 /* algbw and busbw from time_us (NAN when the time is not positive). */
 void gb_nccl_row_bw(struct gb_nccl_row *r, int nranks);
 
@@ -440,9 +502,12 @@ int gb_nccl_row_from_json(const struct cJSON *o, struct gb_nccl_row *r);
 
 /*
  * Combine every rank's rows of one run (rows[k][0..n[k]), the same sweep on
- * every rank) into out[0..n[0]): the time is the mean over ranks (nccl-tests'
- * default -a 1), wrong elements are summed, bandwidths recomputed for
- * nranks. Returns 0, or -1 when the ranks' rows do not line up.
+ * every rank) into out[0..n[0]): the time is the mean over ranks of each
+ * rank's median (nccl-tests' default -a 1), the spread the widest any rank
+ * saw (min of the minima, max of the maxima, the largest stdev and CV),
+ * wrong elements are summed, bandwidths recomputed for nranks. A row is
+ * untimed when any rank's is. Returns 0, or -1 when the ranks' rows do not
+ * line up.
  */
 int gb_nccl_rows_combine(const struct gb_nccl_row *const *rows, const size_t *n, size_t parts,
 			 int nranks, struct gb_nccl_row *out);
@@ -460,13 +525,40 @@ struct gb_nccl_summary {
 	double beta_gbps;     /* asymptotic algbw */
 	double beta_bus_gbps; /* the same as bus bandwidth: beta x the busbw factor */
 	double r2;
+	size_t n_timed;	     /* rows with a time */
 	int64_t nwrong;	     /* total, -1 when nothing was checked */
 	int64_t first_wrong; /* index of the first row with wrong elements, -1 if none */
 };
 
-/* Summarize rows (one collective, type, operator and placement); 0, or -1 if n == 0. */
+/*
+ * Summarize rows (one collective, type, operator and placement); untimed
+ * rows count for correctness only. 0, or -1 if n == 0.
+ */
 int gb_nccl_summarize(const struct gb_nccl_row *rows, size_t n, int nranks,
 		      struct gb_nccl_summary *s);
+
+/*
+ * The performance goal of issue 6: at sizes of GB_NCCL_SPREAD_MIN_BYTES and
+ * above, the samples of a size vary by at most GB_NCCL_SPREAD_MAX (CV). Below
+ * that, launch jitter dominates a few-microsecond operation and the spread
+ * says little about the links.
+ */
+#define GB_NCCL_SPREAD_MAX 0.02
+#define GB_NCCL_SPREAD_MIN_BYTES (64ULL << 20)
+
+enum gb_nccl_spread {
+	GB_NCCL_SPREAD_WITHIN,	 /* every large size within the bound */
+	GB_NCCL_SPREAD_ABOVE,	 /* a large size varies more */
+	GB_NCCL_SPREAD_NO_LARGE, /* no timed size reaches GB_NCCL_SPREAD_MIN_BYTES */
+	GB_NCCL_SPREAD_TOO_FEW,	 /* fewer than 2 samples: no spread to judge */
+};
+
+/*
+ * Judge the timing spread of one group's rows; *worst gets the index of the
+ * large row with the highest CV (the one the check names), or -1.
+ */
+enum gb_nccl_spread gb_nccl_spread_judge(const struct gb_nccl_row *rows, size_t n,
+					 int64_t *worst);
 
 /*
  * The name of a row's group: "allreduce", with "_half" when the rows hold
@@ -483,9 +575,12 @@ struct gb_bench_result;
  * at the largest size against the theoretical link bandwidth, peak algbw,
  * latency at the smallest size, alpha and beta), the series (bytes against
  * busbw, algbw and time), a correctness check (FAILED naming the first size
- * with wrong elements), and extra.rows with every row. theory_bps may be
- * NAN; basis may be NULL. With one rank, extra.note says that bus bandwidth
- * is 0 by definition and that algbw is the figure to read.
+ * with wrong elements), a timing-spread check (WARNING above
+ * GB_NCCL_SPREAD_MAX at large sizes), and extra.rows with every row. A group
+ * with no timed row (GB_NCCL_NOOP_REASON) gets no metrics or series and a
+ * SKIPPED `<g>_timed` check instead. theory_bps may be NAN; basis may be
+ * NULL. With one rank, extra.note says that bus bandwidth is 0 by
+ * definition and that algbw is the figure to read.
  */
 void gb_nccl_fill_result(struct gb_bench_result *res, const struct gb_nccl_row *rows, size_t n,
 			 int nranks, double theory_bps, const char *basis);

@@ -134,14 +134,21 @@ static void unmute(struct muted *m)
 
 /* ---- the nccl-tests table on stdout ---- */
 
+/* One placement: time, its spread over the samples (CV), bandwidths and wrong elements. */
 static void print_row_half(const struct gb_nccl_row *r)
 {
 	if (!r) {
-		printf("  %8s %7s %7s %6s", "N/A", "N/A", "N/A", "N/A");
+		printf("  %8s %5s %7s %7s %6s", "N/A", "N/A", "N/A", "N/A", "N/A");
 		return;
 	}
-	printf("  %8.2f %7.2f %7.2f %6lld", r->time_us, r->algbw_gbps, r->busbw_gbps,
-	       (long long)r->nwrong);
+	if (r->untimed) /* nothing to time (one rank, in place): checked only */
+		printf("  %8s %5s %7s %7s", "skipped", "-", "-", "-");
+	else if (isfinite(r->time_cv))
+		printf("  %8.2f %5.1f %7.2f %7.2f", r->time_us, 100 * r->time_cv, r->algbw_gbps,
+		       r->busbw_gbps);
+	else
+		printf("  %8.2f %5s %7.2f %7.2f", r->time_us, "-", r->algbw_gbps, r->busbw_gbps);
+	printf(" %6lld", (long long)r->nwrong);
 }
 
 /* The in-place row matching an out-of-place one, if measured. */
@@ -162,12 +169,13 @@ static void print_rows(const struct gb_nccl_row *rows, size_t n)
 	long long wrong = 0;
 	size_t nbus = 0;
 
-	printf("#%48s  %-31s  %s\n", "", "out-of-place", "in-place");
-	printf("# %10s %12s %8s %6s %5s  %8s %7s %7s %6s  %8s %7s %7s %6s\n", "size", "count",
-	       "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
-	       "busbw", "#wrong");
-	printf("# %10s %12s %8s %6s %5s  %8s %7s %7s %6s  %8s %7s %7s %6s\n", "(B)", "(elements)",
-	       "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+	printf("#%48s  %-37s  %s\n", "", "out-of-place", "in-place");
+	printf("# %10s %12s %8s %6s %5s  %8s %5s %7s %7s %6s  %8s %5s %7s %7s %6s\n", "size",
+	       "count", "type", "redop", "root", "time", "cv", "algbw", "busbw", "#wrong", "time",
+	       "cv", "algbw", "busbw", "#wrong");
+	printf("# %10s %12s %8s %6s %5s  %8s %5s %7s %7s %6s  %8s %5s %7s %7s %6s\n", "(B)",
+	       "(elements)", "", "", "", "(us)", "(%)", "(GB/s)", "(GB/s)", "", "(us)", "(%)",
+	       "(GB/s)", "(GB/s)", "");
 	for (size_t i = 0; i < n; i++) {
 		const struct gb_nccl_row *r = &rows[i], *out, *in;
 
@@ -271,6 +279,7 @@ static int run_one_process(struct nccl_cmd *nc, int argc, const char **argv)
 		return GB_EXIT_USAGE;
 	gb_cmd_catch_signals();
 	gb_cmd_run_begin(&run, "nccl", argc, argv);
+	gb_cmd_watchdog_start(&run, &nc->common, false); /* so GPU setup is watched too */
 	if (gb_bench_nccl.unavailable_reason) {
 		gb_error("nccl: %s", gb_bench_nccl.unavailable_reason);
 		gb_run_set_status(&run, GB_STATUS_NOT_BUILT, gb_bench_nccl.unavailable_reason);

@@ -5,8 +5,10 @@
  * ranks, the size sweep and per-rank shapes, the predictable data and the
  * expected value of every received element (checked against a brute-force
  * model), tolerances, the theoretical link bandwidth, the summary and its
- * alpha-beta fit on a synthetic sweep, combining ranks' rows, the report
- * (metrics, checks, the one-rank note) and the option table and checks.
+ * alpha-beta fit on a synthetic sweep, samples and their spread, buffer
+ * rotation, the points NCCL does not work on, combining ranks' rows, the
+ * report (metrics, checks, the one-rank note) and the option table and
+ * checks.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -536,9 +538,22 @@ static size_t synthetic_rows(struct gb_nccl_row *rows, int nranks, bool inplace)
 		gb_nccl_shape_of(GB_NCCL_ALLREDUCE, sz, GB_NCCL_FLOAT, nranks, &s);
 		gb_nccl_row_shape(r, &s, nranks);
 		r->time_us = 10 + r->algbytes / 100e9 * 1e6;
+		r->n_samples = 5;
+		r->time_cv = 0.005; /* within GB_NCCL_SPREAD_MAX */
+		r->time_stdev_us = r->time_cv * r->time_us;
+		r->time_min_us = 0.99 * r->time_us;
+		r->time_max_us = 1.01 * r->time_us;
 		gb_nccl_row_bw(r, nranks);
 	}
 	return n;
+}
+
+static const struct gb_check *find_check(const struct gb_bench_result *b, const char *name)
+{
+	for (size_t i = 0; i < b->n_checks; i++)
+		if (!strcmp(b->checks[i].name, name))
+			return &b->checks[i];
+	return NULL;
 }
 
 static void test_summary_fit(void **state)
@@ -585,6 +600,13 @@ static void test_row_json_round_trip(void **state)
 	assert_int_equal(back.root, -1);
 	assert_int_equal(back.nwrong, 0);
 	assert_near(back.time_us, rows[1].time_us, 1e-9);
+	assert_near(back.time_min_us, rows[1].time_min_us, 1e-9);
+	assert_near(back.time_max_us, rows[1].time_max_us, 1e-9);
+	assert_near(back.time_stdev_us, rows[1].time_stdev_us, 1e-9);
+	assert_near(back.time_cv, rows[1].time_cv, 1e-12);
+	assert_int_equal(back.n_samples, 5);
+	assert_false(back.untimed);
+	assert_null(cJSON_GetObjectItem(o, "skipped"));
 	cJSON_Delete(o);
 	o = cJSON_Parse("{\"collective\":\"nope\",\"type\":\"float\",\"placement\":\"in_place\"}");
 	assert_int_equal(gb_nccl_row_from_json(o, &back), -1);
@@ -647,6 +669,7 @@ static void test_fill_result(void **state)
 	struct gb_nccl_row rows[64];
 	size_t n = synthetic_rows(rows, 8, false);
 	const struct gb_metric *m;
+	const struct gb_check *c;
 	const cJSON *extra;
 
 	(void)state;
@@ -666,11 +689,19 @@ static void test_fill_result(void **state)
 	assert_non_null(metric(b, "allreduce_alpha_us"));
 	assert_non_null(metric(b, "allreduce_beta_gbps"));
 	assert_int_equal(b->n_series, 6);
-	assert_int_equal(b->n_checks, 2);
-	assert_int_equal(b->checks[0].status, GB_STATUS_PASSED);
-	assert_int_equal(b->checks[1].status, GB_STATUS_FAILED);
-	assert_non_null(strstr(b->checks[1].message, "7 wrong elements"));
-	assert_non_null(strstr(b->checks[1].message, "in-place"));
+	/* correctness and timing spread for each placement */
+	assert_int_equal(b->n_checks, 4);
+	assert_int_equal(find_check(b, "allreduce_correct")->status, GB_STATUS_PASSED);
+	c = find_check(b, "allreduce_inplace_correct");
+	assert_int_equal(c->status, GB_STATUS_FAILED);
+	assert_non_null(strstr(c->message, "7 wrong elements"));
+	assert_non_null(strstr(c->message, "in-place"));
+	c = find_check(b, "allreduce_timing_spread");
+	assert_int_equal(c->status, GB_STATUS_PASSED);
+	assert_near(c->observed, 0.5, 1e-9); /* percent */
+	assert_near(c->threshold, 2, 1e-9);
+	assert_int_equal(find_check(b, "allreduce_inplace_timing_spread")->status,
+			 GB_STATUS_PASSED);
 	assert_int_equal(b->status, GB_STATUS_FAILED); /* a failed check fails the benchmark */
 	extra = b->extra;
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(extra, "rows")), (int)n);
@@ -706,6 +737,265 @@ static void test_fill_result_one_rank(void **state)
 	gb_run_release(&run);
 }
 
+/* One rank, in place: NCCL returns at once, so those rows are checked but not timed. */
+static void test_fill_result_untimed(void **state)
+{
+	struct gb_run run;
+	struct gb_bench_result *b;
+	struct gb_nccl_row rows[64], back;
+	size_t n = synthetic_rows(rows, 1, false), m;
+	const struct gb_check *c;
+	cJSON *o;
+
+	(void)state;
+	m = synthetic_rows(rows + n, 1, true);
+	for (size_t i = 0; i < n + m; i++) {
+		rows[i].nwrong = 0;
+		if (rows[i].inplace) {
+			gb_nccl_row_samples(&rows[i], NULL, 0);
+			gb_nccl_row_bw(&rows[i], 1);
+		}
+	}
+	assert_true(rows[n].untimed && isnan(rows[n].time_us) && isnan(rows[n].algbw_gbps));
+	memset(&run, 0, sizeof(run));
+	gb_run_init(&run, "nccl", 0, NULL);
+	b = gb_run_add_bench(&run, "nccl");
+	gb_nccl_fill_result(b, rows, n + m, 1, NAN, NULL);
+	/* the out-of-place group as usual; the in-place one has no numbers to report */
+	assert_non_null(metric(b, "allreduce_algbw_peak_gbps"));
+	assert_null(metric(b, "allreduce_inplace_algbw_peak_gbps"));
+	assert_null(metric(b, "allreduce_inplace_latency_smallest_us"));
+	assert_int_equal(b->n_series, 3);
+	c = find_check(b, "allreduce_inplace_timed");
+	assert_non_null(c);
+	assert_int_equal(c->status, GB_STATUS_SKIPPED);
+	assert_non_null(strstr(c->message, GB_NCCL_NOOP_REASON));
+	assert_int_equal(find_check(b, "allreduce_inplace_correct")->status, GB_STATUS_PASSED);
+	assert_null(find_check(b, "allreduce_inplace_timing_spread"));
+	assert_int_equal(b->status, GB_STATUS_PASSED); /* skipped timing is not a failure */
+	assert_non_null(strstr(cJSON_GetObjectItem(b->extra, "note")->valuestring,
+			       "not timed"));
+	/* the row says why, and reads back untimed */
+	o = gb_nccl_row_to_json(&rows[n]);
+	assert_string_equal(cJSON_GetObjectItem(o, "skipped")->valuestring, GB_NCCL_NOOP_REASON);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "time_us")));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "algbw")));
+	assert_int_equal(gb_nccl_row_from_json(o, &back), 0);
+	assert_true(back.untimed);
+	assert_int_equal(back.n_samples, 0);
+	cJSON_Delete(o);
+	gb_run_release(&run);
+}
+
+/* A large size whose samples spread too much: a WARNING naming the size, not a failure. */
+static void test_fill_result_spread_warning(void **state)
+{
+	struct gb_run run;
+	struct gb_bench_result *b;
+	struct gb_nccl_row rows[32];
+	size_t n = synthetic_rows(rows, 8, false);
+	const struct gb_check *c;
+
+	(void)state;
+	for (size_t i = 0; i < n; i++)
+		rows[i].nwrong = 0;
+	rows[n - 1].time_cv = 0.05; /* 256 MiB */
+	memset(&run, 0, sizeof(run));
+	gb_run_init(&run, "nccl", 0, NULL);
+	b = gb_run_add_bench(&run, "nccl");
+	gb_nccl_fill_result(b, rows, n, 8, NAN, NULL);
+	c = find_check(b, "allreduce_timing_spread");
+	assert_int_equal(c->status, GB_STATUS_WARNING);
+	assert_near(c->observed, 5, 1e-9);
+	assert_non_null(strstr(c->message, "256 MiB"));
+	assert_non_null(strstr(c->message, "5.00%"));
+	assert_int_equal(b->status, GB_STATUS_PASSED);
+	gb_run_verdict(&run);
+	assert_int_equal(run.verdict, GB_STATUS_WARNING);
+	gb_run_release(&run);
+}
+
+/* ---- samples, spread, rotation, no-op points ---- */
+
+static void test_row_samples(void **state)
+{
+	static const double t[] = { 12, 10, 100, 11, 13 };
+	static const double bad[] = { 10, NAN };
+	struct gb_nccl_row r;
+	struct gb_stats st;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	gb_nccl_row_samples(&r, t, ARRAY_LEN(t));
+	gb_stats_compute(&st, t, ARRAY_LEN(t));
+	assert_false(r.untimed);
+	assert_int_equal(r.n_samples, 5);
+	assert_near(r.time_us, 12, 0); /* the median: one slow loop does not move it */
+	assert_near(r.time_min_us, 10, 0);
+	assert_near(r.time_max_us, 100, 0);
+	assert_near(r.time_stdev_us, st.stdev, 1e-12);
+	assert_near(r.time_cv, st.stdev / st.mean, 1e-12);
+	/* one sample has no spread */
+	gb_nccl_row_samples(&r, t, 1);
+	assert_int_equal(r.n_samples, 1);
+	assert_near(r.time_us, 12, 0);
+	assert_true(isnan(r.time_cv));
+	/* nothing, or a sample that is not a number: untimed, never a made-up time */
+	gb_nccl_row_samples(&r, NULL, 0);
+	assert_true(r.untimed && isnan(r.time_us) && r.n_samples == 0);
+	gb_nccl_row_samples(&r, bad, ARRAY_LEN(bad));
+	assert_true(r.untimed && isnan(r.time_us));
+}
+
+static struct gb_nccl_row spread_row(uint64_t size, int samples, double cv)
+{
+	struct gb_nccl_row r;
+
+	memset(&r, 0, sizeof(r));
+	r.size = size;
+	r.time_us = 100;
+	r.n_samples = samples;
+	r.time_cv = cv;
+	return r;
+}
+
+static void test_spread_judge(void **state)
+{
+	struct gb_nccl_row rows[4];
+	int64_t w;
+
+	(void)state;
+	rows[0] = spread_row(1 * MiB, 5, 0.50); /* small sizes are not judged */
+	rows[1] = spread_row(64 * MiB, 5, 0.010);
+	rows[2] = spread_row(128 * MiB, 5, 0.015);
+	rows[3] = spread_row(1 * GiB, 5, 0.005);
+	assert_int_equal(gb_nccl_spread_judge(rows, 4, &w), GB_NCCL_SPREAD_WITHIN);
+	assert_int_equal(w, 2);
+	rows[3].time_cv = 0.021;
+	assert_int_equal(gb_nccl_spread_judge(rows, 4, &w), GB_NCCL_SPREAD_ABOVE);
+	assert_int_equal(w, 3);
+	/* exactly the bound passes */
+	rows[3].time_cv = GB_NCCL_SPREAD_MAX;
+	assert_int_equal(gb_nccl_spread_judge(rows, 4, &w), GB_NCCL_SPREAD_WITHIN);
+	/* an untimed row is not judged */
+	rows[3].time_cv = 0.5;
+	rows[3].untimed = true;
+	assert_int_equal(gb_nccl_spread_judge(rows, 4, &w), GB_NCCL_SPREAD_WITHIN);
+	assert_int_equal(w, 2);
+	assert_int_equal(gb_nccl_spread_judge(rows, 1, &w), GB_NCCL_SPREAD_NO_LARGE);
+	assert_int_equal(w, -1);
+	for (int i = 1; i < 3; i++) {
+		rows[i].n_samples = 1;
+		rows[i].time_cv = NAN;
+	}
+	assert_int_equal(gb_nccl_spread_judge(rows, 3, &w), GB_NCCL_SPREAD_TOO_FEW);
+	assert_int_equal(w, -1);
+}
+
+static void test_rotation(void **state)
+{
+	static const uint64_t points[] = { 1, 8, 255, 256, 1000, 4 * KiB, 3 * MiB + 16,
+					   32 * MiB, 100 * MiB, 1 * GiB };
+	struct gb_nccl_rotation r;
+	uint64_t span;
+
+	(void)state;
+	/* at least twice the L2, the largest point when that is more, 256-byte multiples */
+	assert_int_equal(gb_nccl_rotation_span(1 * MiB, 50e6), 100000000ULL);
+	assert_int_equal(gb_nccl_rotation_span(1 * MiB, 40000001), 80000256ULL);
+	assert_int_equal(gb_nccl_rotation_span(1 * GiB, 50e6), 1 * GiB);
+	assert_int_equal(gb_nccl_rotation_span(1 * MiB, NAN), GB_NCCL_ROTATION_FALLBACK_BYTES);
+	assert_int_equal(gb_nccl_rotation_span(1 * MiB, 0), GB_NCCL_ROTATION_FALLBACK_BYTES);
+	span = gb_nccl_rotation_span(1 * GiB, 50e6);
+	for (size_t i = 0; i < ARRAY_LEN(points); i++) {
+		gb_nccl_rotation_of(points[i], span, &r);
+		assert_true(r.stride >= points[i]);
+		assert_int_equal(r.stride % GB_NCCL_ROTATION_ALIGN, 0);
+		assert_true(r.slots >= 1);
+		/* every slice is aligned and inside the buffers, whatever the turn */
+		for (uint64_t turn = 0; turn < 3 * r.slots && turn < 100000; turn += 1 + turn / 7) {
+			uint64_t off = gb_nccl_rotation_offset(&r, turn);
+
+			assert_int_equal(off % GB_NCCL_ROTATION_ALIGN, 0);
+			assert_true(off + points[i] <= span);
+		}
+	}
+	/* 4 KiB in a 1 GiB span: consecutive operations never share a slice before wrapping */
+	gb_nccl_rotation_of(4 * KiB, span, &r);
+	assert_int_equal(r.slots, GiB / (4 * KiB));
+	assert_int_equal(gb_nccl_rotation_offset(&r, 0), 0);
+	assert_int_equal(gb_nccl_rotation_offset(&r, 1), 4 * KiB);
+	assert_int_equal(gb_nccl_rotation_offset(&r, r.slots), 0);
+	/* the largest point has one slot: it is always at the start */
+	gb_nccl_rotation_of(1 * GiB, span, &r);
+	assert_int_equal(r.slots, 1);
+	assert_int_equal(gb_nccl_rotation_offset(&r, 7), 0);
+}
+
+static void test_noop_points(void **state)
+{
+	(void)state;
+	/* one rank in place: nothing to do for NCCL */
+	assert_true(gb_nccl_noop(GB_NCCL_ALLREDUCE, GB_NCCL_FLOAT, GB_NCCL_SUM, 1, true));
+	assert_true(gb_nccl_noop(GB_NCCL_ALLREDUCE, GB_NCCL_HALF, GB_NCCL_MAX, 1, true));
+	assert_true(gb_nccl_noop(GB_NCCL_ALLGATHER, GB_NCCL_FLOAT, -1, 1, true));
+	assert_true(gb_nccl_noop(GB_NCCL_REDUCESCATTER, GB_NCCL_INT8, GB_NCCL_PROD, 1, true));
+	assert_true(gb_nccl_noop(GB_NCCL_BROADCAST, GB_NCCL_DOUBLE, -1, 1, true));
+	assert_true(gb_nccl_noop(GB_NCCL_REDUCE, GB_NCCL_FLOAT, GB_NCCL_MIN, 1, true));
+	/* integer avg divides after the sum: with one rank that is nothing either */
+	assert_true(gb_nccl_noop(GB_NCCL_ALLREDUCE, GB_NCCL_INT32, GB_NCCL_AVG, 1, true));
+	/* float avg multiplies by 1/n in a kernel: there is work to time */
+	assert_false(gb_nccl_noop(GB_NCCL_ALLREDUCE, GB_NCCL_FLOAT, GB_NCCL_AVG, 1, true));
+	assert_false(gb_nccl_noop(GB_NCCL_REDUCE, GB_NCCL_BFLOAT16, GB_NCCL_AVG, 1, true));
+	/* out of place NCCL copies; with two ranks it communicates */
+	assert_false(gb_nccl_noop(GB_NCCL_ALLREDUCE, GB_NCCL_FLOAT, GB_NCCL_SUM, 1, false));
+	assert_false(gb_nccl_noop(GB_NCCL_ALLREDUCE, GB_NCCL_FLOAT, GB_NCCL_SUM, 2, true));
+	/* all-to-all has no in-place form */
+	assert_false(gb_nccl_noop(GB_NCCL_ALLTOALL, GB_NCCL_FLOAT, -1, 1, true));
+}
+
+static void test_combine_spread(void **state)
+{
+	struct gb_nccl_row a[32], b[32], out[32];
+	const struct gb_nccl_row *parts[2] = { a, b };
+	size_t n = synthetic_rows(a, 2, false), ns[2] = { n, n };
+
+	(void)state;
+	synthetic_rows(b, 2, false);
+	a[0].time_min_us = 1;
+	b[0].time_max_us = 1e6;
+	a[0].time_cv = 0.3; /* the first rank's: the widest must survive the later ones */
+	b[0].n_samples = 3;
+	a[1].time_cv = NAN; /* one rank with a single sample: the other's spread stands */
+	b[2].untimed = true;
+	assert_int_equal(gb_nccl_rows_combine(parts, ns, 2, 2, out), 0);
+	assert_near(out[0].time_min_us, 1, 0);
+	assert_near(out[0].time_max_us, 1e6, 0);
+	assert_near(out[0].time_cv, 0.3, 0);
+	assert_int_equal(out[0].n_samples, 3);
+	assert_near(out[1].time_cv, b[1].time_cv, 0);
+	/* one rank without a time: the point has none */
+	assert_true(out[2].untimed && isnan(out[2].time_us) && isnan(out[2].busbw_gbps));
+}
+
+/* A report from before --samples: one loop per size, no spread fields. */
+static void test_row_json_old_report(void **state)
+{
+	struct gb_nccl_row r;
+	cJSON *o = cJSON_Parse("{\"collective\":\"allreduce\",\"placement\":\"out_of_place\","
+			       "\"size\":1024,\"count\":256,\"type\":\"float\",\"redop\":\"sum\","
+			       "\"root\":null,\"algbytes\":1024,\"time_us\":5,\"algbw\":0.2,"
+			       "\"busbw\":0.2,\"nwrong\":0}");
+
+	(void)state;
+	assert_int_equal(gb_nccl_row_from_json(o, &r), 0);
+	assert_false(r.untimed);
+	assert_int_equal(r.n_samples, 1);
+	assert_near(r.time_us, 5, 0);
+	assert_true(isnan(r.time_cv));
+	cJSON_Delete(o);
+}
+
 /* ---- options ---- */
 
 static int parse(struct gb_nccl_params *p, const char *const *argv, int argc)
@@ -731,6 +1021,8 @@ static void test_options_defaults(void **state)
 	assert_int_equal(p.max_bytes, GiB);
 	assert_int_equal(p.factor, 2);
 	assert_true(gb_nccl_want_inplace(&p) && gb_nccl_want_outofplace(&p));
+	assert_int_equal(p.iters, 20);
+	assert_int_equal(p.samples, 5);
 	assert_near(p.timeout_s, 120, 0);
 	assert_int_equal(gb_nccl_validate(&p, err, sizeof(err)), 0);
 }
@@ -739,7 +1031,7 @@ static void test_options_values(void **state)
 {
 	static const char *const a[] = {
 		"--op", "all", "--dtype", "half,bfloat16", "--redop", "max,avg", "-b", "1K",
-		"-e", "64M", "-f", "4", "--inplace", "--graph", "--timeout", "30s",
+		"-e", "64M", "-f", "4", "--inplace", "--graph", "--timeout", "30s", "--samples", "9",
 	};
 	struct gb_nccl_params p;
 	char err[256];
@@ -753,6 +1045,7 @@ static void test_options_values(void **state)
 	assert_int_equal(p.max_bytes, 64 * MiB);
 	assert_int_equal(p.factor, 4);
 	assert_true(p.graph);
+	assert_int_equal(p.samples, 9);
 	assert_true(gb_nccl_want_inplace(&p));
 	assert_false(gb_nccl_want_outofplace(&p));
 	assert_near(p.timeout_s, 30, 0);
@@ -765,6 +1058,8 @@ static void test_options_errors(void **state)
 	static const char *const bad_op[] = { "--op", "allreduce,gather" };
 	static const char *const bad_dtype[] = { "--dtype", "fp8" };
 	static const char *const zero_iters[] = { "--iters", "0" };
+	static const char *const zero_samples[] = { "--samples", "0" };
+	static const char *const many_samples[] = { "--samples", "1001" };
 	static const char *const min_above[] = { "--min-bytes", "1G", "--max-bytes", "8M" };
 	struct gb_nccl_params p;
 	char err[256];
@@ -774,6 +1069,8 @@ static void test_options_errors(void **state)
 	assert_int_equal(parse(&p, bad_op, 2), GB_CLI_ERROR);
 	assert_int_equal(parse(&p, bad_dtype, 2), GB_CLI_ERROR);
 	assert_int_equal(parse(&p, zero_iters, 2), GB_CLI_ERROR);
+	assert_int_equal(parse(&p, zero_samples, 2), GB_CLI_ERROR);
+	assert_int_equal(parse(&p, many_samples, 2), GB_CLI_ERROR);
 	/* a cross-field error is the validator's, one line naming both options */
 	assert_int_equal(parse(&p, min_above, 4), GB_CLI_OK);
 	assert_int_equal(gb_nccl_validate(&p, err, sizeof(err)), -1);
@@ -810,6 +1107,14 @@ int main(void)
 		cmocka_unit_test(test_group_names),
 		cmocka_unit_test(test_fill_result),
 		cmocka_unit_test(test_fill_result_one_rank),
+		cmocka_unit_test(test_fill_result_untimed),
+		cmocka_unit_test(test_fill_result_spread_warning),
+		cmocka_unit_test(test_row_samples),
+		cmocka_unit_test(test_spread_judge),
+		cmocka_unit_test(test_rotation),
+		cmocka_unit_test(test_noop_points),
+		cmocka_unit_test(test_combine_spread),
+		cmocka_unit_test(test_row_json_old_report),
 		cmocka_unit_test(test_options_defaults),
 		cmocka_unit_test(test_options_values),
 		cmocka_unit_test(test_options_errors),

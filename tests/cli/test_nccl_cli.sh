@@ -8,6 +8,7 @@
 run "$BIN" nccl --help
 expect_rc 0 "nccl --help"
 expect_out "--max-bytes" "help lists --max-bytes"
+expect_out "--samples" "help lists --samples"
 expect_out "mpirun -np N gpubench nccl" "help shows the several-process form"
 run "$BIN" help nccl
 expect_rc 0 "help nccl"
@@ -31,6 +32,11 @@ run "$BIN" nccl --redop xor
 expect_rc 2 "unknown operator"
 run "$BIN" nccl --iters 0
 expect_rc 2 "zero iterations"
+run "$BIN" nccl --samples 0
+expect_rc 2 "zero samples"
+expect_one_error "--samples" "zero samples message"
+run "$BIN" nccl --samples 1001
+expect_rc 2 "more samples than the stack holds"
 run "$BIN" nccl --timeout 30
 expect_rc 2 "timeout without a unit"
 run "$BIN" nccl --max-bytes 1M -o "$TMP/no/such/dir/r.json"

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_deadline.c - unit tests for bench/deadline_math.c, the watchdog that
+ * ends a blocking NCCL call: it fires once a deadline passes and makes a
+ * "blocked call" (here, a loop waiting for the fire) return; it stays quiet
+ * when the call beats the deadline; it can be re-armed after firing; and it
+ * stops at once even while armed far ahead.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "bench/deadline_math.h"
+
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+
+struct fires {
+	atomic_int n;
+	const char *what;
+};
+
+static void on_fire(void *user, const char *what)
+{
+	struct fires *f = user;
+
+	f->what = what;
+	atomic_fetch_add(&f->n, 1);
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void sleep_s(double s)
+{
+	struct timespec t = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+
+	nanosleep(&t, NULL);
+}
+
+/* A call that returns only when the deadline fires (or after 10 s: a test failure). */
+static void blocked_call(struct fires *f)
+{
+	double give_up = now_s() + 10;
+
+	while (atomic_load(&f->n) == 0 && now_s() < give_up)
+		sleep_s(0.001);
+}
+
+static void test_fires_and_unblocks(void **state)
+{
+	struct fires f = { 0, NULL };
+	struct gb_deadline *w = gb_deadline_start(on_fire, &f, 0.005);
+	double t0 = now_s(), took;
+
+	(void)state;
+	assert_non_null(w);
+	gb_deadline_arm(w, 0.05, "ncclGroupEnd");
+	blocked_call(&f);
+	took = now_s() - t0;
+	assert_true(gb_deadline_disarm(w));
+	assert_int_equal(atomic_load(&f.n), 1);
+	assert_string_equal(f.what, "ncclGroupEnd");
+	/* not before the deadline, and not much after it */
+	assert_true(took >= 0.05);
+	assert_true(took < 2);
+	/* disarm reports a firing once */
+	assert_false(gb_deadline_disarm(w));
+	gb_deadline_stop(w);
+}
+
+static void test_quiet_when_in_time(void **state)
+{
+	struct fires f = { 0, NULL };
+	struct gb_deadline *w = gb_deadline_start(on_fire, &f, 0.005);
+
+	(void)state;
+	for (int i = 0; i < 1000; i++) {
+		gb_deadline_arm(w, 0.2, "a fast call");
+		assert_false(gb_deadline_disarm(w));
+	}
+	sleep_s(0.3); /* past every deadline, but nothing is armed */
+	assert_int_equal(atomic_load(&f.n), 0);
+	gb_deadline_stop(w);
+}
+
+static void test_rearm_after_firing(void **state)
+{
+	struct fires f = { 0, NULL };
+	struct gb_deadline *w = gb_deadline_start(on_fire, &f, 0.005);
+
+	(void)state;
+	gb_deadline_arm(w, 0.01, "first");
+	blocked_call(&f);
+	assert_true(gb_deadline_disarm(w));
+	gb_deadline_arm(w, 5, "second");
+	assert_false(gb_deadline_disarm(w));
+	atomic_store(&f.n, 0);
+	gb_deadline_arm(w, 0.01, "third");
+	blocked_call(&f);
+	assert_true(gb_deadline_disarm(w));
+	assert_string_equal(f.what, "third");
+	gb_deadline_stop(w);
+}
+
+static void test_stop_while_armed(void **state)
+{
+	struct fires f = { 0, NULL };
+	struct gb_deadline *w = gb_deadline_start(on_fire, &f, 0.5);
+	double t0 = now_s();
+
+	(void)state;
+	gb_deadline_arm(w, 3600, "a long wait");
+	gb_deadline_stop(w);
+	assert_true(now_s() - t0 < 1);
+	assert_int_equal(atomic_load(&f.n), 0);
+	gb_deadline_stop(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fires_and_unblocks),
+		cmocka_unit_test(test_quiet_when_in_time),
+		cmocka_unit_test(test_rearm_after_firing),
+		cmocka_unit_test(test_stop_while_armed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
