@@ -10,7 +10,10 @@
  *   2. exact phases: small-integer inputs whose products are exact, so any
  *      difference is an error (checksums compared with bound 0);
  *   3. repeat-and-compare: with the cuBLASLt algorithm pinned, every result
- *      must equal its phase's reference result bit for bit;
+ *      must equal its phase's reference result bit for bit (the pinned
+ *      algorithm is the heuristic's first that repeats bit for bit at
+ *      start-up, so a library kernel that is not deterministic is not
+ *      taken for a fault);
  *   4. across GPUs: digests of each phase's reference result are compared,
  *      and with three or more GPUs a majority names the outlier.
  * The main thread is the monitor: every interval it samples NVML for each
@@ -18,7 +21,9 @@
  * into TFLOPS, polls XID events, reports progress, and watches heartbeats:
  * a worker without progress for max(30 s, 10 batches) is declared hung, its
  * GPU is reported as could-not-run and the others finish. A worker that
- * meets a sticky CUDA error marks its GPU failed and stops.
+ * meets a sticky CUDA error marks its GPU failed and stops. Each phase has
+ * its own batch size (phases differ in speed), and throughput is kept per
+ * concrete precision, so "mixed" is judged like with like.
  *
  * The arithmetic (bounds, sizing, schedules, verdict rules, forensics) is
  * in the CPU-only stress_math.c, stress_verdict_math.c and
@@ -45,16 +50,17 @@
 #include "bench/nvml.h"
 #include "bench/stress_math.h"
 #include "kernels/kernels.h"
+#include "report/json_util.h"
 
 #define STRESS_WORKSPACE (32ULL << 20)       /* cuBLASLt workspace, as gemm uses */
 #define STRESS_FIXED_BYTES (STRESS_WORKSPACE + (16ULL << 20)) /* + checksums and records */
 #define STRESS_BATCH_TARGET_S 0.25           /* one batch of GEMMs lasts about this */
 #define STRESS_HANG_MIN_S 30.0               /* a heartbeat older than this ... */
 #define STRESS_HANG_BATCHES 10.0             /* ... and than this many batches: hung */
-#define STRESS_MAX_PHASES 4
 #define STRESS_MAX_FORENSICS 32              /* recorded per GPU; the rest are counted */
 #define STRESS_INJECT_AT 0.3                 /* --inject-fault at this share of the duration */
 #define STRESS_MEM_SHRINK 0.95               /* memtest: retry a failed allocation this much smaller */
+#define STRESS_REPRO_RUNS 2                  /* runs of a candidate compared with its first */
 
 /* ======================================================================= */
 /* options                                                                 */
@@ -222,12 +228,16 @@ struct shared {
 	const struct stress_params *p;
 	struct gb_ctx *ctx;
 	const struct gb_cublaslt *lt;
-	struct gb_stress_phase phases[STRESS_MAX_PHASES];
-	struct gb_abft_ref refs[STRESS_MAX_PHASES];
+	struct gb_stress_phase phases[GB_STRESS_MAX_PHASES];
+	struct gb_abft_ref refs[GB_STRESS_MAX_PHASES];
 	size_t n_phases, n_random, n_exact;
+	/* throughput series: random phase s is series s (one per concrete precision) */
+	size_t n_series;
+	const char *series_label[GB_STRESS_MAX_SERIES];
 	uint64_t n;                     /* m = n = k */
 	struct gb_stress_schedule sched;
 	double inject_at_s;             /* seconds into each worker's load */
+	double run_start_s;             /* ctx's, copied: a leaked worker must not read ctx */
 	volatile int stop_all;          /* interrupt or --fail-early */
 };
 
@@ -248,12 +258,26 @@ struct wphase {
 	void *a, *b;
 	double *col_exp, *col_bound, *row_exp, *row_bound;
 	struct gb_lt_matmul mm;         /* descriptors, types, alpha and beta */
+	cublasLtMatmulHeuristicResult_t cand[GB_STRESS_MAX_ALGOS]; /* the heuristic's, in order */
+	int n_cand;
+	struct gb_stress_algo_pick pick; /* which candidate repeated bit for bit */
+	bool picked;                    /* pick holds a self-check (random phases) */
+	bool compare;                   /* repeat-and-compare runs for this phase */
 	cublasLtMatmulAlgo_t algo;
+	int algo_index;                 /* the pinned candidate's index in cand[] */
 	uint64_t algo_fp;               /* fingerprint: GPUs compare digests only with the same algo */
 	enum gb_dtype t_in, t_out;
 	uint64_t digest;
 	bool digest_ok;
 	bool digest_changed;
+	bool repeatable;                /* false: no candidate repeated; no cross-GPU digest either */
+	double abft_max_ratio;          /* under the worker's lock; NaN none */
+};
+
+/* What memtest is doing, for its forensics. */
+struct mt_where {
+	uint64_t pass;                  /* from 1 */
+	char pattern[64];
 };
 
 struct worker {
@@ -274,9 +298,12 @@ struct worker {
 	struct gb_stress_verify *dv, *hv;
 	unsigned long long *dflip, *hflip;
 	void *delem, *helem;
-	struct wphase ph[STRESS_MAX_PHASES];
+	struct wphase ph[GB_STRESS_MAX_PHASES];
 	struct gb_stress_sizing sz;
-	uint64_t cursor, batch_gemms;
+	struct gb_stress_batcher batcher;
+	uint64_t cursor;
+	uint64_t mt_bytes;              /* memtest: the tested region at w->slots */
+	struct mt_where mt;
 	double load_start_s;            /* gb_now_s() when load began */
 
 	/* shared with the monitor, under lock */
@@ -284,7 +311,8 @@ struct worker {
 	enum wstate state;
 	char error[256], cuda_failure[256];
 	double heartbeat_s, max_batch_s, load_s;
-	double work_acc, busy_acc;      /* FLOPs (bytes for memtest) and device seconds since the last tick */
+	/* per series: FLOPs (bytes for memtest) and device seconds since the last tick */
+	double work_acc[GB_STRESS_MAX_SERIES], busy_acc[GB_STRESS_MAX_SERIES];
 	uint64_t gemms, batches, abft, exact, repeat, nonfinite, mem_errors, mem_bytes;
 	struct gb_stress_forensic pending[STRESS_MAX_FORENSICS];
 	size_t n_pending, n_forensics, dropped;
@@ -308,12 +336,19 @@ static void sleep_s(double s)
 
 static double run_time(const struct shared *sh)
 {
-	return gb_now_s() - sh->ctx->run_start_s;
+	return gb_now_s() - sh->run_start_s;
 }
 
 static bool should_stop(const struct worker *w)
 {
-	return w->sh->stop_all || gb_should_stop(w->sh->ctx) || w->abandon;
+	/* abandon first: an abandoned worker may outlive ctx, which is cmd/'s */
+	return w->abandon || w->sh->stop_all || gb_should_stop(w->sh->ctx);
+}
+
+/* The watchdog's patience with a worker: max(30 s, 10 x its longest batch). Under w->lock. */
+static double hang_limit_s(const struct worker *w)
+{
+	return fmax(STRESS_HANG_MIN_S, STRESS_HANG_BATCHES * w->max_batch_s);
 }
 
 static void beat(struct worker *w)
@@ -503,20 +538,32 @@ static int phase_desc(struct worker *w, struct wphase *ph, const struct gb_stres
 	return 0;
 }
 
-/* The heuristic's first algorithm, pinned for the whole run (repeat-and-compare needs it). */
+/* Pin candidate c of a phase for the whole run (repeat-and-compare needs one algorithm). */
+static void pin_algo(struct wphase *ph, int c)
+{
+	ph->algo = ph->cand[c].algo;
+	ph->algo_index = c;
+	ph->algo_fp = algo_fingerprint(&ph->algo);
+}
+
+/*
+ * The heuristic's candidates, its first pinned for now: make_references
+ * replaces it for a random phase when it does not repeat bit for bit.
+ */
 static int phase_algo(struct worker *w, struct wphase *ph, const struct gb_stress_phase *sp)
 {
-	cublasLtMatmulHeuristicResult_t cand;
 	int n = 0;
 
-	WLT(w, gb_lt_matmul_algos(&ph->mm, w->lt, &cand, 1, &n), fail);
+	WLT(w, gb_lt_matmul_algos(&ph->mm, w->lt, ph->cand, GB_STRESS_MAX_ALGOS, &n), fail);
 	if (n < 1) {
 		fail_setup(w, "cuBLASLt offers no algorithm for %s %llu^3 on this GPU",
 			   gb_stress_prec_names[sp->prec], (unsigned long long)w->sh->n);
 		return -1;
 	}
-	ph->algo = cand.algo;
-	ph->algo_fp = algo_fingerprint(&cand.algo);
+	ph->n_cand = n;
+	ph->compare = !w->sh->p->no_repeat;
+	ph->repeatable = true;
+	pin_algo(ph, 0);
 	return 0;
 fail:
 	return -1;
@@ -596,7 +643,7 @@ static void worker_teardown(struct worker *w)
 {
 	const struct gb_cublaslt *lt = w->sh->lt;
 
-	for (size_t i = 0; i < STRESS_MAX_PHASES; i++) {
+	for (size_t i = 0; i < GB_STRESS_MAX_PHASES; i++) {
 		struct wphase *ph = &w->ph[i];
 
 		gb_lt_matmul_destroy(&ph->mm);
@@ -651,7 +698,8 @@ static int enqueue_verify(struct worker *w, size_t phase, const uint64_t *slot, 
 			WCUDA(w, cudaMemsetAsync(w->row, 0, n * sizeof(double), w->stream), fail);
 		}
 		WCUDA(w, gb_launch_stress_verify(slot_ptr(w, slot[i]),
-						 compare ? slot_ptr(w, phase) : NULL, ph->t_out, n, n,
+						 compare && ph->compare ? slot_ptr(w, phase) : NULL,
+						 ph->t_out, n, n,
 						 (uint32_t)slot[i], sums ? w->col : NULL,
 						 sums ? w->row : NULL, w->dv, w->stream), fail);
 		if (sums)
@@ -881,6 +929,8 @@ static void take_verify(struct worker *w, size_t phase, uint64_t batch, bool inj
 {
 	struct gb_stress_verify v = *w->hv;
 	bool exact = w->sh->phases[phase].mode == GB_STRESS_EXACT;
+	struct wphase *ph = &w->ph[phase];
+	double ratio = decode(GB_DT_F64, v.max_ratio_bits);
 
 	if (injected_batch)
 		attribute_injection(w, &v, phase);
@@ -894,6 +944,10 @@ static void take_verify(struct worker *w, size_t phase, uint64_t batch, bool inj
 		w->exact += v.sum_mismatches;
 	else
 		w->abft += v.sum_mismatches;
+	/* the injected flip's checksums would swamp the headroom of the others: skip that batch */
+	if (!exact && !injected_batch && v.max_ratio_bits &&
+	    (isnan(ph->abft_max_ratio) || ratio > ph->abft_max_ratio))
+		ph->abft_max_ratio = ratio;
 	pthread_mutex_unlock(&w->lock);
 }
 
@@ -927,19 +981,103 @@ fail:
 	return -1;
 }
 
+/* One GEMM of a phase into a slot; a failure is reported. */
+static int run_gemm(struct worker *w, size_t phase, uint64_t slot)
+{
+	cublasStatus_t st = matmul(w, phase, slot);
+	char b[160];
+
+	if (st == CUBLAS_STATUS_SUCCESS)
+		return 0;
+	fail_setup(w, "'cublasLtMatmul' failed: %s", gb_cublaslt_errstr(st, b, sizeof(b)));
+	return -1;
+}
+
+/* Elements of slot `slot` whose bits differ from the phase's reference slot. */
+static int compare_slots(struct worker *w, size_t phase, uint64_t slot, uint64_t *diffs)
+{
+	uint64_t n = w->sh->n;
+
+	WCUDA(w, cudaMemsetAsync(w->dv, 0, sizeof(*w->dv), w->stream), fail);
+	WCUDA(w, gb_launch_stress_verify(slot_ptr(w, slot), slot_ptr(w, phase), w->ph[phase].t_out,
+					 n, n, (uint32_t)slot, NULL, NULL, w->dv, w->stream),
+	      fail);
+	WCUDA(w, cudaMemcpyAsync(w->hv, w->dv, sizeof(*w->dv), cudaMemcpyDeviceToHost, w->stream),
+	      fail);
+	WCUDA(w, cudaEventRecord(w->ev[2], w->stream), fail);
+	if (wait_event(w, w->ev[2], "compare"))
+		return -1;
+	*diffs = w->hv->repeat_diffs;
+	return 0;
+fail:
+	return -1;
+}
+
+struct repro {
+	struct worker *w;
+	size_t phase;
+};
+
+/*
+ * gb_stress_pick_algo's trial: candidate c computes the reference, then
+ * STRESS_REPRO_RUNS more results into the first working slot (the load
+ * overwrites it), each compared bit for bit with the reference.
+ */
+static int repro_trial(void *user, int c, uint64_t *diffs)
+{
+	struct repro *r = user;
+	struct worker *w = r->w;
+	uint64_t scratch = w->sh->n_phases;
+
+	pin_algo(&w->ph[r->phase], c);
+	*diffs = 0;
+	if (run_gemm(w, r->phase, r->phase))
+		return -1;
+	for (int k = 0; k < STRESS_REPRO_RUNS; k++) {
+		uint64_t d = 0;
+
+		if (run_gemm(w, r->phase, scratch) || compare_slots(w, r->phase, scratch, &d))
+			return -1;
+		*diffs = d > *diffs ? d : *diffs;
+		beat(w);
+	}
+	return 0;
+}
+
+/*
+ * A random phase's reference with an algorithm that repeats bit for bit
+ * (see gb_stress_pick_algo). Without one the phase is not compared, here
+ * or across GPUs, and the report says so. Exact phases need no such check:
+ * every partial sum is an integer, exact in any order, so any algorithm
+ * gives the same bits and a difference can only be an error.
+ */
+static int reference_gemm(struct worker *w, size_t p)
+{
+	const struct stress_params *prm = w->sh->p;
+	struct wphase *ph = &w->ph[p];
+	struct repro r = { w, p };
+
+	if (w->sh->phases[p].mode == GB_STRESS_EXACT || (prm->no_repeat && prm->no_cross))
+		return run_gemm(w, p, p);
+	if (gb_stress_pick_algo(ph->n_cand, repro_trial, &r, &ph->pick))
+		return -1;
+	ph->picked = true;
+	if (ph->pick.chosen >= 0)
+		return 0; /* its trial computed the reference last */
+	ph->compare = false;
+	ph->repeatable = false;
+	pin_algo(ph, 0);
+	return run_gemm(w, p, p);
+}
+
 /* Each phase's reference result: computed once, verified by its checksums, digested. */
 static int make_references(struct worker *w)
 {
 	for (size_t p = 0; p < w->sh->n_phases; p++) {
 		uint64_t slot = p;
-		cublasStatus_t st = matmul(w, p, p);
 
-		if (st != CUBLAS_STATUS_SUCCESS) {
-			char b[160];
-
-			fail_setup(w, "'cublasLtMatmul' failed: %s", gb_cublaslt_errstr(st, b, sizeof(b)));
+		if (reference_gemm(w, p))
 			return -1;
-		}
 		if (enqueue_verify(w, p, &slot, 1, false) || wait_event(w, w->ev[2], "verify"))
 			return -1;
 		take_verify(w, p, 0, false);
@@ -951,11 +1089,12 @@ static int make_references(struct worker *w)
 	return 0;
 }
 
-/* The slots of the next batch: working slots, round robin. */
-static size_t next_slots(struct worker *w, uint64_t *slot, size_t max)
+/* The slots of the next batch of a phase: working slots, round robin. */
+static size_t next_slots(struct worker *w, size_t phase, uint64_t *slot, size_t max)
 {
 	uint64_t working = w->sz.slots - w->sh->n_phases;
-	size_t g = w->batch_gemms < max ? (size_t)w->batch_gemms : max;
+	uint64_t want = gb_stress_batcher_next(&w->batcher, phase);
+	size_t g = want < max ? (size_t)want : max;
 
 	if (g > working)
 		g = (size_t)working;
@@ -1000,15 +1139,19 @@ fail:
 	return -1;
 }
 
-/* Account a finished batch: throughput, heartbeat, and the next batch size. */
-static void account_batch(struct worker *w, size_t g, double busy_s, double wall_s)
+/*
+ * Account a finished batch: throughput (random phases only: phase p < n_random
+ * is series p), heartbeat, and the phase's next batch size.
+ */
+static void account_batch(struct worker *w, size_t phase, size_t g, double busy_s, double wall_s)
 {
 	double n = (double)w->sh->n;
-	uint64_t working = w->sz.slots - w->sh->n_phases;
 
 	pthread_mutex_lock(&w->lock);
-	w->work_acc += 2.0 * n * n * n * (double)g;
-	w->busy_acc += busy_s;
+	if (phase < w->sh->n_random && phase < GB_STRESS_MAX_SERIES) {
+		w->work_acc[phase] += 2.0 * n * n * n * (double)g;
+		w->busy_acc[phase] += busy_s;
+	}
 	w->gemms += g;
 	w->batches++;
 	w->heartbeat_s = gb_now_s();
@@ -1016,7 +1159,7 @@ static void account_batch(struct worker *w, size_t g, double busy_s, double wall
 		w->max_batch_s = wall_s;
 	w->load_s = gb_now_s() - w->load_start_s;
 	pthread_mutex_unlock(&w->lock);
-	w->batch_gemms = gb_stress_batch_gemms(busy_s / (double)g, STRESS_BATCH_TARGET_S, working);
+	gb_stress_batcher_done(&w->batcher, phase, g, busy_s);
 }
 
 /* One batch: G GEMMs into working slots, timed on the device, then verified. */
@@ -1025,21 +1168,16 @@ static int run_batch(struct worker *w, uint64_t batch)
 	const struct shared *sh = w->sh;
 	size_t phase = gb_stress_batch_phase(sh->n_random, sh->n_exact, batch - 1);
 	uint64_t slot[4096];
-	size_t g = next_slots(w, slot, sizeof(slot) / sizeof(slot[0]));
+	size_t g = next_slots(w, phase, slot, sizeof(slot) / sizeof(slot[0]));
 	double t0 = gb_now_s();
 	float ms = 0;
 	int inj;
 
 	WCUDA(w, cudaEventRecord(w->ev[0], w->stream), fail);
 	for (size_t i = 0; i < g; i++) {
-		cublasStatus_t st = matmul(w, phase, slot[i]);
-
-		if (st != CUBLAS_STATUS_SUCCESS) {
-			char b[160];
-
-			fail_setup(w, "'cublasLtMatmul' failed: %s", gb_cublaslt_errstr(st, b, sizeof(b)));
+		/* a call that returns after the monitor gave up: queue nothing more */
+		if (w->abandon || run_gemm(w, phase, slot[i]))
 			return -1;
-		}
 	}
 	WCUDA(w, cudaEventRecord(w->ev[1], w->stream), fail);
 	inj = maybe_inject(w, batch, slot[0], phase);
@@ -1049,7 +1187,7 @@ static int run_batch(struct worker *w, uint64_t batch)
 		return -1;
 	WCUDA(w, cudaEventElapsedTime(&ms, w->ev[0], w->ev[1]), fail);
 	take_verify(w, phase, batch, inj > 0);
-	account_batch(w, g, ms / 1e3, gb_now_s() - t0);
+	account_batch(w, phase, g, ms / 1e3, gb_now_s() - t0);
 	return 0;
 fail:
 	return -1;
@@ -1103,7 +1241,7 @@ static void gemm_load(struct worker *w)
 	w->load_start_s = gb_now_s();
 	pthread_mutex_unlock(&w->lock);
 	deadline = w->load_start_s + w->sh->p->duration_s;
-	w->batch_gemms = 1;
+	gb_stress_batcher_init(&w->batcher, w->sz.slots - w->sh->n_phases, STRESS_BATCH_TARGET_S);
 	if (make_references(w))
 		return;
 	while (!should_stop(w) && gb_now_s() < deadline) {
@@ -1144,6 +1282,7 @@ static int memtest_alloc(struct worker *w, uint64_t *words)
 		e = cudaMalloc(&w->slots, bytes);
 		if (e == cudaSuccess) {
 			*words = bytes / 4;
+			w->mt_bytes = bytes;
 			return 0;
 		}
 		cudaGetLastError();
@@ -1163,6 +1302,10 @@ static void memtest_forensics(struct worker *w, const struct gb_memtest_report *
 		forensic_base(w, &f, "memtest", 0, 0);
 		f.slot = -1;
 		f.offset = (int64_t)(r->rec[k].word * 4);
+		/* the virtual address lets repeats across runs of one process be matched */
+		f.address = (uint64_t)(uintptr_t)w->slots + r->rec[k].word * 4;
+		f.pass = w->mt.pass;
+		snprintf(f.pattern, sizeof(f.pattern), "%s", w->mt.pattern);
 		f.type = GB_DT_I32;
 		f.have_bits = true;
 		f.expected_bits = r->rec[k].expected;
@@ -1188,6 +1331,9 @@ static int memtest_inject(struct worker *w, uint64_t words)
 	forensic_base(w, &w->inj.f, "injected", 0, 0);
 	w->inj.f.slot = -1;
 	w->inj.f.offset = (int64_t)(words / 2 * 4);
+	w->inj.f.address = (uint64_t)(uintptr_t)p;
+	w->inj.f.pass = w->mt.pass;
+	snprintf(w->inj.f.pattern, sizeof(w->inj.f.pattern), "%s", w->mt.pattern);
 	w->inj.f.injected = true;
 	w->inj.f.type = GB_DT_I32;
 	w->inj.f.have_bits = true;
@@ -1206,6 +1352,8 @@ static int memtest_step(struct worker *w, const struct mt_step *s, uint64_t word
 	double bytes = (double)words * 4 * (s->verify == 2 ? 2 : 1);
 	bool inject;
 
+	gb_memtest_pattern_name(s->kind, s->param, s->verify == 2, w->mt.pattern,
+				sizeof(w->mt.pattern));
 	inject = s->verify && w->sh->p->inject_fault && !w->inj.done &&
 		 gb_now_s() - w->load_start_s >= w->sh->inject_at_s;
 	if (inject && memtest_inject(w, words))
@@ -1233,8 +1381,8 @@ static int memtest_step(struct worker *w, const struct mt_step *s, uint64_t word
 	pthread_mutex_lock(&w->lock);
 	w->mem_errors += r.failures;
 	w->mem_bytes += (uint64_t)bytes;
-	w->work_acc += bytes;
-	w->busy_acc += ms / 1e3;
+	w->work_acc[0] += bytes;
+	w->busy_acc[0] += ms / 1e3;
 	w->batches++;
 	w->heartbeat_s = gb_now_s();
 	w->load_s = gb_now_s() - w->load_start_s;
@@ -1301,6 +1449,7 @@ static void memtest_load(struct worker *w)
 		size_t n = memtest_plan(plan, sizeof(plan) / sizeof(plan[0]), pass);
 		uint64_t seed = gb_stress_mix64((uint64_t)w->sh->p->seed ^ pass);
 
+		w->mt.pass = pass + 1;
 		for (size_t i = 0; i < n && !should_stop(w) && gb_now_s() < deadline; i++)
 			if (memtest_step(w, &plan[i], words, seed))
 				return;
@@ -1341,11 +1490,13 @@ struct monitor {
 	struct gb_stress_monitor mon;
 	bool mon_ok;
 	struct gb_telemetry_sample *samples;
-	double *tp;                     /* the last interval's throughput per GPU */
+	double *tp;                     /* the last interval's throughput per GPU, all series */
+	double (*tp_series)[GB_STRESS_MAX_SERIES]; /* ... and per series */
 	cJSON *forensics;               /* array, moved into the report */
 	int tick;
 	int progress_every;             /* ticks between human progress lines; 0: none */
 	bool jsonl;
+	bool live;                      /* a live status line per GPU through ctx (a terminal) */
 };
 
 static bool finished(enum wstate s)
@@ -1374,21 +1525,30 @@ static void drain_forensics(struct monitor *m, size_t i)
 	}
 }
 
-/* The interval's throughput of worker i (TFLOP/s, or GB/s for memtest); NAN if idle. */
-static double take_throughput(struct monitor *m, size_t i, double *load_t)
+/*
+ * The interval's throughput of worker i (TFLOP/s, or GB/s for memtest) per
+ * series into tp[], NAN for a series with no batch; returns all series
+ * together (work over device time), NAN if idle.
+ */
+static double take_throughput(struct monitor *m, size_t i, double *tp, double *load_t)
 {
 	struct worker *w = &m->w[i];
-	double work, busy;
+	double work[GB_STRESS_MAX_SERIES], busy[GB_STRESS_MAX_SERIES], all_w = 0, all_b = 0;
+	double unit = m->sh->p->memtest ? 1e9 : 1e12;
 
 	pthread_mutex_lock(&w->lock);
-	work = w->work_acc;
-	busy = w->busy_acc;
-	w->work_acc = w->busy_acc = 0;
+	memcpy(work, w->work_acc, sizeof(work));
+	memcpy(busy, w->busy_acc, sizeof(busy));
+	memset(w->work_acc, 0, sizeof(w->work_acc));
+	memset(w->busy_acc, 0, sizeof(w->busy_acc));
 	*load_t = w->loaded ? gb_now_s() - w->load_start_s : NAN;
 	pthread_mutex_unlock(&w->lock);
-	if (!(busy > 0))
-		return NAN;
-	return work / busy / (m->sh->p->memtest ? 1e9 : 1e12);
+	for (size_t s = 0; s < GB_STRESS_MAX_SERIES; s++) {
+		tp[s] = busy[s] > 0 ? work[s] / busy[s] / unit : NAN;
+		all_w += work[s];
+		all_b += busy[s];
+	}
+	return all_b > 0 ? all_w / all_b / unit : NAN;
 }
 
 static void sample_tick(struct monitor *m)
@@ -1398,16 +1558,19 @@ static void sample_tick(struct monitor *m)
 	for (size_t i = 0; i < m->n; i++) {
 		double load_t;
 
-		m->tp[i] = take_throughput(m, i, &load_t);
-		if (isfinite(load_t))
-			gb_stress_obs_add_throughput(&m->obs[i], load_t, m->tp[i]);
+		m->tp[i] = take_throughput(m, i, m->tp_series[i], &load_t);
+		for (size_t s = 0; isfinite(load_t) && s < m->obs[i].n_series; s++)
+			gb_stress_obs_add_throughput(&m->obs[i], s, load_t, m->tp_series[i][s]);
 	}
 	if (!m->mon_ok)
 		return;
 	gb_stress_monitor_sample(&m->mon, t, m->tp, m->samples);
 	for (size_t i = 0; i < m->n; i++)
-		if (m->mon.have_last[i] && m->mon.last[i].t_s == t)
+		if (m->mon.have_last[i] && m->mon.last[i].t_s == t) {
+			gb_run_model_lock(); /* the watchdog may be writing the report */
 			gb_run_add_telemetry(m->sh->ctx->run, &m->samples[i]);
+			gb_run_model_unlock();
+		}
 	gb_stress_monitor_poll_xids(&m->mon, 0);
 }
 
@@ -1421,7 +1584,7 @@ static void watchdog(struct monitor *m)
 		double limit, stale;
 
 		pthread_mutex_lock(&w->lock);
-		limit = fmax(STRESS_HANG_MIN_S, STRESS_HANG_BATCHES * w->max_batch_s);
+		limit = hang_limit_s(w);
 		stale = now - w->heartbeat_s;
 		if (!finished(w->state) && w->started && stale > limit) {
 			w->state = W_HUNG;
@@ -1467,76 +1630,93 @@ static const char *state_name(enum wstate s)
 	return names[s];
 }
 
-/* "5m30s" */
-static void fmt_eta(char *buf, size_t len, double s)
-{
-	if (!(s >= 0))
-		snprintf(buf, len, "-");
-	else if (s >= 3600)
-		snprintf(buf, len, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
-	else if (s >= 60)
-		snprintf(buf, len, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
-	else
-		snprintf(buf, len, "%.0fs", s);
-}
-
-/* a number, or "-" when unknown */
-static void fmt_num(char *buf, size_t len, const char *fmt, double v)
-{
-	if (isfinite(v))
-		snprintf(buf, len, fmt, v);
-	else
-		snprintf(buf, len, "-");
-}
-
-/*
- * One line per GPU. jsonl: {"type":"stress_progress","gpu":0,"t_s":..,
- * "progress":0..1,"eta_s":..,"tflops":..,"temp_c":..,"power_w":..,
- * "sm_mhz":..,"errors":..,"state":".."} (numbers null when unknown).
- */
-static void progress_line(struct monitor *m, size_t i)
+/* Worker i at this moment, as the progress line shows it. */
+static void progress_of(struct monitor *m, size_t i, struct gb_stress_progress *p)
 {
 	struct worker *w = &m->w[i];
 	const struct gb_telemetry_sample *s = m->mon_ok && m->mon.have_last[i] ? &m->mon.last[i] : NULL;
-	double dur = m->sh->p->duration_s, load_s, frac, eta;
-	const char *unit = m->sh->p->memtest ? "GB/s" : "TFLOP/s";
+	double dur = m->sh->p->duration_s, load_s;
 	enum wstate st;
-	uint64_t errors = findings(w);
-	char e[16], v[5][24];
 
+	memset(p, 0, sizeof(*p));
+	p->errors = findings(w);
 	pthread_mutex_lock(&w->lock);
 	load_s = w->loaded ? gb_now_s() - w->load_start_s : 0;
 	st = w->state;
 	pthread_mutex_unlock(&w->lock);
-	frac = fmin(1.0, load_s / dur);
-	eta = finished(st) ? 0 : dur - load_s;
-	if (m->jsonl) {
-		const double x[5] = { m->tp[i], s ? s->temp_c : NAN, s ? s->power_w : NAN,
-				      s ? s->sm_mhz : NAN, eta };
+	p->device = w->dev;
+	p->t_s = run_time(m->sh);
+	p->frac = fmin(1.0, load_s / dur);
+	p->eta_s = finished(st) ? 0 : dur - load_s;
+	p->memtest = m->sh->p->memtest;
+	p->n_tp = m->obs[i].n_series;
+	for (size_t k = 0; k < p->n_tp && k < GB_STRESS_MAX_SERIES; k++) {
+		p->tp_label[k] = m->obs[i].tp[k].label;
+		p->tp[k] = m->tp_series[i][k];
+	}
+	p->tp_total = m->tp[i];
+	p->temp_c = s ? s->temp_c : NAN;
+	p->power_w = s ? s->power_w : NAN;
+	p->sm_mhz = s ? s->sm_mhz : NAN;
+	p->state = state_name(st);
+}
 
-		for (int k = 0; k < 5; k++)
-			snprintf(v[k], sizeof(v[k]), isfinite(x[k]) ? "%.6g" : "null", x[k]);
-		gb_progress(m->sh->ctx,
-			    "{\"type\":\"stress_progress\",\"gpu\":%d,\"t_s\":%.3f,\"progress\":%.4f,"
-			    "\"eta_s\":%s,\"%s\":%s,\"temp_c\":%s,\"power_w\":%s,\"sm_mhz\":%s,"
-			    "\"errors\":%llu,\"state\":\"%s\"}",
-			    w->dev, run_time(m->sh), frac, v[4], m->sh->p->memtest ? "gbps" : "tflops",
-			    v[0], v[1], v[2], v[3], (unsigned long long)errors, state_name(st));
+/* One line per GPU (gb_stress_progress_text / _jsonl). */
+static void progress_line(struct monitor *m, size_t i)
+{
+	struct gb_stress_progress p;
+	char line[512];
+
+	progress_of(m, i, &p);
+	if (m->jsonl)
+		gb_stress_progress_jsonl(&p, line, sizeof(line));
+	else
+		gb_stress_progress_text(&p, line, sizeof(line));
+	gb_progress(m->sh->ctx, "%s", line);
+}
+
+#ifdef GB_CTX_HAS_STATUS
+/*
+ * The live status: a line per GPU that cmd/ redraws in place on a terminal
+ * (bench never prints). Text, one '\n' between lines; NULL clears it.
+ */
+static void live_status(struct monitor *m, bool clear)
+{
+	const struct gb_ctx *ctx = m->sh->ctx;
+	size_t len = m->n * 256 + 1, used = 0;
+	char *text;
+
+	if (!m->live || !ctx->status)
+		return;
+	if (clear || !(text = malloc(len))) {
+		ctx->status(ctx->status_user, NULL);
 		return;
 	}
-	fmt_eta(e, sizeof(e), eta);
-	fmt_num(v[0], sizeof(v[0]), "%.4g", m->tp[i]);
-	fmt_num(v[1], sizeof(v[1]), "%.0f", s ? s->temp_c : NAN);
-	fmt_num(v[2], sizeof(v[2]), "%.0f", s ? s->power_w : NAN);
-	fmt_num(v[3], sizeof(v[3]), "%.0f", s ? s->sm_mhz : NAN);
-	gb_progress(m->sh->ctx,
-		    "stress gpu %d: %3.0f%% eta %s  %s %s  %s C  %s W  %s MHz  errors %llu%s%s",
-		    w->dev, 100 * frac, e, v[0], unit, v[1], v[2], v[3], (unsigned long long)errors,
-		    st == W_RUNNING ? "" : "  ", st == W_RUNNING ? "" : state_name(st));
+	text[0] = '\0';
+	for (size_t i = 0; i < m->n && used + 256 <= len; i++) {
+		struct gb_stress_progress p;
+
+		progress_of(m, i, &p);
+		if (i)
+			text[used++] = '\n';
+		gb_stress_progress_text(&p, text + used, 255);
+		used += strlen(text + used);
+	}
+	ctx->status(ctx->status_user, text);
+	free(text);
 }
+#else
+/* without a status channel in ctx the periodic lines are the progress */
+static void live_status(struct monitor *m, bool clear)
+{
+	(void)m;
+	(void)clear;
+}
+#endif
 
 static void progress(struct monitor *m)
 {
+	live_status(m, false);
 	if (!m->jsonl && (!m->progress_every || m->tick % m->progress_every))
 		return;
 	for (size_t i = 0; i < m->n; i++)
@@ -1581,8 +1761,9 @@ static void monitor_loop(struct monitor *m, const struct gb_stress_thresholds *t
 			break;
 		progress(m);
 	}
-	/* the final state of every GPU */
-	for (size_t i = 0; (m->jsonl || m->progress_every) && i < m->n; i++)
+	/* the final state of every GPU, as lines that stay */
+	live_status(m, true);
+	for (size_t i = 0; (m->jsonl || m->progress_every || m->live) && i < m->n; i++)
 		progress_line(m, i);
 }
 
@@ -1608,6 +1789,12 @@ static void worker_to_obs(struct worker *w, struct gb_stress_obs *o, const struc
 	o->nan_count = w->nonfinite;
 	o->mem_errors = w->mem_errors;
 	o->mem_bytes_tested = w->mem_bytes;
+	for (size_t ph = 0; !p->memtest && ph < sh->n_phases; ph++) {
+		gb_stress_obs_add_abft_ratio(o, w->ph[ph].abft_max_ratio);
+		if (w->ph[ph].picked)
+			gb_stress_obs_add_algo_pick(o, &w->ph[ph].pick,
+						    gb_stress_prec_names[sh->phases[ph].prec]);
+	}
 	o->ran = w->batches > 0 && (w->state == W_DONE || w->state == W_FAILED);
 	if (w->load_s > o->load_s)
 		o->load_s = w->load_s;
@@ -1655,8 +1842,8 @@ static void cross_vote(struct monitor *m)
 		for (size_t i = 0; i < m->n; i++) {
 			/* the group of GPU i: those that computed the same thing */
 			for (size_t j = 0; j < m->n; j++) {
-				valid[j] = m->w[j].ph[p].digest_ok && m->obs[j].ran &&
-					   same_group(&m->w[i], &m->w[j], p, exact);
+				valid[j] = m->w[j].ph[p].digest_ok && m->w[j].ph[p].repeatable &&
+					   m->obs[j].ran && same_group(&m->w[i], &m->w[j], p, exact);
 				d[j] = m->w[j].ph[p].digest;
 			}
 			if (!valid[i])
@@ -1675,25 +1862,30 @@ done:
 	free(out);
 }
 
-/* The best settled throughput among the other GPUs of the same model (NAN when alone). */
-static double peer_best(const struct monitor *m, size_t i)
+/*
+ * The best settled throughput of each series among the GPUs of the same
+ * model, this one included, into best[]; false when it has no peer.
+ */
+static bool peer_best(const struct monitor *m, size_t i, double *best)
 {
-	double best = NAN;
 	size_t peers = 0;
 
+	for (size_t s = 0; s < GB_STRESS_MAX_SERIES; s++)
+		best[s] = NAN;
 	for (size_t j = 0; j < m->n; j++) {
-		double s;
-
 		if (!m->w[i].info || !m->w[j].info || !m->w[j].info->name || !m->w[i].info->name ||
 		    strcmp(m->w[i].info->name, m->w[j].info->name) ||
 		    m->w[i].info->sm_count != m->w[j].info->sm_count)
 			continue;
-		s = gb_stress_settled(&m->obs[j]);
 		peers++;
-		if (isfinite(s) && !(s <= best))
-			best = s;
+		for (size_t s = 0; s < m->obs[j].n_series; s++) {
+			double v = gb_stress_settled(&m->obs[j], s);
+
+			if (isfinite(v) && !(v <= best[s]))
+				best[s] = v;
+		}
 	}
-	return peers >= 2 ? best : NAN;
+	return peers >= 2;
 }
 
 static void injection_check(struct gb_bench_result *res, const struct worker *w,
@@ -1724,6 +1916,68 @@ static void injection_check(struct gb_bench_result *res, const struct worker *w,
 				   in->t_s);
 }
 
+/* The pinned algorithm of a phase and how it was chosen (forensics for a repeat finding). */
+static cJSON *algo_json(const struct worker *w, const struct wphase *ph)
+{
+	cJSON *a = cJSON_CreateObject(), *bad = cJSON_AddArrayToObject(a, "not_reproducible");
+	struct gb_lt_algo_config cfg;
+	const char *tile, *stages;
+	char hex[24];
+
+	/* numbered from 1 in the heuristic's order: 1 is its first choice */
+	cJSON_AddNumberToObject(a, "candidates", ph->n_cand);
+	cJSON_AddNumberToObject(a, "pinned", ph->algo_index + 1);
+	cJSON_AddBoolToObject(a, "self_checked", ph->picked);
+	cJSON_AddBoolToObject(a, "reproducible", ph->repeatable);
+	for (int c = 0; ph->picked && c < ph->pick.n_tried; c++) {
+		cJSON *o;
+
+		if (!ph->pick.diffs[c])
+			continue;
+		o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "algorithm", c + 1);
+		cJSON_AddNumberToObject(o, "elements_differing", (double)ph->pick.diffs[c]);
+		cJSON_AddItemToArray(bad, o);
+	}
+	snprintf(hex, sizeof(hex), "0x%016llx", (unsigned long long)ph->algo_fp);
+	cJSON_AddStringToObject(a, "fingerprint", hex);
+	gb_lt_algo_config(w->sh->lt, &ph->algo, &cfg);
+	gb_json_add_int(a, "id", cfg.id);
+	tile = cfg.tile >= 0 ? gb_lt_tile_name((uint32_t)cfg.tile) : NULL;
+	stages = cfg.stages >= 0 ? gb_lt_stages_name((uint32_t)cfg.stages) : NULL;
+	gb_json_add_str(a, "tile", tile);
+	gb_json_add_str(a, "stages", stages);
+	gb_json_add_int(a, "splitk", cfg.splitk);
+	gb_json_add_int(a, "reduction_scheme", cfg.reduction_scheme);
+	return a;
+}
+
+/* extra.gpus[].phases[]: per phase its batch size, pinned algorithm and ABFT headroom */
+static cJSON *phases_json(const struct worker *w)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	for (size_t p = 0; p < w->sh->n_phases; p++) {
+		const struct gb_stress_phase *sp = &w->sh->phases[p];
+		const struct wphase *ph = &w->ph[p];
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "precision", gb_stress_prec_names[sp->prec]);
+		cJSON_AddStringToObject(o, "mode", sp->mode == GB_STRESS_EXACT ? "exact" : "random");
+		cJSON_AddNumberToObject(o, "batch_gemms",
+					(double)gb_stress_batcher_next(&w->batcher, p));
+		cJSON_AddBoolToObject(o, "compared", ph->compare);
+		/* random phases only: exact ones have bound 0 */
+		gb_json_add_num(o, "abft_max_ratio", ph->abft_max_ratio);
+		if (ph->n_cand)
+			cJSON_AddItemToObject(o, "algo", algo_json(w, ph));
+		else
+			cJSON_AddNullToObject(o, "algo");
+		cJSON_AddItemToArray(arr, o);
+	}
+	return arr;
+}
+
 static cJSON *gpu_json(const struct worker *w, const struct gb_stress_obs *o)
 {
 	cJSON *g = cJSON_CreateObject(), *dig = cJSON_AddArrayToObject(g, "reference_digests");
@@ -1731,10 +1985,20 @@ static cJSON *gpu_json(const struct worker *w, const struct gb_stress_obs *o)
 
 	cJSON_AddNumberToObject(g, "device", w->dev);
 	cJSON_AddStringToObject(g, "state", state_name(w->state));
-	cJSON_AddNumberToObject(g, "slots", (double)w->sz.slots);
-	cJSON_AddNumberToObject(g, "bytes", (double)w->sz.bytes_total);
-	cJSON_AddNumberToObject(g, "last_batch_gemms", (double)w->batch_gemms);
 	cJSON_AddNumberToObject(g, "max_batch_s", w->max_batch_s);
+	if (w->sh->p->memtest) {
+		/* the tested region: forensics' addresses are base + offset */
+		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)(uintptr_t)w->slots);
+		if (w->slots)
+			cJSON_AddStringToObject(g, "memtest_base", hex);
+		else
+			cJSON_AddNullToObject(g, "memtest_base");
+		cJSON_AddNumberToObject(g, "memtest_bytes", (double)w->mt_bytes);
+	} else {
+		cJSON_AddNumberToObject(g, "slots", (double)w->sz.slots);
+		cJSON_AddNumberToObject(g, "bytes", (double)w->sz.bytes_total);
+		cJSON_AddItemToObject(g, "phases", phases_json(w));
+	}
 	for (size_t p = 0; p < w->sh->n_phases && !w->sh->p->memtest; p++) {
 		snprintf(hex, sizeof(hex), "0x%016llx", (unsigned long long)w->ph[p].digest);
 		cJSON_AddItemToArray(dig, w->ph[p].digest_ok ? cJSON_CreateString(hex)
@@ -1757,7 +2021,9 @@ static void report(struct gb_bench_result *res, struct monitor *m,
 		worker_to_obs(&m->w[i], &m->obs[i], m->sh);
 	cross_vote(m);
 	for (size_t i = 0; i < m->n; i++) {
-		size_t nc = gb_stress_judge(&m->obs[i], th, peer_best(m, i), c,
+		double best[GB_STRESS_MAX_SERIES];
+		bool peers = peer_best(m, i, best);
+		size_t nc = gb_stress_judge(&m->obs[i], th, peers ? best : NULL, c,
 					    sizeof(c) / sizeof(c[0]));
 
 		gb_stress_add_metrics(res, &m->obs[i]);
@@ -1816,7 +2082,7 @@ static void record_params(const struct stress_params *p, const struct shared *sh
 static int choose_size(struct shared *sh, struct gb_bench_result *res)
 {
 	const struct stress_params *p = sh->p;
-	struct gb_stress_phase ph[STRESS_MAX_PHASES];
+	struct gb_stress_phase ph[GB_STRESS_MAX_PHASES];
 	uint64_t n = p->size ? (uint64_t)p->size : GB_STRESS_N_MAX;
 	char err[256];
 
@@ -1824,7 +2090,7 @@ static int choose_size(struct shared *sh, struct gb_bench_result *res)
 		const struct gb_device_info *d = gb_run_find_device(sh->ctx->run, sh->ctx->devices[i]);
 		struct gb_stress_sizing sz;
 		size_t np = gb_stress_phases((enum gb_stress_prec)p->precision, !p->no_exact, n, n, n,
-					     ph, STRESS_MAX_PHASES);
+					     ph, GB_STRESS_MAX_PHASES);
 
 		if (!d || !(d->memory_bytes > 0))
 			continue;
@@ -1834,11 +2100,15 @@ static int choose_size(struct shared *sh, struct gb_bench_result *res)
 	}
 	sh->n = n;
 	sh->n_phases = gb_stress_phases((enum gb_stress_prec)p->precision, !p->no_exact, n, n, n,
-					sh->phases, STRESS_MAX_PHASES);
+					sh->phases, GB_STRESS_MAX_PHASES);
 	sh->n_random = 0;
 	for (size_t i = 0; i < sh->n_phases; i++)
 		sh->n_random += sh->phases[i].mode == GB_STRESS_RANDOM;
 	sh->n_exact = sh->n_phases - sh->n_random;
+	/* a series per random phase, labelled only when there are several */
+	sh->n_series = sh->n_random < GB_STRESS_MAX_SERIES ? sh->n_random : GB_STRESS_MAX_SERIES;
+	for (size_t i = 0; sh->n_series > 1 && i < sh->n_series; i++)
+		sh->series_label[i] = gb_stress_prec_names[sh->phases[i].prec];
 	if (!sh->n_phases) {
 		gb_bench_set_status(res, GB_STATUS_ERROR, "no GEMM phase fits %llu^3",
 				    (unsigned long long)n);
@@ -1859,17 +2129,19 @@ static void *ref_main(void *arg)
 	struct ref_job *j = arg;
 	uint64_t n = j->sh->n;
 
+	/* Ctrl-C is honoured here too: a few seconds of hashing per phase at 8192 */
 	j->rc = gb_stress_abft_reference(&j->sh->phases[j->phase], (uint64_t)j->sh->p->seed, n, n,
-					 n, j->tau, &j->sh->refs[j->phase]);
+					 n, j->tau, j->sh->ctx->stop, &j->sh->refs[j->phase]);
 	return NULL;
 }
 
 /* The CPU checksum references of every phase, in parallel (O(n^2) each, shared by all GPUs). */
 static int build_references(struct shared *sh, double tau, struct gb_bench_result *res)
 {
-	struct ref_job jobs[STRESS_MAX_PHASES];
-	pthread_t th[STRESS_MAX_PHASES];
-	bool started[STRESS_MAX_PHASES] = { false };
+	struct ref_job jobs[GB_STRESS_MAX_PHASES];
+	pthread_t th[GB_STRESS_MAX_PHASES];
+	bool started[GB_STRESS_MAX_PHASES] = { false };
+	bool stopped = false;
 	int rc = 0;
 
 	for (size_t i = 0; i < sh->n_phases; i++) {
@@ -1881,21 +2153,35 @@ static int build_references(struct shared *sh, double tau, struct gb_bench_resul
 	for (size_t i = 0; i < sh->n_phases; i++) {
 		if (started[i])
 			pthread_join(th[i], NULL);
+		stopped |= jobs[i].rc == -2;
 		rc |= jobs[i].rc;
 	}
-	if (rc)
+	if (stopped)
+		gb_bench_set_status(res, GB_STATUS_INTERRUPTED,
+				    "interrupted while computing the checksum references");
+	else if (rc)
 		gb_bench_set_status(res, GB_STATUS_ERROR,
 				    "out of host memory for the checksum references");
 	return rc ? -1 : 0;
 }
 
-static int progress_every(const struct stress_params *p, bool *jsonl)
+static int progress_every(const struct stress_params *p, const struct gb_ctx *ctx, bool *jsonl,
+			  bool *live)
 {
 	double every_s;
 
 	*jsonl = p->progress == PROGRESS_JSONL;
+	*live = false;
 	if (p->progress == PROGRESS_NONE || *jsonl)
 		return 0;
+#ifdef GB_CTX_HAS_STATUS
+	/* cmd/ offers the status channel only on a terminal: it replaces the periodic lines */
+	*live = ctx->status != NULL;
+	if (*live)
+		return 0;
+#else
+	(void)ctx;
+#endif
 	/* a terminal gets a line per GPU every 5 s; a log file every minute */
 	every_s = p->progress == PROGRESS_TTY || isatty(STDERR_FILENO) ? 5.0 : 60.0;
 	return (int)fmax(1.0, floor(every_s / p->interval_s + 0.5));
@@ -1917,8 +2203,11 @@ static int start_workers(struct monitor *m, uint64_t throttle_mask)
 		w->info = gb_run_find_device(m->sh->ctx->run, w->dev);
 		pci[i] = w->info ? w->info->pci_bus_id : NULL;
 		gb_stress_obs_init(&m->obs[i], w->dev);
+		gb_stress_obs_series(&m->obs[i], m->sh->n_series, m->sh->series_label);
 		pthread_mutex_init(&w->lock, NULL);
 		w->heartbeat_s = gb_now_s();
+		for (size_t p = 0; p < GB_STRESS_MAX_PHASES; p++)
+			w->ph[p].abft_max_ratio = NAN;
 	}
 	m->mon_ok = gb_stress_monitor_begin(&m->mon, pci, m->obs, m->n, throttle_mask) == 0;
 	free(pci);
@@ -1944,21 +2233,77 @@ static int start_workers(struct monitor *m, uint64_t throttle_mask)
 	return rc;
 }
 
-/* Join the workers; a hung one gets a few seconds, then is left behind (and leaked). */
+/*
+ * A worker that did not return by its deadline: it is stuck in the driver
+ * (cleaning up after an error, or its GPU stopped answering). Leave it
+ * behind; a GPU whose load had ended normally is now reported as hung, so
+ * cmd/ knows it was lost and exits without the CUDA teardown that would
+ * wait on it.
+ */
+static void leave_behind(struct worker *w, double waited_s)
+{
+	char why[sizeof(w->error)];
+
+	pthread_detach(w->thread);
+	pthread_mutex_lock(&w->lock);
+	if (!w->abandon && w->state != W_FAILED && w->state != W_HUNG) {
+		snprintf(why, sizeof(why), "hung: still cleaning up %.0f s after its load ended%s%s",
+			 waited_s, w->state == W_ERROR ? ", after: " : "",
+			 w->state == W_ERROR ? w->error : "");
+		snprintf(w->error, sizeof(w->error), "%s", why);
+		w->state = W_HUNG;
+	}
+	w->abandon = 1;
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* CLOCK_REALTIME in s seconds (pthread_timedjoin_np's clock) */
+static void realtime_in(double s, struct timespec *ts)
+{
+	double whole;
+
+	s = fmax(0, s);
+	whole = floor(s);
+	clock_gettime(CLOCK_REALTIME, ts);
+	ts->tv_sec += (time_t)whole;
+	ts->tv_nsec += (long)((s - whole) * 1e9);
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+/*
+ * Join the workers. An abandoned (hung) one gets 2 s; the others as long
+ * as the watchdog would give them between heartbeats, counted from now for
+ * all of them, so N stuck GPUs cost one limit, not N. A worker still not
+ * back is left behind (and its memory leaked).
+ */
 static bool join_workers(struct monitor *m)
 {
+	double start = gb_now_s(), longest = 2;
 	bool leaked = false;
 
 	for (size_t i = 0; i < m->n; i++) {
+		pthread_mutex_lock(&m->w[i].lock);
+		longest = fmax(longest, m->w[i].abandon ? 2 : hang_limit_s(&m->w[i]));
+		pthread_mutex_unlock(&m->w[i].lock);
+	}
+	/* no stop-flag polls meanwhile: tell cmd/'s watchdog this silence is expected */
+	gb_expect_silence(m->sh->ctx, longest + 5);
+	for (size_t i = 0; i < m->n; i++) {
 		struct worker *w = &m->w[i];
+		double deadline;
 		struct timespec ts;
 
 		if (!w->started)
 			continue;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += w->abandon ? 2 : 3600;
+		pthread_mutex_lock(&w->lock);
+		deadline = start + (w->abandon ? 2 : hang_limit_s(w));
+		pthread_mutex_unlock(&w->lock);
+		realtime_in(deadline - gb_now_s(), &ts);
 		if (pthread_timedjoin_np(w->thread, NULL, &ts) != 0) {
-			pthread_detach(w->thread);
+			leave_behind(w, gb_now_s() - start);
 			leaked = true;
 		}
 	}
@@ -1972,6 +2317,7 @@ static void monitor_release(struct monitor *m, bool leaked)
 	free(m->obs);
 	free(m->samples);
 	free(m->tp);
+	free(m->tp_series);
 	cJSON_Delete(m->forensics);
 	/* a worker still stuck in a driver call may write into its struct */
 	if (!leaked) {
@@ -1981,56 +2327,77 @@ static void monitor_release(struct monitor *m, bool leaked)
 	}
 }
 
+/* The shared state ends with the run, unless a worker left behind may still read it. */
+static void shared_release(struct shared *sh, bool leaked)
+{
+	if (!sh || leaked)
+		return;
+	for (size_t i = 0; i < GB_STRESS_MAX_PHASES; i++)
+		gb_stress_abft_release(&sh->refs[i]);
+	free(sh);
+}
+
 static int stress_run(struct gb_ctx *ctx, const void *pv, struct gb_bench_result *res)
 {
 	const struct stress_params *p = pv;
 	struct gb_stress_thresholds th;
-	struct shared sh;
+	/* on the heap: a worker left behind in the driver still reads it after we return */
+	struct shared *sh = calloc(1, sizeof(*sh));
 	struct monitor m;
 	char err[512];
 	bool leaked = false;
 	int rc = -1;
 
-	memset(&sh, 0, sizeof(sh));
 	memset(&m, 0, sizeof(m));
-	sh.p = p;
-	sh.ctx = ctx;
-	sh.sched = (struct gb_stress_schedule){ (enum gb_stress_profile)p->profile, p->duration_s,
-						p->period_s, p->duty };
-	sh.inject_at_s = STRESS_INJECT_AT * p->duration_s;
+	if (!sh) {
+		gb_bench_set_status(res, GB_STATUS_ERROR, "out of host memory");
+		return -1;
+	}
+	sh->p = p;
+	sh->ctx = ctx;
+	sh->run_start_s = ctx->run_start_s;
+	sh->sched = (struct gb_stress_schedule){ (enum gb_stress_profile)p->profile, p->duration_s,
+						 p->period_s, p->duty };
+	sh->inject_at_s = STRESS_INJECT_AT * p->duration_s;
+	sh->n_series = 1;
 	if (load_thresholds(p, &th, err, sizeof(err))) {
 		gb_bench_set_status(res, GB_STATUS_ERROR, "%s", err);
-		return -1;
+		goto out;
 	}
 	if (!p->memtest && gb_cublaslt_load(err, sizeof(err))) {
 		gb_bench_set_status(res, GB_STATUS_ERROR, "%s", err);
-		return -1;
+		goto out;
 	}
-	sh.lt = p->memtest ? NULL : gb_cublaslt();
-	if (!p->memtest && choose_size(&sh, res))
+	sh->lt = p->memtest ? NULL : gb_cublaslt();
+	if (!p->memtest && choose_size(sh, res))
 		goto out;
 	if (!p->memtest && p->progress != PROGRESS_JSONL && p->progress != PROGRESS_NONE)
 		gb_progress(ctx, "stress: %zu phase%s of %llu^3 GEMMs on %zu GPU%s for %.0f s; "
 				 "computing the checksum references",
-			    sh.n_phases, sh.n_phases > 1 ? "s" : "", (unsigned long long)sh.n,
+			    sh->n_phases, sh->n_phases > 1 ? "s" : "", (unsigned long long)sh->n,
 			    ctx->n_devices, ctx->n_devices > 1 ? "s" : "", p->duration_s);
-	if (!p->memtest && build_references(&sh, th.abft_tau, res))
+	if (!p->memtest && build_references(sh, th.abft_tau, res))
 		goto out;
-	record_params(p, &sh, res, &th);
-	m.sh = &sh;
+	record_params(p, sh, res, &th);
+	m.sh = sh;
 	m.n = ctx->n_devices;
 	m.w = calloc(m.n ? m.n : 1, sizeof(*m.w));
 	m.obs = calloc(m.n ? m.n : 1, sizeof(*m.obs));
 	m.samples = calloc(m.n ? m.n : 1, sizeof(*m.samples));
 	m.tp = calloc(m.n ? m.n : 1, sizeof(*m.tp));
+	m.tp_series = calloc(m.n ? m.n : 1, sizeof(*m.tp_series));
 	m.forensics = cJSON_CreateArray();
-	if (!m.w || !m.obs || !m.samples || !m.tp) {
+	if (!m.w || !m.obs || !m.samples || !m.tp || !m.tp_series) {
 		gb_bench_set_status(res, GB_STATUS_ERROR, "out of host memory");
+		free(m.obs);
+		free(m.samples);
+		free(m.tp);
+		free(m.tp_series);
 		free(m.w);
 		m.w = NULL;
 		goto out;
 	}
-	m.progress_every = progress_every(p, &m.jsonl);
+	m.progress_every = progress_every(p, ctx, &m.jsonl, &m.live);
 	start_workers(&m, th.throttle_mask);
 	monitor_loop(&m, &th);
 	leaked = join_workers(&m);
@@ -2046,8 +2413,9 @@ static int stress_run(struct gb_ctx *ctx, const void *pv, struct gb_bench_result
 out:
 	if (m.w)
 		monitor_release(&m, leaked);
-	for (size_t i = 0; i < STRESS_MAX_PHASES; i++)
-		gb_stress_abft_release(&sh.refs[i]);
+	else
+		cJSON_Delete(m.forensics);
+	shared_release(sh, leaked);
 	return rc;
 }
 

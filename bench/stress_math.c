@@ -316,9 +316,14 @@ static int alloc_ref(struct gb_abft_ref *out, uint64_t m, uint64_t n, uint64_t k
 	return 0;
 }
 
+static bool stopped(const volatile sig_atomic_t *stop)
+{
+	return stop && *stop;
+}
+
 int gb_stress_abft_build(gb_stress_column_fn *column, void *user, uint64_t m, uint64_t n,
 			 uint64_t k, enum gb_abft_kind kind, double u_acc, double tau,
-			 struct gb_abft_ref *out)
+			 const volatile sig_atomic_t *stop, struct gb_abft_ref *out)
 {
 	double *buf = calloc(k ? k : 1, sizeof(double));
 	double *mem = calloc(6 * (k ? k : 1), sizeof(double));
@@ -332,11 +337,15 @@ int gb_stress_abft_build(gb_stress_column_fn *column, void *user, uint64_t m, ui
 	sb = (struct colsums){ mem + 3 * k, mem + 4 * k, mem + 5 * k };
 	/* pass 1: sums over the rows of the product (A's storage columns) */
 	for (uint64_t i = 0; i < m; i++) {
+		if (stopped(stop))
+			goto stop;
 		column(user, 0, i, buf, k);
 		colsums_add(&sa, buf, k);
 	}
 	/* pass 2: each column checksum, and the sums over B's columns */
 	for (uint64_t j = 0; j < n; j++) {
+		if (stopped(stop))
+			goto stop;
 		column(user, 1, j, buf, k);
 		colsums_dot(&sa, buf, k, &e, &s2, &ab);
 		out->col_exp[j] = e;
@@ -345,12 +354,18 @@ int gb_stress_abft_build(gb_stress_column_fn *column, void *user, uint64_t m, ui
 	}
 	/* pass 3: each row checksum */
 	for (uint64_t i = 0; i < m; i++) {
+		if (stopped(stop))
+			goto stop;
 		column(user, 0, i, buf, k);
 		colsums_dot(&sb, buf, k, &e, &s2, &ab);
 		out->row_exp[i] = e;
 		out->row_bound[i] = gb_stress_abft_bound(kind, u_acc, tau, k, n, sqrt(s2), ab);
 	}
 	rc = 0;
+	goto out;
+stop:
+	gb_stress_abft_release(out);
+	rc = -2;
 out:
 	free(buf);
 	free(mem);
@@ -374,7 +389,8 @@ static void gen_column(void *user, unsigned matrix, uint64_t col, double *out, u
 }
 
 int gb_stress_abft_reference(const struct gb_stress_phase *ph, uint64_t seed, uint64_t m,
-			     uint64_t n, uint64_t k, double tau, struct gb_abft_ref *out)
+			     uint64_t n, uint64_t k, double tau, const volatile sig_atomic_t *stop,
+			     struct gb_abft_ref *out)
 {
 	struct gb_stress_gemm_type t;
 	struct gen_source g;
@@ -386,7 +402,7 @@ int gb_stress_abft_reference(const struct gb_stress_phase *ph, uint64_t seed, ui
 	g.sig_bits = t.sig_bits;
 	g.r = ph->mode == GB_STRESS_EXACT ? ph->r : 0;
 	return gb_stress_abft_build(gen_column, &g, m, n, k, gb_stress_abft_kind(ph), t.u_acc,
-				    tau, out);
+				    tau, stop, out);
 }
 
 double gb_stress_element(const struct gb_stress_phase *ph, uint64_t seed, uint64_t k, uint64_t row,
@@ -543,6 +559,103 @@ uint64_t gb_stress_batch_gemms(double t_gemm_s, double target_s, uint64_t max)
 	if (g > (double)max)
 		return max;
 	return (uint64_t)g;
+}
+
+void gb_stress_batcher_init(struct gb_stress_batcher *b, uint64_t max, double target_s)
+{
+	memset(b, 0, sizeof(*b));
+	b->max = max;
+	b->target_s = target_s;
+}
+
+uint64_t gb_stress_batcher_next(const struct gb_stress_batcher *b, size_t phase)
+{
+	if (phase >= GB_STRESS_MAX_PHASES || !b->gemms[phase])
+		return 1;
+	return b->gemms[phase];
+}
+
+void gb_stress_batcher_done(struct gb_stress_batcher *b, size_t phase, uint64_t gemms,
+			    double busy_s)
+{
+	if (phase >= GB_STRESS_MAX_PHASES || !gemms)
+		return;
+	/* only this phase's own speed decides its next batch */
+	b->gemms[phase] = gb_stress_batch_gemms(busy_s / (double)gemms, b->target_s, b->max);
+}
+
+/* ======================================================================= */
+/* the pinned algorithm                                                    */
+
+int gb_stress_pick_algo(int n_cand, gb_stress_algo_trial_fn *trial, void *user,
+			struct gb_stress_algo_pick *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->n_cand = n_cand;
+	out->chosen = -1;
+	for (int c = 0; c < n_cand && c < GB_STRESS_MAX_ALGOS; c++) {
+		uint64_t diffs = 0;
+
+		if (trial(user, c, &diffs))
+			return -1;
+		out->diffs[c] = diffs;
+		out->n_tried = c + 1;
+		if (!diffs) {
+			out->chosen = c;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* "1: 5120, 2: 12" for the tried candidates that differed; returns the length written */
+static size_t list_diffs(const struct gb_stress_algo_pick *p, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int c = 0; c < p->n_tried && used < len; c++) {
+		int w;
+
+		if (!p->diffs[c])
+			continue;
+		w = snprintf(buf + used, len - used, "%s%d: %llu", used ? ", " : "", c + 1,
+			     (unsigned long long)p->diffs[c]);
+
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+	return used;
+}
+
+const char *gb_stress_algo_pick_note(const struct gb_stress_algo_pick *p, const char *what,
+				     char *buf, size_t len)
+{
+	char diffs[192], which[32];
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	/* the heuristic's first repeated (or nothing was tried): nothing to say */
+	if (p->chosen == 0 || !p->n_tried)
+		return buf;
+	/* candidates are numbered from 1: "algorithm 1" is the heuristic's first choice */
+	list_diffs(p, diffs, sizeof(diffs));
+	if (p->chosen == 1)
+		snprintf(which, sizeof(which), "algorithm 1");
+	else
+		snprintf(which, sizeof(which), "algorithms 1-%d", p->chosen);
+	if (p->chosen > 0)
+		snprintf(buf, len,
+			 "%s: %s of %d differed run to run (%s elements), pinned algorithm %d",
+			 what, which, p->n_cand, diffs, p->chosen + 1);
+	else
+		snprintf(buf, len,
+			 "%s: none of %d algorithm%s repeated bit for bit (%s elements differed), "
+			 "not compared",
+			 what, p->n_tried, p->n_tried > 1 ? "s" : "", diffs);
+	return buf;
 }
 
 /* ======================================================================= */
@@ -702,6 +815,30 @@ const char *gb_stress_bit_field(enum gb_dtype t, int bit)
 	return bit >= mant ? "exponent" : "mantissa";
 }
 
+const char *gb_memtest_pattern_name(int kind, uint32_t param, bool then_complement, char *buf,
+				    size_t len)
+{
+	switch (kind) {
+	case GB_MT_WALK1:
+	case GB_MT_WALK0:
+		/* the bit at word 0; it moves with the address (gb_memtest_word) */
+		snprintf(buf, len, "walking %s (bit %u)", kind == GB_MT_WALK1 ? "ones" : "zeros",
+			 (unsigned)(param & 31u));
+		break;
+	case GB_MT_SOLID:
+		if (then_complement)
+			snprintf(buf, len, "moving inversions 0x%08x then 0x%08x", (unsigned)param,
+				 (unsigned)~param);
+		else
+			snprintf(buf, len, "moving inversions 0x%08x", (unsigned)param);
+		break;
+	default:
+		snprintf(buf, len, "random");
+		break;
+	}
+	return buf;
+}
+
 void gb_stress_forensic_init(struct gb_stress_forensic *f)
 {
 	memset(f, 0, sizeof(*f));
@@ -777,10 +914,24 @@ static void format_tel(char *buf, size_t len, const struct gb_telemetry_sample *
 	}
 }
 
+/* "offset 0x1000 (address 0x7f2a00001000), walking ones (bit 3), pass 2" */
+static void format_memtest_where(char *buf, size_t len, const struct gb_stress_forensic *f)
+{
+	size_t used = (size_t)snprintf(buf, len, "offset 0x%llx", (unsigned long long)f->offset);
+
+	if (f->address && used < len)
+		used += (size_t)snprintf(buf + used, len - used, " (address 0x%llx)",
+					 (unsigned long long)f->address);
+	if (f->pattern[0] && used < len)
+		used += (size_t)snprintf(buf + used, len - used, ", %s", f->pattern);
+	if (f->pass && used < len)
+		snprintf(buf + used, len - used, ", pass %llu", (unsigned long long)f->pass);
+}
+
 static void format_where(char *buf, size_t len, const struct gb_stress_forensic *f)
 {
 	if (f->offset >= 0)
-		snprintf(buf, len, "offset 0x%llx", (unsigned long long)f->offset);
+		format_memtest_where(buf, len, f);
 	else if (f->row >= 0 && f->col >= 0)
 		snprintf(buf, len, "batch %llu slot %lld (row %lld, col %lld)",
 			 (unsigned long long)f->batch, (long long)f->slot, (long long)f->row,
@@ -798,7 +949,7 @@ static void format_where(char *buf, size_t len, const struct gb_stress_forensic 
 
 void gb_stress_forensic_format(const struct gb_stress_forensic *f, char *buf, size_t len)
 {
-	char where[96], exp[64], got[64], flips[256], tel[224] = "", what[200];
+	char where[192], exp[64], got[64], flips[256], tel[224] = "", what[200];
 
 	if (!buf || !len)
 		return;
@@ -884,6 +1035,20 @@ struct cJSON *gb_stress_forensic_json(const struct gb_stress_forensic *f)
 	gb_json_add_int(o, "row", f->row);
 	gb_json_add_int(o, "col", f->col);
 	gb_json_add_int(o, "offset", f->offset);
+	if (f->address) {
+		char hex[24];
+
+		/* an address, like a bit pattern, is an identifier: exact as hex */
+		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)f->address);
+		cJSON_AddStringToObject(o, "address", hex);
+	} else {
+		cJSON_AddNullToObject(o, "address");
+	}
+	if (f->pattern[0])
+		cJSON_AddStringToObject(o, "pattern", f->pattern);
+	else
+		cJSON_AddNullToObject(o, "pattern");
+	gb_json_add_int(o, "pass", f->pass ? (int64_t)f->pass : -1);
 	cJSON_AddStringToObject(o, "type", gb_dtype_name(f->type));
 	gb_json_add_num(o, "expected", f->expected);
 	gb_json_add_num(o, "got", f->got);
@@ -898,4 +1063,102 @@ struct cJSON *gb_stress_forensic_json(const struct gb_stress_forensic *f)
 	gb_stress_forensic_format(f, line, sizeof(line));
 	cJSON_AddStringToObject(o, "message", line);
 	return o;
+}
+
+/* ======================================================================= */
+/* progress                                                                */
+
+const char *gb_stress_fmt_eta(double s, char *buf, size_t len)
+{
+	if (!(s >= 0))
+		snprintf(buf, len, "-");
+	else if (s >= 3600)
+		snprintf(buf, len, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
+	else if (s >= 60)
+		snprintf(buf, len, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
+	else
+		snprintf(buf, len, "%.0fs", s);
+	return buf;
+}
+
+/* a number, or "-" when unknown */
+static const char *fmt_num(char *buf, size_t len, const char *fmt, double v)
+{
+	if (isfinite(v))
+		snprintf(buf, len, fmt, v);
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+/* "705.2" or "fp64 61.2  fp16 702" */
+static void format_tp(const struct gb_stress_progress *p, char *buf, size_t len)
+{
+	size_t used = 0;
+	char v[24];
+
+	buf[0] = '\0';
+	for (size_t s = 0; s < p->n_tp && s < GB_STRESS_MAX_SERIES && used < len; s++) {
+		const char *label = p->tp_label[s] ? p->tp_label[s] : "";
+		int w = snprintf(buf + used, len - used, "%s%s%s%s", s ? "  " : "", label,
+				 label[0] ? " " : "", fmt_num(v, sizeof(v), "%.4g", p->tp[s]));
+
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+	if (!p->n_tp)
+		snprintf(buf, len, "-");
+}
+
+void gb_stress_progress_text(const struct gb_stress_progress *p, char *buf, size_t len)
+{
+	char eta[16], tp[96], v[3][24];
+	bool running = p->state && !strcmp(p->state, "running");
+
+	gb_stress_fmt_eta(p->eta_s, eta, sizeof(eta));
+	format_tp(p, tp, sizeof(tp));
+	snprintf(buf, len, "stress gpu %d: %3.0f%% eta %s  %s %s  %s C  %s W  %s MHz  errors %llu%s%s",
+		 p->device, 100 * p->frac, eta, tp, p->memtest ? "GB/s" : "TFLOP/s",
+		 fmt_num(v[0], sizeof(v[0]), "%.0f", p->temp_c),
+		 fmt_num(v[1], sizeof(v[1]), "%.0f", p->power_w),
+		 fmt_num(v[2], sizeof(v[2]), "%.0f", p->sm_mhz), (unsigned long long)p->errors,
+		 running ? "" : "  ", running ? "" : (p->state ? p->state : "?"));
+}
+
+/* a JSON number, or null */
+static const char *json_num(char *buf, size_t len, double v)
+{
+	snprintf(buf, len, isfinite(v) ? "%.6g" : "null", v);
+	return buf;
+}
+
+void gb_stress_progress_jsonl(const struct gb_stress_progress *p, char *buf, size_t len)
+{
+	const char *unit = p->memtest ? "gbps" : "tflops";
+	char v[5][24], extra[128] = "";
+	size_t used = 0;
+
+	/* with several series each is its own field too: "tflops_fp64":61.2 */
+	for (size_t s = 0; p->n_tp > 1 && s < p->n_tp && s < GB_STRESS_MAX_SERIES; s++) {
+		char n[24];
+		int w;
+
+		if (!p->tp_label[s] || !p->tp_label[s][0] || used >= sizeof(extra))
+			continue;
+		w = snprintf(extra + used, sizeof(extra) - used, ",\"%s_%s\":%s", unit,
+			     p->tp_label[s], json_num(n, sizeof(n), p->tp[s]));
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+	snprintf(buf, len,
+		 "{\"type\":\"stress_progress\",\"gpu\":%d,\"t_s\":%.3f,\"progress\":%.4f,"
+		 "\"eta_s\":%s,\"%s\":%s%s,\"temp_c\":%s,\"power_w\":%s,\"sm_mhz\":%s,"
+		 "\"errors\":%llu,\"state\":\"%s\"}",
+		 p->device, p->t_s, p->frac, json_num(v[0], sizeof(v[0]), p->eta_s), unit,
+		 json_num(v[1], sizeof(v[1]), p->tp_total), extra,
+		 json_num(v[2], sizeof(v[2]), p->temp_c), json_num(v[3], sizeof(v[3]), p->power_w),
+		 json_num(v[4], sizeof(v[4]), p->sm_mhz), (unsigned long long)p->errors,
+		 p->state ? p->state : "?");
 }

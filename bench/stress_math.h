@@ -22,6 +22,7 @@
 #ifndef GPUBENCH_BENCH_STRESS_MATH_H
 #define GPUBENCH_BENCH_STRESS_MATH_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -101,6 +102,15 @@ GB_STRESS_HD uint32_t gb_memtest_word(int kind, uint32_t param, uint64_t seed, u
 	}
 }
 
+/*
+ * What a memtest pass wrote or checks, for forensics: "walking ones (bit 3)",
+ * "walking zeros (bit 3)", "moving inversions 0x55555555" (with " then
+ * 0xaaaaaaaa" when the pass writes the complement after reading),
+ * "random". Returns buf.
+ */
+const char *gb_memtest_pattern_name(int kind, uint32_t param, bool then_complement, char *buf,
+				    size_t len);
+
 /* One word of the order-independent result digest (XOR of these over all words). */
 GB_STRESS_HD uint64_t gb_stress_digest_word(uint32_t bits, uint64_t i)
 {
@@ -149,6 +159,9 @@ const char *gb_stress_unsupported(enum gb_stress_prec p, int cc_major, int cc_mi
 /* phases: which inputs a batch multiplies                                 */
 
 enum gb_stress_mode { GB_STRESS_RANDOM = 0, GB_STRESS_EXACT };
+
+/* a random and an exact phase for each of at most two concrete precisions */
+#define GB_STRESS_MAX_PHASES 4
 
 struct gb_stress_phase {
 	enum gb_stress_prec prec;  /* concrete */
@@ -214,11 +227,13 @@ typedef void gb_stress_column_fn(void *user, unsigned matrix, uint64_t col, doub
  * Build the reference from any inputs in O((m + n) k) without forming C,
  * with bounds of the given kind for an accumulation of unit roundoff u_acc
  * (tau: the probabilistic safety factor; <= 0 means GB_STRESS_ABFT_TAU).
- * Returns 0, -1 on allocation failure.
+ * stop (may be NULL) is polled between columns: Ctrl-C need not wait for
+ * seconds of hashing. Returns 0, -1 on allocation failure, -2 when stopped
+ * (out is released then).
  */
 int gb_stress_abft_build(gb_stress_column_fn *column, void *user, uint64_t m, uint64_t n,
 			 uint64_t k, enum gb_abft_kind kind, double u_acc, double tau,
-			 struct gb_abft_ref *out);
+			 const volatile sig_atomic_t *stop, struct gb_abft_ref *out);
 
 /*
  * The bound of one checksum over len elements (m for a column sum, n for a
@@ -231,7 +246,8 @@ double gb_stress_abft_bound(enum gb_abft_kind kind, double u_acc, double tau, ui
 
 /* The reference of a phase's generated inputs (seed as the fill kernels use it). */
 int gb_stress_abft_reference(const struct gb_stress_phase *ph, uint64_t seed, uint64_t m,
-			     uint64_t n, uint64_t k, double tau, struct gb_abft_ref *out);
+			     uint64_t n, uint64_t k, double tau, const volatile sig_atomic_t *stop,
+			     struct gb_abft_ref *out);
 void gb_stress_abft_release(struct gb_abft_ref *r);
 
 /* The bound kind of a phase: EXACT for exact phases, else PROBABILISTIC */
@@ -285,6 +301,66 @@ int gb_stress_size(double free_bytes, double fraction, uint64_t n_req,
 
 /* GEMMs per batch so that one batch lasts about target_s (1 .. max). */
 uint64_t gb_stress_batch_gemms(double t_gemm_s, double target_s, uint64_t max);
+
+/*
+ * The batch size of each phase, learnt from that phase's own last batch.
+ * Phases alternate batch by batch and differ in speed (mixed: an FP64 GEMM
+ * takes about ten times an FP16 one), so one size shared by all phases
+ * would be learnt from the other precision: ten times too long a batch, then
+ * ten times too short, and "mixed" would be FP64 nearly all the time.
+ */
+struct gb_stress_batcher {
+	uint64_t gemms[GB_STRESS_MAX_PHASES];
+	uint64_t max;       /* working slots */
+	double target_s;
+};
+
+void gb_stress_batcher_init(struct gb_stress_batcher *b, uint64_t max, double target_s);
+/* GEMMs in the next batch of a phase: 1 until that phase has run once. */
+uint64_t gb_stress_batcher_next(const struct gb_stress_batcher *b, size_t phase);
+/* A batch of `gemms` GEMMs of `phase` took busy_s of device time. */
+void gb_stress_batcher_done(struct gb_stress_batcher *b, size_t phase, uint64_t gemms,
+			    double busy_s);
+
+/* ======================================================================= */
+/* the pinned algorithm                                                    */
+
+/* heuristic candidates tried for one that is bitwise reproducible */
+#define GB_STRESS_MAX_ALGOS 8
+
+/*
+ * Repeat-and-compare needs an algorithm whose result is the same bits every
+ * time. cuBLAS promises that for one architecture, SM count and stream, but
+ * a split-K or stream-K kernel that reduces with atomics would differ run to
+ * run on a healthy GPU. So each random phase's candidates are tried in the
+ * heuristic's order, and the first that repeats bit for bit is pinned.
+ */
+struct gb_stress_algo_pick {
+	int n_cand;      /* candidates offered */
+	int n_tried;
+	int chosen;      /* index of the pinned one; -1 none repeated */
+	uint64_t diffs[GB_STRESS_MAX_ALGOS]; /* elements that differed, per tried candidate */
+};
+
+/* Run candidate `cand` again and count the elements that differ: 0, or -1 on an error. */
+typedef int gb_stress_algo_trial_fn(void *user, int cand, uint64_t *diffs);
+
+/*
+ * Try candidates 0 .. n_cand-1 (at most GB_STRESS_MAX_ALGOS) until one
+ * repeats (diffs 0). Returns 0 (out->chosen may be -1: none repeated), or -1
+ * when a trial failed.
+ */
+int gb_stress_pick_algo(int n_cand, gb_stress_algo_trial_fn *trial, void *user,
+			struct gb_stress_algo_pick *out);
+
+/*
+ * "" when the heuristic's first candidate repeated; otherwise one clause
+ * for a report, e.g. "fp16: algorithm 1 of 8 differed run to run (5120
+ * elements), pinned algorithm 2" or "fp16: none of 8 algorithms repeated
+ * bit for bit (1: 5120 elements, ...), not compared". Returns buf.
+ */
+const char *gb_stress_algo_pick_note(const struct gb_stress_algo_pick *p, const char *what,
+				     char *buf, size_t len);
 
 /* ======================================================================= */
 /* load profiles                                                           */
@@ -355,6 +431,9 @@ struct gb_stress_forensic {
 	uint64_t batch;
 	int64_t slot, row, col; /* -1 when unknown */
 	int64_t offset;        /* memtest: byte offset in the tested region; -1 otherwise */
+	uint64_t address;      /* memtest: device (virtual) address of the word; 0 unknown */
+	char pattern[64];      /* memtest: gb_memtest_pattern_name() of the pass; "" otherwise */
+	uint64_t pass;         /* memtest: the full pass (every pattern once), from 1; 0 unknown */
 	enum gb_dtype type;    /* of expected/got: F32, F64, or I32 for memtest words */
 	bool have_bits;
 	uint64_t expected_bits, got_bits;
@@ -371,7 +450,9 @@ void gb_stress_forensic_init(struct gb_stress_forensic *f);
 /*
  * One line: "gpu 0 at 12.5 s, repeat, batch 7 slot 3 (row 10, col 20):
  * expected 0x41f00000 (30) got 0x49f00000 (1966080), flipped bit 27
- * (exponent); 71 C, 650 W, 1755 MHz, sw_power_cap".
+ * (exponent); 71 C, 650 W, 1755 MHz, sw_power_cap". A memtest word reads
+ * "memtest, offset 0x1000 (address 0x7f2a00001000), walking ones (bit 3),
+ * pass 2: expected ...".
  */
 void gb_stress_forensic_format(const struct gb_stress_forensic *f, char *buf, size_t len);
 
@@ -413,6 +494,21 @@ int gb_stress_thresholds_parse(const char *json, struct gb_stress_thresholds *th
 
 #define GB_STRESS_MAX_XIDS 64
 #define GB_STRESS_REASON_BITS 16
+/* throughput series per GPU: one per concrete precision (mixed has two) */
+#define GB_STRESS_MAX_SERIES 2
+
+/*
+ * One throughput series: per interval, the FLOPs of the random-data batches
+ * of one precision finished in it over their device time (memtest: bytes).
+ * Exact batches are left out: small integers toggle fewer bits, draw less
+ * power and, under a power cap, run faster, so intervals would differ by
+ * how many exact batches they happened to hold.
+ */
+struct gb_stress_tp {
+	char label[8];             /* "fp64": the precision when a run has several; "" */
+	double *t, *v;             /* t seconds since this GPU's load started */
+	size_t n, cap;
+};
 
 /* Everything the verdict rules look at for one GPU. */
 struct gb_stress_obs {
@@ -426,6 +522,11 @@ struct gb_stress_obs {
 	bool abft_on, exact_on, repeat_on, cross_on;
 	uint64_t gemms, batches;
 	uint64_t abft_mismatches, exact_mismatches, repeat_mismatches, nan_count;
+	/* the largest |observed - expected| / bound of any random-phase checksum; NaN none */
+	double abft_max_ratio;
+	/* repeat: phases that could not be compared (no bit-reproducible algorithm) */
+	size_t repeat_uncompared;
+	char repeat_note[384];     /* gb_stress_algo_pick_note() clauses, "; " between */
 	uint64_t mem_errors, mem_bytes_tested;
 	enum gb_cross cross;
 	char cross_detail[160];
@@ -443,39 +544,53 @@ struct gb_stress_obs {
 	int xid_watch;             /* 1 watched, 0 not supported (or no NVML) */
 	unsigned long long xids[GB_STRESS_MAX_XIDS];
 	size_t n_xids;
-	/* throughput per interval, t seconds since this GPU's load started */
-	double *tp_t, *tp_v;
-	size_t n_tp, cap_tp;
+	/* throughput per interval, one series per precision (n_series >= 1) */
+	struct gb_stress_tp tp[GB_STRESS_MAX_SERIES];
+	size_t n_series;
 	double load_s;             /* how long the load ran */
 	const char *tp_unit;       /* "TFLOP/s" or "GB/s" (static) */
 	/* fields NVML could not read, comma separated */
 	char missing[256];
 };
 
+/* One series with no label (init's default). */
 void gb_stress_obs_init(struct gb_stress_obs *o, int device);
 void gb_stress_obs_release(struct gb_stress_obs *o);
+/* n throughput series (1 .. GB_STRESS_MAX_SERIES) labelled "fp64", ...; call before adding. */
+void gb_stress_obs_series(struct gb_stress_obs *o, size_t n, const char *const *labels);
 /* Fold one telemetry sample in (unknown fields are skipped). */
 void gb_stress_obs_add_sample(struct gb_stress_obs *o, const struct gb_telemetry_sample *s);
-/* One interval's throughput (NaN or negative: ignored). */
-void gb_stress_obs_add_throughput(struct gb_stress_obs *o, double t, double v);
+/* One interval's throughput of a series (NaN or negative, or no such series: ignored). */
+void gb_stress_obs_add_throughput(struct gb_stress_obs *o, size_t series, double t, double v);
+/* A checksum's |observed - expected| / bound (NaN ignored): keeps the largest. */
+void gb_stress_obs_add_abft_ratio(struct gb_stress_obs *o, double ratio);
+/*
+ * A phase's pick of its pinned algorithm: a phase that could not be
+ * compared is counted, and any fallback is noted ("what": "fp16").
+ */
+void gb_stress_obs_add_algo_pick(struct gb_stress_obs *o, const struct gb_stress_algo_pick *p,
+				 const char *what);
+/* "tflops", "tflops_fp64" (a labelled series), "mem_gbps": the metric base name. */
+const char *gb_stress_series_name(const struct gb_stress_obs *o, size_t series, char *buf,
+				  size_t len);
 void gb_stress_obs_add_xid(struct gb_stress_obs *o, unsigned long long xid);
 /* Append a field name to missing (once). */
 void gb_stress_obs_missing(struct gb_stress_obs *o, const char *field);
 
 /*
- * Settled throughput: the median of the intervals in the second quarter of
- * the load (t in [L/4, L/2)), after clocks and temperature have had a
- * quarter of the run to settle. NaN with fewer than 3 samples there.
+ * Settled throughput of a series: the median of the intervals in the second
+ * quarter of the load (t in [L/4, L/2)), after clocks and temperature have
+ * had a quarter of the run to settle. NaN with fewer than 3 samples there.
  */
-double gb_stress_settled(const struct gb_stress_obs *o);
+double gb_stress_settled(const struct gb_stress_obs *o, size_t series);
 
 /*
- * The largest fall below settled: the second half of the load in four
- * windows (eighths), each window's median against settled; returns
- * 1 - worst/settled (>= 0 means slower) and the window start in *at (may be
- * NULL). NaN when settled is NaN or no window has 2 samples.
+ * The largest fall of a series below its settled value: the second half of
+ * the load in four windows (eighths), each window's median against settled;
+ * returns 1 - worst/settled (>= 0 means slower) and the window start in *at
+ * (may be NULL). NaN when settled is NaN or no window has 2 samples.
  */
-double gb_stress_drop(const struct gb_stress_obs *o, double *at);
+double gb_stress_drop(const struct gb_stress_obs *o, size_t series, double *at);
 
 struct gb_stress_check {
 	const char *name;          /* static */
@@ -488,25 +603,65 @@ struct gb_stress_check {
 #define GB_STRESS_MAX_CHECKS 24
 
 /*
- * Judge one GPU. peer_best is the settled throughput of the best GPU of
- * the same model and precision in this run (NaN when this GPU has no peer).
- * Writes one check per rule (see docs/stress.md) and returns the count.
- * A GPU that could not run gets an ERROR check, never a pass; rules whose
- * data are missing are SKIPPED with the reason.
+ * Judge one GPU. peer_best[s] is the settled throughput of series s on the
+ * best GPU of the same model in this run (NaN when there is none); NULL when
+ * this GPU has no peer. Throughput rules judge each series against itself
+ * and report the worst. Writes one check per rule (see docs/stress.md) and
+ * returns the count. A GPU that could not run gets an ERROR check, never a
+ * pass; rules whose data are missing are SKIPPED with the reason.
  */
 size_t gb_stress_judge(const struct gb_stress_obs *o, const struct gb_stress_thresholds *th,
-		       double peer_best, struct gb_stress_check *out, size_t max);
+		       const double *peer_best, struct gb_stress_check *out, size_t max);
 
 /* Add the checks to a benchmark result for device `device` (FAILED and ERROR set its status). */
 void gb_stress_add_checks(struct gb_bench_result *b, int device, const struct gb_stress_check *c,
 			  size_t n);
 
 /*
- * Add one GPU's metrics (throughput with a sample per interval, settled and
- * lowest, temperature, power, clock, throttle shares, mismatch and NaN
- * counts, health deltas, XIDs) and its throughput-over-time series.
+ * Add one GPU's metrics (per throughput series: a sample per interval,
+ * settled and lowest; temperature, power, clock, throttle shares, mismatch
+ * and NaN counts, the ABFT ratio, health deltas, XIDs) and its
+ * throughput-over-time series.
  */
 void gb_stress_add_metrics(struct gb_bench_result *b, const struct gb_stress_obs *o);
+
+/* ======================================================================= */
+/* progress                                                                */
+
+/* One GPU at one moment, as the progress line shows it. */
+struct gb_stress_progress {
+	int device;
+	double t_s;                /* seconds since the run started */
+	double frac;               /* share of the duration done, 0 .. 1 */
+	double eta_s;              /* NaN unknown */
+	size_t n_tp;               /* throughput values (one per series) */
+	const char *tp_label[GB_STRESS_MAX_SERIES]; /* "" or NULL for the only one */
+	double tp[GB_STRESS_MAX_SERIES];            /* NaN when the interval had none */
+	double tp_total;           /* all series together: work over device time; NaN none */
+	bool memtest;              /* GB/s instead of TFLOP/s */
+	double temp_c, power_w, sm_mhz;             /* NaN unknown */
+	uint64_t errors;
+	const char *state;         /* "running", "done", "failed", "error", "hung", "starting" */
+};
+
+/* "5m30s", "1h02m", "12s", "-" when unknown. Returns buf. */
+const char *gb_stress_fmt_eta(double s, char *buf, size_t len);
+
+/*
+ * The human line: "stress gpu 0:  45% eta 5m30s  705.2 TFLOP/s  71 C  650 W
+ * 1755 MHz  errors 0" ("fp64 61.2  fp16 702 TFLOP/s" with two series; "-"
+ * for what is unknown; the state appended unless running).
+ */
+void gb_stress_progress_text(const struct gb_stress_progress *p, char *buf, size_t len);
+
+/*
+ * The machine line, one JSON object: {"type":"stress_progress","gpu":0,
+ * "t_s":..,"progress":0..1,"eta_s":..,"tflops":..,"temp_c":..,"power_w":..,
+ * "sm_mhz":..,"errors":..,"state":".."}; "gbps" for memtest; "tflops" is
+ * tp_total, and with two series "tflops_fp64", "tflops_fp16" follow. null
+ * for what is unknown.
+ */
+void gb_stress_progress_jsonl(const struct gb_stress_progress *p, char *buf, size_t len);
 
 /* ======================================================================= */
 /* telemetry and health through NVML (stress_health_math.c)                */

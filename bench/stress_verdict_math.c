@@ -193,15 +193,62 @@ void gb_stress_obs_init(struct gb_stress_obs *o, int device)
 	o->throttle_mask = GB_STRESS_THROTTLE_DEFAULT;
 	o->cross = GB_CROSS_NONE;
 	o->tp_unit = "TFLOP/s";
+	o->n_series = 1;
+	o->abft_max_ratio = NAN;
 	o->before.ecc_dbe_volatile = o->after.ecc_dbe_volatile = -1;
 }
 
 void gb_stress_obs_release(struct gb_stress_obs *o)
 {
-	free(o->tp_t);
-	free(o->tp_v);
-	o->tp_t = o->tp_v = NULL;
-	o->n_tp = o->cap_tp = 0;
+	for (size_t s = 0; s < GB_STRESS_MAX_SERIES; s++) {
+		free(o->tp[s].t);
+		free(o->tp[s].v);
+		o->tp[s].t = o->tp[s].v = NULL;
+		o->tp[s].n = o->tp[s].cap = 0;
+	}
+}
+
+void gb_stress_obs_series(struct gb_stress_obs *o, size_t n, const char *const *labels)
+{
+	if (n < 1)
+		n = 1;
+	if (n > GB_STRESS_MAX_SERIES)
+		n = GB_STRESS_MAX_SERIES;
+	o->n_series = n;
+	for (size_t s = 0; s < n; s++)
+		snprintf(o->tp[s].label, sizeof(o->tp[s].label), "%s",
+			 labels && labels[s] ? labels[s] : "");
+}
+
+const char *gb_stress_series_name(const struct gb_stress_obs *o, size_t series, char *buf,
+				  size_t len)
+{
+	const char *base = o->memtest ? "mem_gbps" : "tflops";
+	const char *label = series < GB_STRESS_MAX_SERIES ? o->tp[series].label : "";
+
+	snprintf(buf, len, "%s%s%s", base, label[0] ? "_" : "", label);
+	return buf;
+}
+
+void gb_stress_obs_add_abft_ratio(struct gb_stress_obs *o, double ratio)
+{
+	if (isnan(ratio) || ratio < 0)
+		return;
+	if (isnan(o->abft_max_ratio) || ratio > o->abft_max_ratio)
+		o->abft_max_ratio = ratio;
+}
+
+void gb_stress_obs_add_algo_pick(struct gb_stress_obs *o, const struct gb_stress_algo_pick *p,
+				 const char *what)
+{
+	char note[256];
+	size_t used = strlen(o->repeat_note);
+
+	o->repeat_uncompared += p->chosen < 0 && p->n_tried > 0;
+	gb_stress_algo_pick_note(p, what, note, sizeof(note));
+	if (note[0] && used < sizeof(o->repeat_note))
+		snprintf(o->repeat_note + used, sizeof(o->repeat_note) - used, "%s%s",
+			 used ? "; " : "", note);
 }
 
 void gb_stress_obs_add_sample(struct gb_stress_obs *o, const struct gb_telemetry_sample *s)
@@ -229,27 +276,29 @@ void gb_stress_obs_add_sample(struct gb_stress_obs *o, const struct gb_telemetry
 	o->throttled_samples += (s->clock_event_reasons & o->throttle_mask) != 0;
 }
 
-void gb_stress_obs_add_throughput(struct gb_stress_obs *o, double t, double v)
+void gb_stress_obs_add_throughput(struct gb_stress_obs *o, size_t series, double t, double v)
 {
-	if (!isfinite(v) || v < 0 || !isfinite(t))
+	struct gb_stress_tp *tp = &o->tp[series < GB_STRESS_MAX_SERIES ? series : 0];
+
+	if (!isfinite(v) || v < 0 || !isfinite(t) || series >= o->n_series)
 		return;
-	if (o->n_tp == o->cap_tp) {
-		size_t cap = o->cap_tp ? o->cap_tp * 2 : 64;
-		double *nt = realloc(o->tp_t, cap * sizeof(double));
+	if (tp->n == tp->cap) {
+		size_t cap = tp->cap ? tp->cap * 2 : 64;
+		double *nt = realloc(tp->t, cap * sizeof(double));
 		double *nv;
 
 		if (!nt)
 			return;
-		o->tp_t = nt;
-		nv = realloc(o->tp_v, cap * sizeof(double));
+		tp->t = nt;
+		nv = realloc(tp->v, cap * sizeof(double));
 		if (!nv)
 			return;
-		o->tp_v = nv;
-		o->cap_tp = cap;
+		tp->v = nv;
+		tp->cap = cap;
 	}
-	o->tp_t[o->n_tp] = t;
-	o->tp_v[o->n_tp] = v;
-	o->n_tp++;
+	tp->t[tp->n] = t;
+	tp->v[tp->n] = v;
+	tp->n++;
 	if (t > o->load_s)
 		o->load_s = t;
 }
@@ -274,35 +323,35 @@ void gb_stress_obs_missing(struct gb_stress_obs *o, const char *field)
 	snprintf(o->missing + used, sizeof(o->missing) - used, "%s%s", used ? "," : "", field);
 }
 
-/* median of the throughput samples with t in [lo, hi); NaN with fewer than min_n */
-static double window_median(const struct gb_stress_obs *o, double lo, double hi, size_t min_n,
+/* median of the series' samples with t in [lo, hi); NaN with fewer than min_n */
+static double window_median(const struct gb_stress_tp *tp, double lo, double hi, size_t min_n,
 			    bool last)
 {
-	double *v = malloc((o->n_tp ? o->n_tp : 1) * sizeof(double)), r;
+	double *v = malloc((tp->n ? tp->n : 1) * sizeof(double)), r;
 	size_t n = 0;
 
 	if (!v)
 		return NAN;
-	for (size_t i = 0; i < o->n_tp; i++)
-		if (o->tp_t[i] >= lo && (o->tp_t[i] < hi || (last && o->tp_t[i] <= hi)))
-			v[n++] = o->tp_v[i];
+	for (size_t i = 0; i < tp->n; i++)
+		if (tp->t[i] >= lo && (tp->t[i] < hi || (last && tp->t[i] <= hi)))
+			v[n++] = tp->v[i];
 	r = n >= min_n ? gb_percentile(v, n, 50.0) : NAN;
 	free(v);
 	return r;
 }
 
-double gb_stress_settled(const struct gb_stress_obs *o)
+double gb_stress_settled(const struct gb_stress_obs *o, size_t series)
 {
 	double l = o->load_s;
 
-	if (!(l > 0))
+	if (!(l > 0) || series >= o->n_series)
 		return NAN;
-	return window_median(o, l / 4, l / 2, 3, false);
+	return window_median(&o->tp[series], l / 4, l / 2, 3, false);
 }
 
-double gb_stress_drop(const struct gb_stress_obs *o, double *at)
+double gb_stress_drop(const struct gb_stress_obs *o, size_t series, double *at)
 {
-	double settled = gb_stress_settled(o), worst = NAN, l = o->load_s, worst_at = NAN;
+	double settled = gb_stress_settled(o, series), worst = NAN, l = o->load_s, worst_at = NAN;
 
 	if (at)
 		*at = NAN;
@@ -310,7 +359,7 @@ double gb_stress_drop(const struct gb_stress_obs *o, double *at)
 		return NAN;
 	for (int w = 0; w < 4; w++) {
 		double lo = l / 2 + w * l / 8;
-		double med = window_median(o, lo, lo + l / 8, 2, w == 3);
+		double med = window_median(&o->tp[series], lo, lo + l / 8, 2, w == 3);
 
 		if (isfinite(med) && !(med >= worst)) {
 			worst = med;
@@ -417,6 +466,33 @@ static void judge_cross(struct judge *j, const struct gb_stress_obs *o)
 	}
 }
 
+/*
+ * Repeat-and-compare, and what the pinned algorithms' self-check said: a
+ * phase with no bit-reproducible algorithm was not compared, which is a
+ * warning (a library property, or a fault that shows as non-determinism:
+ * the other layers still ran), never a silent pass.
+ */
+static void judge_repeat(struct judge *j, const struct gb_stress_obs *o)
+{
+	const char *note = o->repeat_note;
+
+	if (!o->repeat_on)
+		add(j, "repeat", GB_STATUS_SKIPPED, NAN, NAN, "turned off (--no-repeat)");
+	else if (!o->ran)
+		add(j, "repeat", GB_STATUS_SKIPPED, NAN, NAN, "no result to check");
+	else if (o->repeat_mismatches)
+		add(j, "repeat", GB_STATUS_FAILED, (double)o->repeat_mismatches, 0,
+		    "%llu elements differ from the same GEMM's earlier result%s%s",
+		    (unsigned long long)o->repeat_mismatches, note[0] ? "; " : "", note);
+	else if (o->repeat_uncompared)
+		add(j, "repeat", GB_STATUS_WARNING, 0, 0,
+		    "no mismatch, but %zu phase%s could not be compared: %s", o->repeat_uncompared,
+		    o->repeat_uncompared > 1 ? "s" : "", note);
+	else
+		add(j, "repeat", GB_STATUS_PASSED, 0, 0, "no mismatch%s%s%s", note[0] ? " (" : "",
+		    note, note[0] ? ")" : "");
+}
+
 static void judge_verification(struct judge *j, const struct gb_stress_obs *o)
 {
 	if (o->memtest) {
@@ -428,8 +504,7 @@ static void judge_verification(struct judge *j, const struct gb_stress_obs *o)
 		    "row or column checksums outside the rounding-error bound");
 	judge_layer(j, o, "exact", o->exact_on, o->exact_mismatches, "--no-exact",
 		    "checksums of exact integer products differ");
-	judge_layer(j, o, "repeat", o->repeat_on, o->repeat_mismatches, "--no-repeat",
-		    "elements differ from the same GEMM's earlier result");
+	judge_repeat(j, o);
 	judge_cross(j, o);
 	if (!o->ran)
 		add(j, "nan", GB_STATUS_SKIPPED, NAN, NAN, "no result to check");
@@ -610,36 +685,111 @@ static void judge_xids(struct judge *j, const struct gb_stress_obs *o)
 		add(j, "xid", GB_STATUS_PASSED, 0, 0, "no XID event");
 }
 
-static void judge_throughput(struct judge *j, const struct gb_stress_obs *o,
-			     const struct gb_stress_thresholds *th, double peer_best)
+/* "fp16 " when the run has several series, else "" */
+static const char *series_label(const struct gb_stress_obs *o, size_t series, char *buf,
+				size_t len)
 {
-	double settled = gb_stress_settled(o), at = NAN, drop = gb_stress_drop(o, &at), slow;
+	snprintf(buf, len, "%s%s", o->tp[series].label, o->tp[series].label[0] ? " " : "");
+	return buf;
+}
 
-	if (!o->ran || isnan(drop))
+/* "fp64 61.2, fp16 702" of each series' value (NaN: "-") */
+static void list_series(const struct gb_stress_obs *o, const double *v, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t s = 0; s < o->n_series && used < len; s++) {
+		int w = snprintf(buf + used, len - used, isfinite(v[s]) ? "%s%s %.4g" : "%s%s -",
+				 s ? ", " : "", o->tp[s].label, v[s]);
+
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+}
+
+/* Each series against its own settled value: the worst fall decides. */
+static void judge_drop(struct judge *j, const struct gb_stress_obs *o,
+		       const struct gb_stress_thresholds *th, const double *settled)
+{
+	double worst = NAN, worst_at = NAN;
+	size_t ws = 0;
+	char label[16], list[160];
+
+	for (size_t s = 0; s < o->n_series; s++) {
+		double at, drop = gb_stress_drop(o, s, &at);
+
+		if (isfinite(drop) && !(drop <= worst)) {
+			worst = drop;
+			worst_at = at;
+			ws = s;
+		}
+	}
+	series_label(o, ws, label, sizeof(label));
+	if (!o->ran || isnan(worst))
 		add(j, "throughput_drop", GB_STATUS_SKIPPED, NAN, th->tflops_drop_max,
 		    "too few intervals to judge (needs 3 in the second quarter of the run and 2 "
 		    "in a later eighth)");
-	else if (drop > th->tflops_drop_max)
-		add(j, "throughput_drop", GB_STATUS_FAILED, drop, th->tflops_drop_max,
-		    "fell %.1f%% below its settled %.4g %s from %.0f s, more than %.0f%%",
-		    100 * drop, settled, o->tp_unit, at, 100 * th->tflops_drop_max);
-	else
-		add(j, "throughput_drop", GB_STATUS_PASSED, drop, th->tflops_drop_max,
-		    "stayed within %.1f%% of its settled %.4g %s", 100 * (drop > 0 ? drop : 0),
-		    settled, o->tp_unit);
-	if (!(peer_best > 0) || !(settled > 0)) {
+	else if (worst > th->tflops_drop_max)
+		add(j, "throughput_drop", GB_STATUS_FAILED, worst, th->tflops_drop_max,
+		    "%sfell %.1f%% below its settled %.4g %s from %.0f s, more than %.0f%%", label,
+		    100 * worst, settled[ws], o->tp_unit, worst_at, 100 * th->tflops_drop_max);
+	else if (o->n_series > 1) {
+		list_series(o, settled, list, sizeof(list));
+		add(j, "throughput_drop", GB_STATUS_PASSED, worst, th->tflops_drop_max,
+		    "each precision stayed within %.1f%% of its settled throughput (%s %s)",
+		    100 * (worst > 0 ? worst : 0), list, o->tp_unit);
+	} else {
+		add(j, "throughput_drop", GB_STATUS_PASSED, worst, th->tflops_drop_max,
+		    "stayed within %.1f%% of its settled %.4g %s", 100 * (worst > 0 ? worst : 0),
+		    settled[0], o->tp_unit);
+	}
+}
+
+/* Each series against the same series of the best GPU of the model. */
+static void judge_peer(struct judge *j, const struct gb_stress_obs *o,
+		       const struct gb_stress_thresholds *th, const double *settled,
+		       const double *peer_best)
+{
+	double worst = NAN;
+	size_t ws = 0;
+	char label[16];
+
+	for (size_t s = 0; peer_best && s < o->n_series; s++) {
+		double slow;
+
+		if (!(peer_best[s] > 0) || !(settled[s] > 0))
+			continue;
+		slow = 1.0 - settled[s] / peer_best[s];
+		if (!(slow <= worst)) {
+			worst = slow;
+			ws = s;
+		}
+	}
+	series_label(o, ws, label, sizeof(label));
+	if (isnan(worst))
 		add(j, "peer_throughput", GB_STATUS_SKIPPED, NAN, th->peer_slow_max,
 		    "no other GPU of the same model to compare with");
-		return;
-	}
-	slow = 1.0 - settled / peer_best;
-	if (slow > th->peer_slow_max)
-		add(j, "peer_throughput", GB_STATUS_FAILED, slow, th->peer_slow_max,
-		    "%.1f%% slower than the best GPU of the same model (%.4g vs %.4g %s)",
-		    100 * slow, settled, peer_best, o->tp_unit);
+	else if (worst > th->peer_slow_max)
+		add(j, "peer_throughput", GB_STATUS_FAILED, worst, th->peer_slow_max,
+		    "%s%.1f%% slower than the best GPU of the same model (%.4g vs %.4g %s)", label,
+		    100 * worst, settled[ws], peer_best[ws], o->tp_unit);
 	else
-		add(j, "peer_throughput", GB_STATUS_PASSED, slow, th->peer_slow_max,
-		    "within %.1f%% of the best GPU of the same model", 100 * (slow > 0 ? slow : 0));
+		add(j, "peer_throughput", GB_STATUS_PASSED, worst, th->peer_slow_max,
+		    "%swithin %.1f%% of the best GPU of the same model", label,
+		    100 * (worst > 0 ? worst : 0));
+}
+
+static void judge_throughput(struct judge *j, const struct gb_stress_obs *o,
+			     const struct gb_stress_thresholds *th, const double *peer_best)
+{
+	double settled[GB_STRESS_MAX_SERIES];
+
+	for (size_t s = 0; s < GB_STRESS_MAX_SERIES; s++)
+		settled[s] = s < o->n_series ? gb_stress_settled(o, s) : NAN;
+	judge_drop(j, o, th, settled);
+	judge_peer(j, o, th, settled, peer_best);
 }
 
 static void judge_telemetry(struct judge *j, const struct gb_stress_obs *o)
@@ -655,7 +805,7 @@ static void judge_telemetry(struct judge *j, const struct gb_stress_obs *o)
 }
 
 size_t gb_stress_judge(const struct gb_stress_obs *o, const struct gb_stress_thresholds *th,
-		       double peer_best, struct gb_stress_check *out, size_t max)
+		       const double *peer_best, struct gb_stress_check *out, size_t max)
 {
 	struct judge j = { out, 0, max };
 	const struct gb_nvml_health *b = &o->before, *a = &o->after;
@@ -737,26 +887,28 @@ static void fix_unknown(struct gb_bench_result *b, size_t from)
 			b->metrics[i].value = NAN;
 }
 
-static void add_throughput(struct gb_bench_result *b, const struct gb_stress_obs *o)
+/* One series: its samples per interval, settled, lowest, and the series over time. */
+static void add_series_metrics(struct gb_bench_result *b, const struct gb_stress_obs *o,
+			       size_t series)
 {
-	const char *base = o->memtest ? "mem_gbps" : "tflops";
-	char name[64];
+	const struct gb_stress_tp *tp = &o->tp[series];
+	char base[32], name[64];
 	struct gb_series *s;
 	double lo = NAN;
 
-	gb_bench_add_metric(b, base, o->tp_unit, GB_BETTER_HIGHER, o->device, o->tp_v, o->n_tp,
-			    NAN);
+	gb_stress_series_name(o, series, base, sizeof(base));
+	gb_bench_add_metric(b, base, o->tp_unit, GB_BETTER_HIGHER, o->device, tp->v, tp->n, NAN);
 	snprintf(name, sizeof(name), "%s_settled", base);
-	gb_bench_add_value(b, name, o->tp_unit, GB_BETTER_HIGHER, o->device, gb_stress_settled(o),
-			   NAN)
+	gb_bench_add_value(b, name, o->tp_unit, GB_BETTER_HIGHER, o->device,
+			   gb_stress_settled(o, series), NAN)
 		->description = gb_strdup("median of the intervals in the second quarter of the run");
-	for (size_t i = 0; i < o->n_tp; i++)
-		lo = isnan(lo) || o->tp_v[i] < lo ? o->tp_v[i] : lo;
+	for (size_t i = 0; i < tp->n; i++)
+		lo = isnan(lo) || tp->v[i] < lo ? tp->v[i] : lo;
 	snprintf(name, sizeof(name), "%s_min", base);
 	gb_bench_add_value(b, name, o->tp_unit, GB_BETTER_HIGHER, o->device, lo, NAN);
 	s = gb_bench_add_series(b, base, "s", o->tp_unit, o->device);
-	for (size_t i = 0; i < o->n_tp; i++)
-		gb_series_push(s, o->tp_t[i], o->tp_v[i]);
+	for (size_t i = 0; i < tp->n; i++)
+		gb_series_push(s, tp->t[i], tp->v[i]);
 }
 
 void gb_stress_add_metrics(struct gb_bench_result *b, const struct gb_stress_obs *o)
@@ -764,7 +916,8 @@ void gb_stress_add_metrics(struct gb_bench_result *b, const struct gb_stress_obs
 	int d = o->device;
 	size_t first;
 
-	add_throughput(b, o);
+	for (size_t s = 0; s < o->n_series; s++)
+		add_series_metrics(b, o, s);
 	gb_bench_add_value(b, "temp_c_max", "C", GB_BETTER_LOWER, d, o->n_temp ? o->temp_max : NAN,
 			   NAN);
 	gb_bench_add_value(b, "power_w_mean", "W", GB_BETTER_NONE, d,
@@ -789,6 +942,11 @@ void gb_stress_add_metrics(struct gb_bench_result *b, const struct gb_stress_obs
 		add_count(b, "repeat_mismatches", d, (double)o->repeat_mismatches,
 			  "elements that differ from the reference result");
 		add_count(b, "nan_count", d, (double)o->nan_count, "NaN or infinite elements");
+		gb_bench_add_value(b, "abft_max_ratio", "ratio", GB_BETTER_LOWER, d,
+				   o->abft_on ? o->abft_max_ratio : NAN, NAN)
+			->description = gb_strdup(
+			"largest |checksum - expected| / bound of the random-phase checksums: the "
+			"share of the ABFT bound a result used (above 1 is a mismatch)");
 	}
 	first = b->n_metrics;
 	add_health_metrics(b, o);

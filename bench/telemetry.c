@@ -25,9 +25,6 @@
 #define GB_THROTTLE_BITS \
 	(GB_CLK_HW_SLOWDOWN | GB_CLK_SW_THERMAL | GB_CLK_HW_THERMAL | GB_CLK_HW_POWER_BRAKE)
 
-/* protects every run's telemetry array against concurrent appends */
-static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
-
 /* running sums of one device's window; each field counts its own valid samples */
 struct window {
 	size_t n;                  /* samples read */
@@ -107,9 +104,9 @@ static void sample_all(struct gb_sampler *s)
 		t.device = s->devices[i];
 		t.t_s = gb_now_s() - s->ctx->run_start_s;
 		t.tflops = s->hint ? s->hint[i] : NAN;
-		pthread_mutex_lock(&run_lock);
+		gb_run_model_lock(); /* the watchdog may be writing the report */
 		gb_run_add_telemetry(s->ctx->run, &t);
-		pthread_mutex_unlock(&run_lock);
+		gb_run_model_unlock();
 		pthread_mutex_lock(&s->lock);
 		window_add(&s->win[i], &t);
 		pthread_mutex_unlock(&s->lock);

@@ -42,6 +42,13 @@ __device__ static unsigned long long warp_sum_u64(unsigned long long x)
 	return x;
 }
 
+__device__ static double warp_max(double x)
+{
+	for (int o = 16; o > 0; o /= 2)
+		x = fmax(x, __shfl_xor_sync(0xffffffffu, x, o));
+	return x;
+}
+
 __device__ static unsigned long long warp_xor(unsigned long long x)
 {
 	for (int o = 16; o > 0; o /= 2)
@@ -204,6 +211,7 @@ __global__ static void check_sums_kernel(const double *col, const double *row,
 {
 	uint64_t idx = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
 	unsigned long long bad = 0;
+	double ratio = 0;
 
 	if (idx < n + m) {
 		bool is_row = idx >= n;
@@ -211,7 +219,11 @@ __global__ static void check_sums_kernel(const double *col, const double *row,
 		double obs = is_row ? row[k] : col[k];
 		double exp = is_row ? row_exp[k] : col_exp[k];
 		double bound = is_row ? row_bound[k] : col_bound[k];
+		double q = fabs(obs - exp) / bound;
 
+		/* exact phases (bound 0) have no ratio; NaN is counted below, not kept */
+		if (bound > 0 && isfinite(q))
+			ratio = q;
 		/* written so that NaN fails */
 		if (!(fabs(obs - exp) <= bound)) {
 			unsigned r;
@@ -229,6 +241,10 @@ __global__ static void check_sums_kernel(const double *col, const double *row,
 		}
 	}
 	add_count(&v->sum_mismatches, bad);
+	/* every lane gets here: one atomic per warp */
+	ratio = warp_max(ratio);
+	if ((threadIdx.x & 31) == 0 && ratio > 0)
+		atomicMax(&v->max_ratio_bits, (unsigned long long)__double_as_longlong(ratio));
 }
 
 extern "C" cudaError_t gb_launch_stress_check_sums(const double *col, const double *row,

@@ -41,6 +41,12 @@ struct gb_stress_verify {
 	unsigned long long repeat_diffs;   /* elements whose bits differ from the reference */
 	unsigned long long nonfinite;      /* NaN or infinite elements */
 	unsigned long long sum_mismatches; /* row and column checksums outside their bound */
+	/*
+	 * The largest |observed - expected| / bound of the checksums with a
+	 * bound > 0 (random phases), as the bits of a non-negative double:
+	 * those order like the integers, so atomicMax keeps the largest. 0 none.
+	 */
+	unsigned long long max_ratio_bits;
 	unsigned int n_elem, n_sum;        /* records claimed (can exceed GB_STRESS_MAX_RECORDS) */
 	struct gb_stress_elem_rec elem[GB_STRESS_MAX_RECORDS];
 	struct gb_stress_sum_rec sum[GB_STRESS_MAX_RECORDS];
@@ -67,7 +73,9 @@ cudaError_t gb_launch_stress_verify(const void *c, const void *ref, enum gb_dtyp
 
 /*
  * Compare the sums with the reference: a mismatch when
- * !(|observed - expected| <= bound), NaN included. n columns, m rows.
+ * !(|observed - expected| <= bound), NaN included; and keep the largest
+ * finite |observed - expected| / bound in v->max_ratio_bits, so a run shows
+ * how much of the bound healthy results use. n columns, m rows.
  */
 cudaError_t gb_launch_stress_check_sums(const double *col, const double *row,
 					const double *col_exp, const double *col_bound,

@@ -17,10 +17,12 @@
 
 #include "bench/stress_math.h"
 #include "cmd/cli.h"
+#include "report/result.h"
 
 #include <cjson/cJSON.h>
 #include <fenv.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -328,7 +330,7 @@ static uint64_t abft_count(const struct mats *x, enum gb_abft_kind kind, double 
 	uint64_t bad;
 
 	assert_int_equal(gb_stress_abft_build(mats_column, (void *)x, x->m, x->n, x->k, kind, u,
-					      0, &ref),
+					      0, NULL, &ref),
 			 0);
 	gb_stress_abft_sums(x->c, x->m, x->n, col, row);
 	bad = gb_stress_abft_check(&ref, col, row, fc, fr);
@@ -495,9 +497,9 @@ static void test_abft_reference_matches(void **state)
 
 	(void)state;
 	mats_gen(&x, 24, 20, 64, 8, 0, 99);
-	assert_int_equal(gb_stress_abft_reference(&ph, 99, 24, 20, 64, 0, &a), 0);
+	assert_int_equal(gb_stress_abft_reference(&ph, 99, 24, 20, 64, 0, NULL, &a), 0);
 	assert_int_equal(gb_stress_abft_build(mats_column, &x, 24, 20, 64, GB_ABFT_PROBABILISTIC,
-					      0x1p-23, 64, &b),
+					      0x1p-23, 64, NULL, &b),
 			 0);
 	for (size_t j = 0; j < 20; j++) {
 		assert_true(a.col_exp[j] == b.col_exp[j]);
@@ -511,7 +513,7 @@ static void test_abft_reference_matches(void **state)
 	/* exact phases have zero bounds */
 	ph.mode = GB_STRESS_EXACT;
 	ph.r = 5;
-	assert_int_equal(gb_stress_abft_reference(&ph, 99, 24, 20, 64, 0, &a), 0);
+	assert_int_equal(gb_stress_abft_reference(&ph, 99, 24, 20, 64, 0, NULL, &a), 0);
 	assert_true(a.col_bound[0] == 0 && a.row_bound[23] == 0);
 	assert_true(a.col_exp[0] == floor(a.col_exp[0]));
 	gb_stress_abft_release(&a);
@@ -592,6 +594,115 @@ static void test_batch_gemms(void **state)
 	assert_int_equal(gb_stress_batch_gemms(2.0, 0.5, 100), 1);
 	assert_int_equal(gb_stress_batch_gemms(NAN, 0.5, 100), 1);
 	assert_int_equal(gb_stress_batch_gemms(0.1, 0.5, 0), 1);
+}
+
+/*
+ * --precision mixed on an H100 at 8192^3: fp64 GEMMs take about 18 ms, fp16
+ * ones 1.6 ms, and the phases alternate batch by batch. Each phase's batch
+ * must still last about the target (a size shared by the phases made the
+ * fp64 batches 2.8 s and the fp16 ones 22 ms: "mixed" was all fp64).
+ */
+static void test_batcher_per_phase(void **state)
+{
+	static const double t_gemm[4] = { 0.018, 0.0016, 0.018, 0.0016 };
+	struct gb_stress_batcher b;
+	double busy[4] = { 0 };
+
+	(void)state;
+	gb_stress_batcher_init(&b, 10000, 0.25);
+	/* a phase that has not run starts with one GEMM */
+	assert_int_equal(gb_stress_batcher_next(&b, 1), 1);
+	for (uint64_t batch = 0; batch < 64; batch++) {
+		size_t ph = gb_stress_batch_phase(2, 2, batch);
+		uint64_t g = gb_stress_batcher_next(&b, ph);
+		double s = (double)g * t_gemm[ph];
+
+		/* after its first batch every phase lasts about the target */
+		if (batch >= 8)
+			assert_true(fabs(s - 0.25) < 0.02);
+		busy[ph] += s;
+		gb_stress_batcher_done(&b, ph, g, s);
+	}
+	/* so device time is shared out evenly: fp64 3/8 of it, not nearly all */
+	assert_true(busy[0] / (busy[0] + busy[1] + busy[2] + busy[3]) < 0.45);
+	assert_int_equal(gb_stress_batcher_next(&b, 0), 14);
+	assert_int_equal(gb_stress_batcher_next(&b, 1), 156);
+	/* capped by the working slots; nonsense phases and empty batches change nothing */
+	gb_stress_batcher_init(&b, 100, 0.25);
+	gb_stress_batcher_done(&b, 1, 10, 0.001);
+	assert_int_equal(gb_stress_batcher_next(&b, 1), 100);
+	gb_stress_batcher_done(&b, 1, 0, 1.0);
+	gb_stress_batcher_done(&b, GB_STRESS_MAX_PHASES, 1, 1.0);
+	assert_int_equal(gb_stress_batcher_next(&b, 1), 100);
+	assert_int_equal(gb_stress_batcher_next(&b, GB_STRESS_MAX_PHASES), 1);
+}
+
+/* ======================================================================= */
+/* the pinned algorithm                                                    */
+
+/* a scripted trial: diffs per candidate, -1 = the trial fails */
+struct trials {
+	int64_t diffs[GB_STRESS_MAX_ALGOS + 2];
+	int calls;
+};
+
+static int fake_trial(void *user, int c, uint64_t *diffs)
+{
+	struct trials *t = user;
+
+	t->calls++;
+	if (t->diffs[c] < 0)
+		return -1;
+	*diffs = (uint64_t)t->diffs[c];
+	return 0;
+}
+
+static void test_pick_algo(void **state)
+{
+	struct gb_stress_algo_pick p;
+	struct trials t = { { 0 }, 0 };
+	char note[256];
+
+	(void)state;
+	/* the heuristic's first repeats: pinned, nothing to say */
+	assert_int_equal(gb_stress_pick_algo(8, fake_trial, &t, &p), 0);
+	assert_int_equal(p.chosen, 0);
+	assert_int_equal(t.calls, 1);
+	assert_string_equal(gb_stress_algo_pick_note(&p, "fp16", note, sizeof(note)), "");
+
+	/* the first two differ run to run: the third is pinned, and the report says so */
+	t = (struct trials){ { 5120, 12, 0, 0 }, 0 };
+	assert_int_equal(gb_stress_pick_algo(8, fake_trial, &t, &p), 0);
+	assert_int_equal(p.chosen, 2);
+	assert_int_equal(p.n_tried, 3);
+	assert_int_equal(t.calls, 3);
+	gb_stress_algo_pick_note(&p, "fp16", note, sizeof(note));
+	assert_string_equal(note, "fp16: algorithms 1-2 of 8 differed run to run (1: 5120, 2: 12 "
+				  "elements), pinned algorithm 3");
+	t = (struct trials){ { 7, 0 }, 0 };
+	assert_int_equal(gb_stress_pick_algo(3, fake_trial, &t, &p), 0);
+	gb_stress_algo_pick_note(&p, "bf16", note, sizeof(note));
+	assert_string_equal(note, "bf16: algorithm 1 of 3 differed run to run (1: 7 elements), "
+				  "pinned algorithm 2");
+
+	/* none repeats: none pinned, never more than GB_STRESS_MAX_ALGOS tried */
+	for (int c = 0; c < GB_STRESS_MAX_ALGOS + 2; c++)
+		t.diffs[c] = 1 + c;
+	t.calls = 0;
+	assert_int_equal(gb_stress_pick_algo(GB_STRESS_MAX_ALGOS + 2, fake_trial, &t, &p), 0);
+	assert_int_equal(p.chosen, -1);
+	assert_int_equal(p.n_tried, GB_STRESS_MAX_ALGOS);
+	assert_int_equal(t.calls, GB_STRESS_MAX_ALGOS);
+	gb_stress_algo_pick_note(&p, "tf32", note, sizeof(note));
+	assert_non_null(strstr(note, "tf32: none of 8 algorithms repeated bit for bit (1: 1, 2: 2"));
+	assert_non_null(strstr(note, "8: 8 elements differed), not compared"));
+	/* a truncated note stays terminated */
+	gb_stress_algo_pick_note(&p, "tf32", note, 10);
+	assert_int_equal(strlen(note), 9);
+
+	/* a failing trial is an error, not "not reproducible" */
+	t = (struct trials){ { 3, -1, 0 }, 0 };
+	assert_int_equal(gb_stress_pick_algo(8, fake_trial, &t, &p), -1);
 }
 
 /* ======================================================================= */
@@ -913,7 +1024,7 @@ static void obs_clean(struct gb_stress_obs *o)
 	s.have_reasons = true;
 	for (int t = 1; t <= 100; t++) {
 		gb_stress_obs_add_sample(o, &s);
-		gb_stress_obs_add_throughput(o, t, 700.0 + (t % 3));
+		gb_stress_obs_add_throughput(o, 0, t, 700.0 + (t % 3));
 	}
 }
 
@@ -934,7 +1045,11 @@ static enum gb_status status_of(const struct gb_stress_obs *o, const char *name,
 	size_t n;
 
 	gb_stress_thresholds_default(&th);
-	n = gb_stress_judge(o, &th, peer, c, ARRAY_LEN(c));
+	{
+		const double best[GB_STRESS_MAX_SERIES] = { peer, peer };
+
+		n = gb_stress_judge(o, &th, isnan(peer) ? NULL : best, c, ARRAY_LEN(c));
+	}
 	return find(c, n, name)->status;
 }
 
@@ -953,7 +1068,7 @@ static void test_verdict_clean(void **state)
 	(void)state;
 	obs_clean(&o);
 	gb_stress_thresholds_default(&th);
-	n = gb_stress_judge(&o, &th, NAN, c, ARRAY_LEN(c));
+	n = gb_stress_judge(&o, &th, NULL, c, ARRAY_LEN(c));
 	for (size_t i = 0; i < ARRAY_LEN(passed); i++) {
 		const struct gb_stress_check *k = find(c, n, passed[i]);
 
@@ -963,9 +1078,9 @@ static void test_verdict_clean(void **state)
 	/* no NVLink counters, no peer: skipped, never passed */
 	assert_int_equal(find(c, n, "nvlink")->status, GB_STATUS_SKIPPED);
 	assert_int_equal(find(c, n, "peer_throughput")->status, GB_STATUS_SKIPPED);
-	assert_true(fabs(gb_stress_settled(&o) - 701) < 1.01);
+	assert_true(fabs(gb_stress_settled(&o, 0) - 701) < 1.01);
 	/* a bounded output: fewer slots than rules is no overflow */
-	assert_int_equal(gb_stress_judge(&o, &th, NAN, c, 3), 3);
+	assert_int_equal(gb_stress_judge(&o, &th, NULL, c, 3), 3);
 	gb_stress_obs_release(&o);
 }
 
@@ -1159,9 +1274,9 @@ static void test_verdict_throughput(void **state)
 	gb_stress_obs_init(&o, 0);
 	o.ran = true;
 	for (int t = 1; t <= 80; t++)
-		gb_stress_obs_add_throughput(&o, t, t > 70 ? 560 : 700);
-	assert_true(gb_stress_settled(&o) == 700);
-	assert_true(fabs(gb_stress_drop(&o, &at) - 0.2) < 1e-12);
+		gb_stress_obs_add_throughput(&o, 0, t, t > 70 ? 560 : 700);
+	assert_true(gb_stress_settled(&o, 0) == 700);
+	assert_true(fabs(gb_stress_drop(&o, 0, &at) - 0.2) < 1e-12);
 	assert_true(at == 70);
 	assert_int_equal(status_of(&o, "throughput_drop", NAN), GB_STATUS_FAILED);
 	gb_stress_obs_release(&o);
@@ -1170,7 +1285,7 @@ static void test_verdict_throughput(void **state)
 	gb_stress_obs_init(&o, 0);
 	o.ran = true;
 	for (int t = 1; t <= 80; t++)
-		gb_stress_obs_add_throughput(&o, t, t < 20 ? 300 : t > 60 ? 665 : 700);
+		gb_stress_obs_add_throughput(&o, 0, t, t < 20 ? 300 : t > 60 ? 665 : 700);
 	assert_int_equal(status_of(&o, "throughput_drop", NAN), GB_STATUS_PASSED);
 	/* 12% slower than the best of the model fails; 8% passes */
 	assert_int_equal(status_of(&o, "peer_throughput", 700 / 0.88), GB_STATUS_FAILED);
@@ -1182,14 +1297,14 @@ static void test_verdict_throughput(void **state)
 	gb_stress_obs_init(&o, 0);
 	o.ran = true;
 	for (int t = 1; t <= 6; t++)
-		gb_stress_obs_add_throughput(&o, t, 700);
-	assert_true(isnan(gb_stress_settled(&o)));
+		gb_stress_obs_add_throughput(&o, 0, t, 700);
+	assert_true(isnan(gb_stress_settled(&o, 0)));
 	assert_int_equal(status_of(&o, "throughput_drop", NAN), GB_STATUS_SKIPPED);
 	assert_int_equal(status_of(&o, "peer_throughput", 700), GB_STATUS_SKIPPED);
 	/* NaN and negative intervals are ignored */
-	gb_stress_obs_add_throughput(&o, 7, NAN);
-	gb_stress_obs_add_throughput(&o, 8, -1);
-	assert_int_equal(o.n_tp, 6);
+	gb_stress_obs_add_throughput(&o, 0, 7, NAN);
+	gb_stress_obs_add_throughput(&o, 0, 8, -1);
+	assert_int_equal(o.tp[0].n, 6);
 	gb_stress_obs_release(&o);
 }
 
@@ -1207,12 +1322,318 @@ static void test_verdict_telemetry(void **state)
 	gb_stress_obs_missing(&o, "power_w");
 	assert_string_equal(o.missing, "power_w,ecc_dbe");
 	gb_stress_thresholds_default(&th);
-	n = gb_stress_judge(&o, &th, NAN, c, ARRAY_LEN(c));
+	n = gb_stress_judge(&o, &th, NULL, c, ARRAY_LEN(c));
 	assert_int_equal(find(c, n, "telemetry")->status, GB_STATUS_WARNING);
 	assert_non_null(strstr(find(c, n, "telemetry")->message, "power_w,ecc_dbe"));
 	o.nvml = false;
 	assert_int_equal(status_of(&o, "telemetry", NAN), GB_STATUS_WARNING);
 	gb_stress_obs_release(&o);
+}
+
+/* The repeat rule with the self-check's outcome. */
+static void test_verdict_repeat_pick(void **state)
+{
+	struct gb_stress_algo_pick fallback = { 8, 2, 1, { 40, 0 } };
+	struct gb_stress_algo_pick none = { 2, 2, -1, { 3, 9 } };
+	struct gb_stress_algo_pick first = { 8, 1, 0, { 0 } };
+	struct gb_stress_thresholds th;
+	struct gb_stress_check c[GB_STRESS_MAX_CHECKS];
+	struct gb_stress_obs o;
+	size_t n;
+
+	(void)state;
+	gb_stress_thresholds_default(&th);
+	obs_clean(&o);
+	gb_stress_obs_add_algo_pick(&o, &first, "fp64");
+	gb_stress_obs_add_algo_pick(&o, &fallback, "fp16");
+	n = gb_stress_judge(&o, &th, NULL, c, ARRAY_LEN(c));
+	/* a fallback that repeats is still a pass, and says which */
+	assert_int_equal(find(c, n, "repeat")->status, GB_STATUS_PASSED);
+	assert_non_null(strstr(find(c, n, "repeat")->message,
+			       "no mismatch (fp16: algorithm 1 of 8 differed run to run"));
+	assert_null(strstr(find(c, n, "repeat")->message, "fp64"));
+	/* a phase that could not be compared is a warning, never a silent pass */
+	gb_stress_obs_add_algo_pick(&o, &none, "bf16");
+	assert_int_equal(o.repeat_uncompared, 1);
+	n = gb_stress_judge(&o, &th, NULL, c, ARRAY_LEN(c));
+	assert_int_equal(find(c, n, "repeat")->status, GB_STATUS_WARNING);
+	assert_non_null(strstr(find(c, n, "repeat")->message, "1 phase could not be compared"));
+	assert_non_null(strstr(find(c, n, "repeat")->message, "bf16: none of 2 algorithms"));
+	/* mismatches in the compared phases still fail */
+	o.repeat_mismatches = 4;
+	n = gb_stress_judge(&o, &th, NULL, c, ARRAY_LEN(c));
+	assert_int_equal(find(c, n, "repeat")->status, GB_STATUS_FAILED);
+	/* and turned off is skipped whatever the self-check said */
+	o.repeat_on = false;
+	n = gb_stress_judge(&o, &th, NULL, c, ARRAY_LEN(c));
+	assert_int_equal(find(c, n, "repeat")->status, GB_STATUS_SKIPPED);
+	gb_stress_obs_release(&o);
+}
+
+/*
+ * --precision mixed: a series per precision, each judged against itself.
+ * fp64 at 60 and fp16 at 700 TFLOP/s in the same intervals never make a
+ * "drop"; a real fall of one of them fails and is named; peers compare
+ * like with like.
+ */
+static void obs_mixed(struct gb_stress_obs *o, double fp16_late)
+{
+	static const char *const labels[] = { "fp64", "fp16" };
+
+	gb_stress_obs_init(o, 0);
+	gb_stress_obs_series(o, 2, labels);
+	o->ran = true;
+	for (int t = 1; t <= 80; t++) {
+		gb_stress_obs_add_throughput(o, 0, t, 60.0 + (t % 2));
+		gb_stress_obs_add_throughput(o, 1, t, t > 70 ? fp16_late : 700.0 + (t % 3));
+	}
+}
+
+static void test_verdict_mixed_series(void **state)
+{
+	struct gb_stress_thresholds th;
+	struct gb_stress_check c[GB_STRESS_MAX_CHECKS];
+	struct gb_stress_obs o;
+	const struct gb_stress_check *k;
+	double peers[GB_STRESS_MAX_SERIES];
+	char name[32];
+	size_t n;
+
+	(void)state;
+	gb_stress_thresholds_default(&th);
+	obs_mixed(&o, 700);
+	assert_true(gb_stress_settled(&o, 0) >= 60 && gb_stress_settled(&o, 0) <= 61);
+	assert_true(gb_stress_settled(&o, 1) >= 700 && gb_stress_settled(&o, 1) <= 702);
+	assert_true(isnan(gb_stress_settled(&o, 2)));
+	n = gb_stress_judge(&o, &th, NULL, c, ARRAY_LEN(c));
+	k = find(c, n, "throughput_drop");
+	if (k->status != GB_STATUS_PASSED)
+		fail_msg("%s", k->message);
+	assert_non_null(strstr(k->message, "fp64 60"));
+	assert_non_null(strstr(k->message, "fp16 70"));
+	gb_stress_obs_release(&o);
+
+	/* fp16 falls 20% at the end: fails, named */
+	obs_mixed(&o, 560);
+	n = gb_stress_judge(&o, &th, NULL, c, ARRAY_LEN(c));
+	k = find(c, n, "throughput_drop");
+	assert_int_equal(k->status, GB_STATUS_FAILED);
+	assert_non_null(strstr(k->message, "fp16 fell 20."));
+	/* peers per series: fp64 12% behind the best fp64 fails even with fp16 level */
+	peers[0] = 60.5 / 0.88;
+	peers[1] = 701;
+	n = gb_stress_judge(&o, &th, peers, c, ARRAY_LEN(c));
+	k = find(c, n, "peer_throughput");
+	assert_int_equal(k->status, GB_STATUS_FAILED);
+	assert_non_null(strstr(k->message, "fp64 12."));
+	peers[0] = 61;
+	n = gb_stress_judge(&o, &th, peers, c, ARRAY_LEN(c));
+	assert_int_equal(find(c, n, "peer_throughput")->status, GB_STATUS_PASSED);
+	/* a series without a peer value is not compared */
+	peers[0] = peers[1] = NAN;
+	n = gb_stress_judge(&o, &th, peers, c, ARRAY_LEN(c));
+	assert_int_equal(find(c, n, "peer_throughput")->status, GB_STATUS_SKIPPED);
+	/* throughput into a series the run does not have is ignored */
+	gb_stress_obs_add_throughput(&o, 2, 1, 5);
+	gb_stress_obs_add_throughput(&o, 7, 1, 5);
+	assert_string_equal(gb_stress_series_name(&o, 0, name, sizeof(name)), "tflops_fp64");
+	o.memtest = true;
+	assert_string_equal(gb_stress_series_name(&o, 1, name, sizeof(name)), "mem_gbps_fp16");
+	gb_stress_obs_release(&o);
+
+	/* one unlabelled series: the plain names */
+	gb_stress_obs_init(&o, 0);
+	assert_int_equal(o.n_series, 1);
+	assert_string_equal(gb_stress_series_name(&o, 0, name, sizeof(name)), "tflops");
+	gb_stress_obs_series(&o, 9, NULL);
+	assert_int_equal(o.n_series, GB_STRESS_MAX_SERIES);
+	gb_stress_obs_release(&o);
+}
+
+/* Metrics of a mixed run: a metric set and a series per precision, and the ABFT ratio. */
+static void test_metrics_mixed(void **state)
+{
+	const char *argv[] = { "gpubench", "stress" };
+	struct gb_run run;
+	struct gb_bench_result *b;
+	struct gb_stress_obs o;
+	const struct gb_metric *m;
+
+	(void)state;
+	obs_mixed(&o, 700);
+	gb_stress_obs_add_abft_ratio(&o, 0.02);
+	gb_stress_obs_add_abft_ratio(&o, NAN);
+	gb_stress_obs_add_abft_ratio(&o, 0.005);
+	gb_stress_obs_add_abft_ratio(&o, -1);
+	assert_true(o.abft_max_ratio == 0.02);
+	o.abft_on = true;
+	gb_run_init(&run, "stress", 2, argv);
+	b = gb_run_add_bench(&run, "stress");
+	gb_stress_add_metrics(b, &o);
+	assert_null(gb_bench_find_metric(b, "tflops", 0));
+	m = gb_bench_find_metric(b, "tflops_fp64", 0);
+	assert_non_null(m);
+	assert_int_equal(m->n_samples, 80);
+	assert_non_null(gb_bench_find_metric(b, "tflops_fp16_settled", 0));
+	assert_non_null(gb_bench_find_metric(b, "tflops_fp16_min", 0));
+	assert_int_equal(b->n_series, 2);
+	assert_true(gb_bench_find_metric(b, "abft_max_ratio", 0)->value == 0.02);
+	gb_run_release(&run);
+	/* ABFT off: no ratio, null rather than 0 */
+	o.abft_on = false;
+	gb_run_init(&run, "stress", 2, argv);
+	b = gb_run_add_bench(&run, "stress");
+	gb_stress_add_metrics(b, &o);
+	assert_true(isnan(gb_bench_find_metric(b, "abft_max_ratio", 0)->value));
+	gb_run_release(&run);
+	gb_stress_obs_release(&o);
+}
+
+/* A memtest record names its address, pattern and pass. */
+static void test_memtest_forensics(void **state)
+{
+	struct gb_stress_forensic f;
+	char line[512], name[64];
+	cJSON *o;
+
+	(void)state;
+	assert_string_equal(gb_memtest_pattern_name(GB_MT_WALK1, 3, false, name, sizeof(name)),
+			    "walking ones (bit 3)");
+	assert_string_equal(gb_memtest_pattern_name(GB_MT_WALK0, 35, false, name, sizeof(name)),
+			    "walking zeros (bit 3)");
+	assert_string_equal(gb_memtest_pattern_name(GB_MT_SOLID, 0x55555555u, true, name,
+						     sizeof(name)),
+			    "moving inversions 0x55555555 then 0xaaaaaaaa");
+	assert_string_equal(gb_memtest_pattern_name(GB_MT_SOLID, 0x0F0F0F0Fu, false, name,
+						     sizeof(name)),
+			    "moving inversions 0x0f0f0f0f");
+	assert_string_equal(gb_memtest_pattern_name(GB_MT_RANDOM, 0, false, name, sizeof(name)),
+			    "random");
+
+	gb_stress_forensic_init(&f);
+	f.device = 0;
+	f.t_s = 1;
+	f.layer = "memtest";
+	f.offset = 0x1000;
+	f.address = 0x7f2a00001000ULL;
+	f.pass = 2;
+	snprintf(f.pattern, sizeof(f.pattern), "walking ones (bit 3)");
+	f.type = GB_DT_I32;
+	f.have_bits = true;
+	f.expected_bits = 0x8;
+	f.got_bits = 0x0;
+	gb_stress_forensic_format(&f, line, sizeof(line));
+	assert_string_equal(line, "gpu 0 at 1.0 s, memtest, offset 0x1000 (address 0x7f2a00001000), "
+				  "walking ones (bit 3), pass 2: expected 0x00000008 got 0x00000000, "
+				  "flipped bit 3 (bit)");
+	o = gb_stress_forensic_json(&f);
+	assert_string_equal(cJSON_GetObjectItem(o, "address")->valuestring, "0x7f2a00001000");
+	assert_string_equal(cJSON_GetObjectItem(o, "pattern")->valuestring, "walking ones (bit 3)");
+	assert_int_equal(cJSON_GetObjectItem(o, "pass")->valueint, 2);
+	assert_int_equal(cJSON_GetObjectItem(o, "offset")->valueint, 0x1000);
+	cJSON_Delete(o);
+	/* a GEMM record has none of them */
+	forensic_element(&f);
+	o = gb_stress_forensic_json(&f);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "address")));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "pattern")));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "pass")));
+	cJSON_Delete(o);
+}
+
+static void progress_one(struct gb_stress_progress *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->device = 0;
+	p->t_s = 12.0134;
+	p->frac = 0.45;
+	p->eta_s = 330;
+	p->n_tp = 1;
+	p->tp[0] = 705.2;
+	p->tp_total = 705.2;
+	p->temp_c = 71;
+	p->power_w = 650;
+	p->sm_mhz = 1755;
+	p->state = "running";
+}
+
+/* The progress line a person and a machine read. */
+static void test_progress_lines(void **state)
+{
+	static const char *const labels[] = { "fp64", "fp16" };
+	struct gb_stress_progress p;
+	char line[512], eta[16];
+	cJSON *o;
+
+	(void)state;
+	assert_string_equal(gb_stress_fmt_eta(330, eta, sizeof(eta)), "5m30s");
+	assert_string_equal(gb_stress_fmt_eta(3720, eta, sizeof(eta)), "1h02m");
+	assert_string_equal(gb_stress_fmt_eta(12, eta, sizeof(eta)), "12s");
+	assert_string_equal(gb_stress_fmt_eta(NAN, eta, sizeof(eta)), "-");
+	progress_one(&p);
+	gb_stress_progress_text(&p, line, sizeof(line));
+	assert_string_equal(line, "stress gpu 0:  45% eta 5m30s  705.2 TFLOP/s  71 C  650 W  "
+				  "1755 MHz  errors 0");
+	/* unknowns are "-", a state other than running is named */
+	p.temp_c = p.power_w = NAN;
+	p.tp[0] = NAN;
+	p.errors = 3;
+	p.state = "hung";
+	gb_stress_progress_text(&p, line, sizeof(line));
+	assert_string_equal(line, "stress gpu 0:  45% eta 5m30s  - TFLOP/s  - C  - W  1755 MHz  "
+				  "errors 3  hung");
+	/* two series: each with its precision */
+	progress_one(&p);
+	p.n_tp = 2;
+	p.tp_label[0] = labels[0];
+	p.tp_label[1] = labels[1];
+	p.tp[0] = 61.2;
+	p.tp[1] = 702;
+	p.tp_total = 120.5;
+	gb_stress_progress_text(&p, line, sizeof(line));
+	assert_non_null(strstr(line, "eta 5m30s  fp64 61.2  fp16 702 TFLOP/s  71 C"));
+	gb_stress_progress_jsonl(&p, line, sizeof(line));
+	o = cJSON_Parse(line);
+	assert_non_null(o);
+	assert_string_equal(cJSON_GetObjectItem(o, "type")->valuestring, "stress_progress");
+	assert_true(cJSON_GetObjectItem(o, "tflops")->valuedouble == 120.5);
+	assert_true(cJSON_GetObjectItem(o, "tflops_fp64")->valuedouble == 61.2);
+	assert_true(cJSON_GetObjectItem(o, "tflops_fp16")->valuedouble == 702);
+	assert_true(fabs(cJSON_GetObjectItem(o, "t_s")->valuedouble - 12.013) < 1e-9);
+	assert_string_equal(cJSON_GetObjectItem(o, "state")->valuestring, "running");
+	cJSON_Delete(o);
+	/* memtest, one series, unknowns null */
+	progress_one(&p);
+	p.memtest = true;
+	p.tp_total = NAN;
+	p.eta_s = NAN;
+	gb_stress_progress_jsonl(&p, line, sizeof(line));
+	o = cJSON_Parse(line);
+	assert_non_null(o);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "gbps")));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "eta_s")));
+	assert_null(cJSON_GetObjectItem(o, "tflops"));
+	assert_null(cJSON_GetObjectItem(o, "gbps_fp64"));
+	cJSON_Delete(o);
+	gb_stress_progress_text(&p, line, sizeof(line));
+	assert_non_null(strstr(line, "705.2 GB/s"));
+}
+
+/* Ctrl-C while the references are computed: the build stops and frees what it had. */
+static void test_abft_build_stops(void **state)
+{
+	struct gb_stress_phase ph = { GB_SP_BF16, GB_STRESS_RANDOM, 0 };
+	volatile sig_atomic_t stop = 1;
+	struct gb_abft_ref a;
+
+	(void)state;
+	assert_int_equal(gb_stress_abft_reference(&ph, 1, 64, 64, 64, 0, &stop, &a), -2);
+	assert_null(a.col_exp);
+	assert_null(a.row_bound);
+	stop = 0;
+	assert_int_equal(gb_stress_abft_reference(&ph, 1, 64, 64, 64, 0, &stop, &a), 0);
+	assert_non_null(a.col_exp);
+	gb_stress_abft_release(&a);
 }
 
 int main(void)
@@ -1251,6 +1672,14 @@ int main(void)
 		cmocka_unit_test(test_verdict_xid),
 		cmocka_unit_test(test_verdict_throughput),
 		cmocka_unit_test(test_verdict_telemetry),
+		cmocka_unit_test(test_batcher_per_phase),
+		cmocka_unit_test(test_pick_algo),
+		cmocka_unit_test(test_verdict_repeat_pick),
+		cmocka_unit_test(test_verdict_mixed_series),
+		cmocka_unit_test(test_metrics_mixed),
+		cmocka_unit_test(test_memtest_forensics),
+		cmocka_unit_test(test_progress_lines),
+		cmocka_unit_test(test_abft_build_stops),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

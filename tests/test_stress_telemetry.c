@@ -93,7 +93,7 @@ static void observe(struct fixture *f, const char *bus1)
 	for (int t = 1; t <= 40; t++) {
 		f->answered += gb_stress_monitor_sample(&m, t, tflops, f->last);
 		for (int i = 0; i < 2; i++)
-			gb_stress_obs_add_throughput(&f->obs[i], t, tflops[i]);
+			gb_stress_obs_add_throughput(&f->obs[i], 0, t, tflops[i]);
 		f->xids += gb_stress_monitor_poll_xids(&m, 0);
 	}
 	gb_stress_monitor_end(&m);
@@ -112,7 +112,7 @@ static const struct gb_stress_check *check_of(const struct gb_stress_obs *o, con
 	size_t n;
 
 	gb_stress_thresholds_default(&th);
-	n = gb_stress_judge(o, &th, NAN, c, max);
+	n = gb_stress_judge(o, &th, NULL, c, max);
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(c[i].name, name))
 			return &c[i];
@@ -143,7 +143,7 @@ static int exit_code_of(const struct fixture *f)
 		size_t n;
 
 		gb_stress_thresholds_default(&th);
-		n = gb_stress_judge(&f->obs[i], &th, NAN, c, ARRAY_LEN(c));
+		n = gb_stress_judge(&f->obs[i], &th, NULL, c, ARRAY_LEN(c));
 		gb_stress_add_metrics(b, &f->obs[i]);
 		gb_stress_add_checks(b, i, c, n);
 	}

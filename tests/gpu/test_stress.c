@@ -3,10 +3,13 @@
  * test_stress.c - `gpubench stress` on a real GPU, driven through its public
  * descriptor (gb_bench_stress: defaults, option table, validate, run) as
  * cmd/ drives it: a short run of every precision the GPU supports passes
- * every verification layer; --inject-fault is caught (GEMM and memtest);
- * a pulse profile and the memtest pass; and a run stopped from another
- * thread after 2 s returns promptly with what it measured, which the run
- * then reports as interrupted (exit 130). Exits 77 (skipped) without a GPU.
+ * every verification layer, pins a self-checked algorithm per phase and
+ * reports how much of the ABFT bound its checksums used; mixed gives each
+ * precision its own batch size and throughput; --inject-fault is caught
+ * (GEMM and memtest, with the word's address and pattern); a pulse profile
+ * and the memtest pass; and a run stopped from another thread after 2 s
+ * returns promptly with what it measured, which the run then reports as
+ * interrupted (exit 130). Exits 77 (skipped) without a GPU.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -87,6 +90,42 @@ static double metric(const struct gb_bench_result *r, const char *name)
 	return m ? m->value : NAN;
 }
 
+/* extra.gpus[0].phases[i] */
+static const cJSON *phase_json(const struct gb_bench_result *r, int i)
+{
+	const cJSON *gpus = cJSON_GetObjectItem(r->extra, "gpus");
+
+	return cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(gpus, 0), "phases"), i);
+}
+
+/*
+ * Every phase pinned an algorithm; random phases checked it repeats bit for
+ * bit and used less than the whole ABFT bound (the headroom an H100 shows).
+ */
+static void expect_phases(const struct gb_bench_result *r)
+{
+	const cJSON *ph;
+
+	for (int i = 0; (ph = phase_json(r, i)) != NULL; i++) {
+		const cJSON *algo = cJSON_GetObjectItem(ph, "algo");
+		bool random = !strcmp(cJSON_GetObjectItem(ph, "mode")->valuestring, "random");
+		const cJSON *ratio = cJSON_GetObjectItem(ph, "abft_max_ratio");
+
+		assert_non_null(algo);
+		assert_true(cJSON_GetObjectItem(algo, "pinned")->valueint >= 1);
+		assert_true(cJSON_IsTrue(cJSON_GetObjectItem(algo, "reproducible")));
+		if (!random)
+			continue;
+		assert_true(cJSON_IsTrue(cJSON_GetObjectItem(algo, "self_checked")));
+		fprintf(stderr, "  %s: pinned algorithm %d of %d, ABFT max ratio %g\n",
+			cJSON_GetObjectItem(ph, "precision")->valuestring,
+			cJSON_GetObjectItem(algo, "pinned")->valueint,
+			cJSON_GetObjectItem(algo, "candidates")->valueint,
+			cJSON_IsNumber(ratio) ? ratio->valuedouble : NAN);
+		assert_true(cJSON_IsNumber(ratio) && ratio->valuedouble >= 0 && ratio->valuedouble < 1);
+	}
+}
+
 static void test_each_precision(void **state)
 {
 	const char *const precs[] = { "bf16", "fp16", "tf32", "fp32", "fp64", "fp8", "mixed" };
@@ -120,20 +159,68 @@ static void test_each_precision(void **state)
 		want_check(r, "repeat", GB_STATUS_PASSED);
 		want_check(r, "nan", GB_STATUS_PASSED);
 		assert_true(metric(r, "gemms") > 0);
-		assert_true(metric(r, "tflops") > 0);
+		if (strcmp(precs[i], "mixed")) {
+			assert_true(metric(r, "tflops") > 0);
+		} else {
+			assert_true(metric(r, "tflops_fp64") > 0);
+			assert_true(metric(r, "tflops_fp16") > 0);
+		}
 		assert_true(metric(r, "repeat_mismatches") == 0);
+		assert_true(metric(r, "abft_max_ratio") < 1);
+		expect_phases(r);
 		fixture_close(&f);
 	}
 }
 
-static bool has_injected_forensic(const struct gb_bench_result *r)
+/*
+ * Mixed at full size: each phase sizes its own batches, so an fp64 batch
+ * is not sized from the fp16 one before it (2.8 s of fp64 per 22 ms of fp16
+ * on an H100 when they shared one size), and each precision has its own
+ * throughput.
+ */
+static void test_mixed_batches(void **state)
+{
+	const char *args[] = { "--duration", "10s", "--mem", "50%", "--interval", "500ms",
+			       "--progress", "none", "--precision", "mixed" };
+	const cJSON *gpu;
+	struct fixture f;
+	const struct gb_bench_result *r;
+	double max_batch_s;
+	char why[160];
+
+	(void)state;
+	fixture_open(&f);
+	if (gb_stress_unsupported(GB_SP_MIXED, dev0(&f)->cc_major, dev0(&f)->cc_minor, why,
+				  sizeof(why))) {
+		fprintf(stderr, "skipping mixed: %s\n", why);
+		fixture_close(&f);
+		return;
+	}
+	r = fixture_run(&f, args, sizeof(args) / sizeof(args[0]));
+	expect_pass(r);
+	gpu = cJSON_GetArrayItem(cJSON_GetObjectItem(r->extra, "gpus"), 0);
+	max_batch_s = cJSON_GetObjectItem(gpu, "max_batch_s")->valuedouble;
+	fprintf(stderr, "mixed: fp64 %.4g, fp16 %.4g TFLOP/s; batches of %d and %d GEMMs; longest "
+			"batch %.2f s\n",
+		metric(r, "tflops_fp64_settled"), metric(r, "tflops_fp16_settled"),
+		cJSON_GetObjectItem(phase_json(r, 0), "batch_gemms")->valueint,
+		cJSON_GetObjectItem(phase_json(r, 1), "batch_gemms")->valueint, max_batch_s);
+	assert_true(max_batch_s < 1.0);
+	/* fp64 GEMMs are the slow ones: fewer per batch */
+	assert_true(cJSON_GetObjectItem(phase_json(r, 0), "batch_gemms")->valueint <
+		    cJSON_GetObjectItem(phase_json(r, 1), "batch_gemms")->valueint);
+	assert_true(metric(r, "tflops_fp16") > 2 * metric(r, "tflops_fp64"));
+	fixture_close(&f);
+}
+
+static const cJSON *injected_forensic(const struct gb_bench_result *r)
 {
 	const cJSON *fs = cJSON_GetObjectItem(r->extra, "forensics"), *f;
 
 	cJSON_ArrayForEach(f, fs)
 		if (cJSON_IsTrue(cJSON_GetObjectItem(f, "injected")))
-			return true;
-	return false;
+			return f;
+	return NULL;
 }
 
 static void inject(const char *const *extra, int n_extra, const char *layer)
@@ -155,7 +242,16 @@ static void inject(const char *const *extra, int n_extra, const char *layer)
 		fail_msg("'%s' does not name %s", c->message, layer);
 	/* the injected flip is not a hardware error */
 	expect_pass(r);
-	assert_true(has_injected_forensic(r));
+	assert_non_null(injected_forensic(r));
+	/* a memory word is named by its address and the pattern that found it */
+	if (!strcmp(layer, "memtest")) {
+		const cJSON *rec = injected_forensic(r);
+
+		fprintf(stderr, "%s\n", cJSON_GetObjectItem(rec, "message")->valuestring);
+		assert_true(cJSON_IsString(cJSON_GetObjectItem(rec, "address")));
+		assert_true(cJSON_IsString(cJSON_GetObjectItem(rec, "pattern")));
+		assert_true(cJSON_GetObjectItem(rec, "pass")->valueint >= 1);
+	}
 	fixture_close(&f);
 }
 
@@ -261,6 +357,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_each_precision),
+		cmocka_unit_test(test_mixed_batches),
 		cmocka_unit_test(test_inject_fault),
 		cmocka_unit_test(test_memtest),
 		cmocka_unit_test(test_pulse),
