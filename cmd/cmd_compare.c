@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cmd_compare.c - `gpubench compare A.json B.json`: two saved reports side
- * by side, and a CI gate that fails on a real regression but not on noise.
- * Exit 0 no regression, 1 regression, 2 bad input (a file that is not a
- * gpubench report, a newer schema, two reports with nothing in common).
- * The rules are in report/compare.h and docs/compare.md.
+ * by side, and a CI gate that fails on a real regression but not on noise,
+ * and never fails open: a B that could not run what A measured (a benchmark
+ * error, interrupted, skipped; B's run ended early) fails too, with one
+ * warning line per reason, unless --allow-missing.
+ * Exit 0 passed, 1 regression or B incomplete, 2 bad input (a file that is
+ * not a gpubench report, a newer schema, two reports with nothing in
+ * common). The rules are in report/compare.h and docs/compare.md.
  */
 #include <math.h>
 #include <stdio.h>
@@ -17,11 +20,6 @@
 #include "report/exitcodes.h"
 #include "report/json.h"
 
-/* the formats a comparison has: a table, not a test suite or a chart page */
-static const char *const compare_formats[] = { "text", "json", "markdown", "csv", NULL };
-static const enum gb_out_format compare_format_ids[] = { GB_OUT_TEXT, GB_OUT_JSON,
-							  GB_OUT_MARKDOWN, GB_OUT_CSV };
-
 struct compare_params {
 	double tolerance;
 	const char *metric_tolerance;
@@ -29,6 +27,7 @@ struct compare_params {
 	int format;
 	const char *output;
 	bool quiet;
+	bool allow_missing;
 };
 
 static const struct gb_opt compare_opts[] = {
@@ -40,8 +39,12 @@ static const struct gb_opt compare_opts[] = {
 	  0 },
 	{ GB_OPT_STRING, 0, "price", offsetof(struct compare_params, price), "A,B",
 	  "$ per GPU-hour of A and of B, for performance per dollar: 2.5,1.8", 0, 0, NULL, 0 },
+	{ GB_OPT_BOOL, 0, "allow-missing", offsetof(struct compare_params, allow_missing), NULL,
+	  "list benchmarks B could not run (error, interrupted, skipped) without failing", 0, 0,
+	  NULL, 0 },
 	{ GB_OPT_ENUM, 0, "format", offsetof(struct compare_params, format), "FMT",
-	  "format of stdout", 0, 0, compare_formats, 0 },
+	  "format of stdout: text, json, markdown, csv, junit, prometheus or html", 0, 0,
+	  gb_format_names, 0 },
 	{ GB_OPT_STRING, 'o', "output", offsetof(struct compare_params, output), "FILE",
 	  "write the comparison as JSON (schema gpubench.compare/1) to FILE", 0, 0, NULL, 0 },
 	{ GB_OPT_BOOL, 'q', "quiet", offsetof(struct compare_params, quiet), NULL,
@@ -84,13 +87,18 @@ static int compare_and_print(const struct gb_run *a, const char *pa, const struc
 		gb_error("%s", err);
 		return GB_EXIT_USAGE;
 	}
-	rc = gb_compare_regressed(&cmp) ? GB_EXIT_CHECK_FAILED : GB_EXIT_OK;
+	/* diagnostics on stderr, whatever the format and even with -q */
+	for (size_t i = 0; i < cmp.n_missing; i++)
+		gb_warn("B incomplete%s: %s",
+			cmp.allow_missing ? " (allowed by --allow-missing)" : "",
+			cmp.missing[i].message);
+	rc = gb_compare_failed(&cmp) ? GB_EXIT_CHECK_FAILED : GB_EXIT_OK;
 	if (cp->output && gb_fmt_write_file(cp->output, write_json, &cmp, err, sizeof(err))) {
 		gb_error("%s", err);
 		rc = GB_EXIT_CANNOT_RUN;
 	}
 	if (!cp->quiet &&
-	    gb_compare_print(&cmp, compare_format_ids[cp->format], stdout) != 0) {
+	    gb_compare_print(&cmp, (enum gb_out_format)cp->format, stdout) != 0) {
 		gb_error("cannot write to standard output");
 		rc = GB_EXIT_CANNOT_RUN;
 	}
@@ -115,14 +123,16 @@ int cmd_compare(int argc, const char **argv)
 {
 	static const char usage[] =
 		"gpubench compare A.json B.json [--tolerance 5%] [--metric-tolerance LIST] "
-		"[--price A,B] [--format text|json|markdown|csv] [-o FILE]";
+		"[--price A,B] [--allow-missing] [--format FMT] [-o FILE]";
 	static const char summary[] =
 		"Compare report B against report A: every metric matched by benchmark, parameters "
 		"and GPU model, with both values, the ratio and the change. Exits 1 when a metric "
 		"is worse by more than the tolerance and by more than the two runs' combined "
-		"spread; improvements and metrics on one side only are listed, not failed. Reports "
-		"of different GPU models are shown side by side (% of each one's peak, per watt, "
-		"per dollar with --price) and not gated.";
+		"spread; improvements and metrics on one side only are listed, not failed. Also "
+		"exits 1, with a warning, when B could not run what A measured (a benchmark error, "
+		"interrupted or skipped in B, or B's run ended early), unless --allow-missing. "
+		"Reports of different GPU models are shown side by side (% of each one's peak, per "
+		"watt, per dollar with --price) and their changes are not gated.";
 	struct compare_params cp = { .tolerance = 0.05 };
 	struct gb_opt_set sets[] = { { compare_opts, &cp } };
 	struct gb_tolerance_rule *rules = NULL;
@@ -142,6 +152,7 @@ int cmd_compare(int argc, const char **argv)
 	}
 	gb_compare_opts_init(&o);
 	o.tolerance = cp.tolerance;
+	o.allow_missing = cp.allow_missing;
 	if (cp.price && parse_prices(cp.price, &o))
 		return GB_EXIT_USAGE;
 	if (cp.output && gb_report_check_writable(cp.output, err, sizeof(err))) {

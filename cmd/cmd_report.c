@@ -7,7 +7,9 @@
  *
  * Rendering judges nothing, so `report FILE` exits 0 once written (the
  * verdict stays in the report). The merge adds checks (outliers), so it
- * exits with the merged verdict's code, like a run. Bad input exits 2.
+ * exits with the merged verdict's code, like a run. Bad input exits 2. A node
+ * given twice (the same GPU UUIDs, or the same host and GPUs) is merged once
+ * with a warning on stderr and in the report (report/fleet.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,6 +132,10 @@ static int merge(const char **files, size_t n, const struct report_params *rp, i
 		gb_run_release(&out);
 		goto out;
 	}
+	/* a node given twice is merged once: say so where the user looks */
+	for (size_t j = 0; out.n_benches && j < out.benches[0].n_checks; j++)
+		if (!strcmp(out.benches[0].checks[j].name, "duplicate_node"))
+			gb_warn("%s", out.benches[0].checks[j].message);
 	gb_now_iso8601(now, sizeof(now));
 	if (!out.finished_at)
 		out.finished_at = gb_strdup(now);

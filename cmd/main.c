@@ -93,6 +93,24 @@ const struct gb_cmd *gb_cmd_find(const char *name)
 	return NULL;
 }
 
+/* "'comapre' is not a gpubench command; did you mean 'compare'?" (the options' matcher) */
+static int unknown_command(const char *name, const char *see)
+{
+	const char *names[MAX_CMDS];
+	size_t n;
+	const struct gb_cmd *cmds = gb_cmd_all(&n);
+	const char *best;
+
+	for (size_t i = 0; i < n; i++)
+		names[i] = cmds[i].name;
+	best = gb_cli_closest(name, names, n);
+	if (best)
+		gb_error("'%s' is not a gpubench command; did you mean '%s'?", name, best);
+	else
+		gb_error("'%s' is not a gpubench command; see '%s'", name, see);
+	return GB_EXIT_USAGE;
+}
+
 static void print_main_usage(FILE *out)
 {
 	size_t n;
@@ -106,9 +124,9 @@ static void print_main_usage(FILE *out)
 	for (size_t i = 0; i < n; i++)
 		fprintf(out, "  %-12s %s\n", cmds[i].name, cmds[i].summary);
 	fputs("\n'gpubench <command> --help' describes a command's options.\n"
-	      "exit codes: 0 every check passed, 1 a check failed, 2 usage or bad input,\n"
-	      "            3 could not run (no driver, no GPU, library missing), 4 not built in,\n"
-	      "            130 interrupted (the report is still written)\n",
+	      "exit codes: 0 every check passed, 1 a check failed (also when then interrupted),\n"
+	      "            2 usage or bad input, 3 could not run (no driver, no GPU, library\n"
+	      "            missing), 4 not built in, 130 interrupted (the report is still written)\n",
 	      out);
 }
 
@@ -129,10 +147,8 @@ static int cmd_help(int argc, const char **argv)
 		return GB_EXIT_OK;
 	}
 	c = gb_cmd_find(argv[1]);
-	if (!c) {
-		gb_error("'%s' is not a gpubench command; see 'gpubench help'", argv[1]);
-		return GB_EXIT_USAGE;
-	}
+	if (!c)
+		return unknown_command(argv[1], "gpubench help");
 	help_argv[0] = c->name;
 	return run_command(c, 2, help_argv);
 }
@@ -206,11 +222,11 @@ int main(int argc, char **argv)
 		return finish_stdout(cmd_version(1, args + 1));
 	c = gb_cmd_find(args[1]);
 	if (!c) {
-		if (args[1][0] == '-')
+		if (args[1][0] == '-') {
 			gb_error("unknown option '%s'; see 'gpubench --help'", args[1]);
-		else
-			gb_error("'%s' is not a gpubench command; see 'gpubench --help'", args[1]);
-		return GB_EXIT_USAGE;
+			return GB_EXIT_USAGE;
+		}
+		return unknown_command(args[1], "gpubench --help");
 	}
 	return finish_stdout(run_command(c, argc - 1, args + 1));
 }

@@ -2,8 +2,9 @@
 /*
  * compare.c - two reports side by side (see compare.h for the rules): the
  * match key, the regression gate that tells a real change from noise, the
- * cross-model view (efficiency, per watt, per dollar), and the compare
- * document in text, Markdown, CSV and JSON.
+ * cross-model view (efficiency, per watt, per dollar), the findings that
+ * make B incomplete, and the compare document in text, Markdown, CSV and
+ * JSON (JUnit, Prometheus and HTML are in junit.c, prometheus.c, html.c).
  */
 #include "compare.h"
 
@@ -561,6 +562,114 @@ static void header_fields(struct gb_compare *c, const struct gb_run *a, const ch
 	c->spread_k = o->spread_k;
 	c->price_a = o->price_a;
 	c->price_b = o->price_b;
+	c->allow_missing = o->allow_missing;
+}
+
+/* ---- B incomplete: never fail open ---- */
+
+static bool ended_early(enum gb_status s)
+{
+	return s == GB_STATUS_ERROR || s == GB_STATUS_INTERRUPTED;
+}
+
+/* could not measure: error, interrupted, skipped, not built */
+static bool did_not_run(enum gb_status s)
+{
+	return ended_early(s) || s == GB_STATUS_SKIPPED || s == GB_STATUS_NOT_BUILT;
+}
+
+static size_t values_in(const struct gb_bench_result *b)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < b->n_metrics; i++)
+		n += isfinite(b->metrics[i].value) != 0;
+	return n;
+}
+
+/* B's benchmark for A's: the same name and parameters, else the first of the same name */
+static const struct gb_bench_result *counterpart(const struct gb_run *b,
+						 const struct gb_bench_result *ba)
+{
+	const struct gb_bench_result *by_name = NULL, *found = NULL;
+	char *key = gb_params_key(ba->params);
+
+	for (size_t i = 0; i < b->n_benches && !found; i++) {
+		char *k;
+
+		if (strcmp(b->benches[i].name, ba->name))
+			continue;
+		if (!by_name)
+			by_name = &b->benches[i];
+		k = gb_params_key(b->benches[i].params);
+		if (!strcmp(k, key))
+			found = &b->benches[i];
+		free(k);
+	}
+	free(key);
+	return found ? found : by_name;
+}
+
+static bool already_missing(const struct gb_compare *c, const char *bench)
+{
+	for (size_t i = 0; i < c->n_missing; i++)
+		if (c->missing[i].bench && !strcmp(c->missing[i].bench, bench))
+			return true;
+	return false;
+}
+
+static void add_missing(struct gb_compare *c, const char *bench, enum gb_status st,
+			const char *reason, size_t metrics_a, char *message)
+{
+	struct gb_cmp_missing *m;
+
+	c->missing = gb_xrealloc(c->missing, sizeof(*c->missing) * (c->n_missing + 1));
+	m = &c->missing[c->n_missing++];
+	m->bench = gb_strdup(bench);
+	m->status = st;
+	m->reason = gb_str_printable(gb_strdup(reason));
+	m->metrics_a = metrics_a;
+	m->message = gb_str_printable(message);
+}
+
+/* "(error: no GPU)" or "(error)" */
+static char *status_why(enum gb_status st, const char *reason)
+{
+	return reason ? gb_strdupf("%s: %s", gb_status_name(st), reason)
+		      : gb_strdup(gb_status_name(st));
+}
+
+static void find_missing(struct gb_compare *c, const struct gb_run *a, const struct gb_run *b)
+{
+	if (ended_early(b->status)) {
+		char *why = status_why(b->status, b->reason);
+
+		add_missing(c, NULL, b->status, b->reason, 0,
+			    gb_strdupf("B's run ended early (%s)", why));
+		free(why);
+	}
+	for (size_t i = 0; i < a->n_benches; i++) {
+		const struct gb_bench_result *ba = &a->benches[i];
+		const struct gb_bench_result *bb = counterpart(b, ba);
+		size_t n = values_in(ba);
+		char *why;
+
+		if (n == 0 || already_missing(c, ba->name))
+			continue;
+		if (bb && did_not_run(bb->status)) {
+			why = status_why(bb->status, bb->reason);
+			add_missing(c, ba->name, bb->status, bb->reason, n,
+				    gb_strdupf("%s did not run in B (%s); A measured %zu metric%s",
+					       ba->name, why, n, n == 1 ? "" : "s"));
+			free(why);
+		} else if (!bb && ended_early(b->status)) {
+			add_missing(c, ba->name, b->status, NULL, n,
+				    gb_strdupf("%s is missing from B, whose run ended %s; A measured "
+					       "%zu metric%s",
+					       ba->name, gb_status_name(b->status), n,
+					       n == 1 ? "" : "s"));
+		}
+	}
 }
 
 int gb_compare_runs(const struct gb_run *a, const char *name_a, const struct gb_run *b,
@@ -571,6 +680,7 @@ int gb_compare_runs(const struct gb_run *a, const char *name_a, const struct gb_
 	struct ent *ea, *eb;
 
 	header_fields(out, a, name_a, b, name_b, o);
+	find_missing(out, a, b);
 	ea = collect(a, out->different_models, &na);
 	eb = collect(b, out->different_models, &nb);
 	for (size_t i = 0; i < na; i++) {
@@ -584,7 +694,8 @@ int gb_compare_runs(const struct gb_run *a, const char *name_a, const struct gb_
 			add_row(out, o, a, NULL, b, &eb[i]);
 	free_ents(ea, na);
 	free_ents(eb, nb);
-	if (matched == 0) {
+	/* a B that could not run has nothing in common with A: that is its finding */
+	if (matched == 0 && (out->n_missing == 0 || out->allow_missing)) {
 		snprintf(err, errlen, "'%s' and '%s' have no metric in common", name_a, name_b);
 		gb_compare_release(out);
 		return -1;
@@ -608,12 +719,23 @@ void gb_compare_release(struct gb_compare *c)
 	free(c->host_b);
 	free(c->models_a);
 	free(c->models_b);
+	for (size_t i = 0; i < c->n_missing; i++) {
+		free(c->missing[i].bench);
+		free(c->missing[i].reason);
+		free(c->missing[i].message);
+	}
+	free(c->missing);
 	memset(c, 0, sizeof(*c));
 }
 
 bool gb_compare_regressed(const struct gb_compare *c)
 {
 	return !c->different_models && c->count[GB_CMP_REGRESSION] > 0;
+}
+
+bool gb_compare_failed(const struct gb_compare *c)
+{
+	return gb_compare_regressed(c) || (c->n_missing > 0 && !c->allow_missing);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -665,12 +787,24 @@ static cJSON *input_json(const char *file, const char *host, const char *models,
 	return o;
 }
 
+static cJSON *missing_json(const struct gb_cmp_missing *m)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	gb_json_add_str(o, "benchmark", m->bench);
+	cJSON_AddStringToObject(o, "status", gb_status_name(m->status));
+	gb_json_add_str(o, "reason", m->reason);
+	cJSON_AddNumberToObject(o, "metrics_a", (double)m->metrics_a);
+	cJSON_AddStringToObject(o, "message", m->message);
+	return o;
+}
+
 cJSON *gb_compare_to_json(const struct gb_compare *c)
 {
 	cJSON *doc = cJSON_CreateObject();
 	cJSON *sum = cJSON_CreateObject();
-	cJSON *rows;
-	bool bad = gb_compare_regressed(c);
+	cJSON *rows, *missing;
+	bool bad = gb_compare_failed(c);
 
 	cJSON_AddStringToObject(doc, "schema", GB_COMPARE_SCHEMA);
 	cJSON_AddItemToObject(doc, "a", input_json(c->name_a, c->host_a, c->models_a, c->price_a));
@@ -682,6 +816,11 @@ cJSON *gb_compare_to_json(const struct gb_compare *c)
 	for (int k = 0; k < GB_CMP_CLASS_COUNT; k++)
 		cJSON_AddNumberToObject(sum, class_names[k], (double)c->count[k]);
 	cJSON_AddItemToObject(doc, "summary", sum);
+	cJSON_AddBoolToObject(doc, "regressed", gb_compare_regressed(c));
+	cJSON_AddBoolToObject(doc, "allow_missing", c->allow_missing);
+	missing = cJSON_AddArrayToObject(doc, "incomplete");
+	for (size_t i = 0; i < c->n_missing; i++)
+		cJSON_AddItemToArray(missing, missing_json(&c->missing[i]));
 	cJSON_AddStringToObject(doc, "status", bad ? "failed" : "passed");
 	cJSON_AddNumberToObject(doc, "exit_code", bad ? 1 : 0);
 	rows = cJSON_AddArrayToObject(doc, "rows");
@@ -911,12 +1050,41 @@ static void text_header(const struct gb_compare *c, FILE *out)
 	fprintf(out, "A  '%s'  %s  %s\nB  '%s'  %s  %s\n", c->name_a, c->host_a ? c->host_a : "-",
 		c->models_a, c->name_b, c->host_b ? c->host_b : "-", c->models_b);
 	if (c->different_models)
-		fputs("different GPU models: side by side, not gated\n", out);
+		fputs("different GPU models: side by side, changes not gated\n", out);
 	else
 		fprintf(out,
 			"regression: worse by more than the tolerance (%.1f%% unless set per "
 			"metric) and by more than %g x the combined stdev\n",
 			c->tolerance * 100, c->spread_k);
+}
+
+/* "regression", "B incomplete", "regression, B incomplete" or "passed" */
+static const char *result_words(const struct gb_compare *c)
+{
+	bool reg = gb_compare_regressed(c);
+	bool inc = c->n_missing > 0 && !c->allow_missing;
+
+	if (reg && inc)
+		return "regression, B incomplete";
+	if (reg)
+		return "regression";
+	return inc ? "B incomplete" : "passed";
+}
+
+const char *gb_compare_result_words(const struct gb_compare *c)
+{
+	return result_words(c);
+}
+
+static void missing_text(const struct gb_compare *c, FILE *out)
+{
+	if (!c->n_missing)
+		return;
+	fprintf(out, "\nB incomplete (%s):\n",
+		c->allow_missing ? "listed, not failed: --allow-missing"
+				 : "fails the gate; --allow-missing lists it only");
+	for (size_t i = 0; i < c->n_missing; i++)
+		fprintf(out, "  %s\n", c->missing[i].message);
 }
 
 static void print_text(const struct gb_compare *c, FILE *out)
@@ -930,18 +1098,22 @@ static void print_text(const struct gb_compare *c, FILE *out)
 	build_table(c, &t);
 	tbl_text(&t, out);
 	tbl_free(&t);
+	missing_text(c, out);
 	fputc('\n', out);
 	summary_line(c, out);
-	fprintf(out, "result: %s\n", gb_compare_regressed(c) ? "failed (regression)" : "passed");
+	if (gb_compare_failed(c))
+		fprintf(out, "result: failed (%s)\n", result_words(c));
+	else
+		fputs("result: passed\n", out);
 }
 
 static void print_markdown(const struct gb_compare *c, FILE *out)
 {
 	struct tbl t;
-	bool bad = gb_compare_regressed(c);
+	bool bad = gb_compare_failed(c);
 
 	fprintf(out, "## %s gpubench compare: %s\n\n", bad ? "\xE2\x9D\x8C" : "\xE2\x9C\x85",
-		bad ? "regression" : "no regression");
+		bad ? result_words(c) : "no regression");
 	fputs("| | file | host | GPUs |\n|---|---|---|---|\n| A | ", out);
 	gb_fmt_md(out, c->name_a);
 	fputs(" | ", out);
@@ -955,6 +1127,17 @@ static void print_markdown(const struct gb_compare *c, FILE *out)
 	fputs(" | ", out);
 	gb_fmt_md(out, c->models_b);
 	fputs(" |\n\n", out);
+	if (c->n_missing) {
+		fprintf(out, "### B incomplete (%s)\n\n",
+			c->allow_missing ? "listed, not failed: --allow-missing"
+					 : "fails the gate");
+		for (size_t i = 0; i < c->n_missing; i++) {
+			fputs("- ", out);
+			gb_fmt_md(out, c->missing[i].message);
+			fputc('\n', out);
+		}
+		fputc('\n', out);
+	}
 	build_table(c, &t);
 	tbl_markdown(&t, out);
 	tbl_free(&t);
@@ -1020,6 +1203,12 @@ int gb_compare_print(const struct gb_compare *c, enum gb_out_format f, FILE *out
 	case GB_OUT_CSV:
 		print_csv(c, out);
 		break;
+	case GB_OUT_JUNIT:
+		return gb_compare_junit(c, out);
+	case GB_OUT_PROMETHEUS:
+		return gb_compare_prometheus(c, out);
+	case GB_OUT_HTML:
+		return gb_compare_html(c, out);
 	case GB_OUT_JSON:
 		doc = gb_compare_to_json(c);
 		text = cJSON_Print(doc);

@@ -25,6 +25,13 @@
  * only, improvements and metrics with no direction are listed, never failed.
  * A metric with a value in A and none (null) in B is a regression: a number
  * that stopped being measured must not pass silently.
+ *
+ * Never fail open: B is "incomplete" when its run ended error or
+ * interrupted, or when a benchmark that measured something in A is error,
+ * interrupted, skipped or not_built in B (or missing from a B whose run ended
+ * error or interrupted). Each such finding is listed, and it fails the gate
+ * in both modes unless allow_missing is set (then it is listed only). A
+ * metric that is simply absent from a B whose benchmark ran stays only_a.
  */
 #ifndef GPUBENCH_REPORT_COMPARE_H
 #define GPUBENCH_REPORT_COMPARE_H
@@ -68,6 +75,7 @@ struct gb_compare_opts {
 	size_t n_rules;
 	double spread_k;                       /* default 2 */
 	double price_a, price_b;               /* $ per GPU-hour; NAN when not given */
+	bool allow_missing;                    /* B incomplete is listed, not failed */
 };
 void gb_compare_opts_init(struct gb_compare_opts *o);
 
@@ -106,6 +114,18 @@ struct gb_cmp_row {
 	enum gb_cmp_class cls;
 };
 
+/*
+ * Why B is incomplete: its run ended early, or a benchmark that measured
+ * something in A could not run in B.
+ */
+struct gb_cmp_missing {
+	char *bench;           /* the benchmark; NULL for B's run as a whole */
+	enum gb_status status; /* its status in B (the run's when absent or for the run) */
+	char *reason;          /* B's reason, may be NULL */
+	size_t metrics_a;      /* metrics with a value A has for it (0 for the run) */
+	char *message;         /* one line: "gemm could not run in B (error: ...): ..." */
+};
+
 struct gb_compare {
 	char *name_a, *name_b;     /* file names as given */
 	char *host_a, *host_b;
@@ -115,26 +135,44 @@ struct gb_compare {
 	struct gb_cmp_row *rows;
 	size_t n_rows, cap_rows;
 	size_t count[GB_CMP_CLASS_COUNT];
+	struct gb_cmp_missing *missing; /* B incomplete: why (empty when complete) */
+	size_t n_missing;
+	bool allow_missing;
 };
 
 /*
  * Compare B against A. Returns 0 with *out filled (release it with
  * gb_compare_release), or -1 with one line in err when the two reports have
- * no metric in common ("'a.json' and 'b.json' have no metric in common").
+ * no metric in common ("'a.json' and 'b.json' have no metric in common") and
+ * B is complete (or allow_missing is set): a B that could not run is a gate
+ * failure with its reasons, not bad input.
  */
 int gb_compare_runs(const struct gb_run *a, const char *name_a, const struct gb_run *b,
 		    const char *name_b, const struct gb_compare_opts *o, struct gb_compare *out,
 		    char *err, size_t errlen);
 void gb_compare_release(struct gb_compare *c);
 
-/* true when the gate fails: a regression between reports of the same GPU models */
+/* true when a row regressed between reports of the same GPU models */
 bool gb_compare_regressed(const struct gb_compare *c);
+/* true when the gate fails: a regression, or B incomplete without allow_missing */
+bool gb_compare_failed(const struct gb_compare *c);
+/* why it failed: "regression", "B incomplete", "regression, B incomplete"; else "passed" */
+const char *gb_compare_result_words(const struct gb_compare *c);
 
 /* The compare document (schema gpubench.compare/1); caller frees. */
 struct cJSON *gb_compare_to_json(const struct gb_compare *c);
 
-/* Print as text, json, markdown or csv; -1 for another format or a stream error. */
+/*
+ * Print in every format: text, json, markdown, csv,
+ * junit (one test case per row, a failure per regression and per reason B is
+ * incomplete), prometheus (gauges per row and the gate) or html (one
+ * self-contained page). -1 on a stream error or an unknown format.
+ */
 int gb_compare_print(const struct gb_compare *c, enum gb_out_format f, FILE *out);
+/* the writers behind it, in junit.c, prometheus.c and html.c */
+int gb_compare_junit(const struct gb_compare *c, FILE *out);
+int gb_compare_prometheus(const struct gb_compare *c, FILE *out);
+int gb_compare_html(const struct gb_compare *c, FILE *out);
 
 /* ---- the parts of the match key, shared with the fleet merge ---- */
 

@@ -67,13 +67,16 @@ static void copy_tool(struct gb_tool_info *t, const struct gb_tool_info *s)
 	t->cuda_archs = gb_strdup(s->cuda_archs);
 }
 
-/* worst first: a fleet is as good as its worst node */
+/*
+ * worst first: a fleet is as good as its worst node. A finding (failed)
+ * outranks an interrupted node, as it does in the verdict (result.h).
+ */
 static int status_rank(enum gb_status s)
 {
 	static const int rank[] = {
 		[GB_STATUS_SKIPPED] = 0, [GB_STATUS_PASSED] = 1,    [GB_STATUS_WARNING] = 2,
-		[GB_STATUS_NOT_BUILT] = 3, [GB_STATUS_ERROR] = 4,   [GB_STATUS_FAILED] = 5,
-		[GB_STATUS_INTERRUPTED] = 6,
+		[GB_STATUS_NOT_BUILT] = 3, [GB_STATUS_ERROR] = 4,   [GB_STATUS_INTERRUPTED] = 5,
+		[GB_STATUS_FAILED] = 6,
 	};
 
 	return (size_t)s < sizeof(rank) / sizeof(rank[0]) ? rank[s] : 4;
@@ -350,6 +353,63 @@ static void find_outliers(struct gb_run *out, const struct merged *mm, double k)
 			check_group(out, b, mm, j, k);
 }
 
+/* ---- the same node twice ---- */
+
+static bool has_uuid(const struct gb_run *run, const char *uuid)
+{
+	for (size_t i = 0; i < run->n_devices; i++)
+		if (run->devices[i].uuid && !strcmp(run->devices[i].uuid, uuid))
+			return true;
+	return false;
+}
+
+/* same hostname and the same GPUs (by UUID; none counts as the same) */
+static bool same_node(const struct gb_run *x, const struct gb_run *y)
+{
+	if (!x->host.hostname || !y->host.hostname || strcmp(x->host.hostname, y->host.hostname) ||
+	    x->n_devices != y->n_devices)
+		return false;
+	for (size_t i = 0; i < x->n_devices; i++)
+		if (!x->devices[i].uuid || !has_uuid(y, x->devices[i].uuid))
+			return false;
+	return true;
+}
+
+/* the first UUID of x that y has too, NULL if none */
+static const char *shared_uuid(const struct gb_run *x, const struct gb_run *y)
+{
+	for (size_t i = 0; i < x->n_devices; i++)
+		if (x->devices[i].uuid && x->devices[i].uuid[0] && has_uuid(y, x->devices[i].uuid))
+			return x->devices[i].uuid;
+	return NULL;
+}
+
+/*
+ * Why report j repeats a node already merged (an earlier report i that
+ * kept[i]), as a message; NULL when it does not.
+ */
+static char *duplicate_of(const struct gb_run *const *runs, const char *const *names,
+			  const bool *kept, size_t j)
+{
+	for (size_t i = 0; i < j; i++) {
+		const char *uuid;
+
+		if (!kept[i])
+			continue;
+		uuid = shared_uuid(runs[j], runs[i]);
+		if (uuid)
+			return gb_str_printable(gb_strdupf(
+				"'%s' holds GPU %s, as '%s' does: the same node merged twice would "
+				"count twice toward every fleet median, so '%s' is left out",
+				names[j], uuid, names[i], names[j]));
+		if (same_node(runs[j], runs[i]))
+			return gb_str_printable(gb_strdupf(
+				"'%s' is the same node as '%s' ('%s', same GPUs), so it is left out",
+				names[j], names[i], runs[i]->host.hostname));
+	}
+	return NULL;
+}
+
 int gb_fleet_merge(const struct gb_run *const *runs, const char *const *names, size_t n,
 		   double mad_k, struct gb_run *out, char *err, size_t errlen)
 {
@@ -358,22 +418,41 @@ int gb_fleet_merge(const struct gb_run *const *runs, const char *const *names, s
 	cJSON *nodes;
 	int offset = 0;
 
+	bool *kept;
+	char **dup;
+	size_t n_kept = 0;
+
 	if (n == 0) {
 		snprintf(err, errlen, "no reports to merge");
 		return -1;
 	}
+	kept = gb_xrealloc(NULL, sizeof(*kept) * n);
+	dup = gb_xrealloc(NULL, sizeof(*dup) * n);
+	for (size_t j = 0; j < n; j++) {
+		dup[j] = duplicate_of(runs, names, kept, j);
+		kept[j] = dup[j] == NULL;
+		n_kept += kept[j];
+	}
 	copy_tool(&out->tool, &runs[0]->tool);
 	free(out->started_at);
 	out->started_at = NULL;
-	out->host.hostname = gb_strdupf("fleet of %zu nodes", n);
+	out->host.hostname = gb_strdupf("fleet of %zu node%s", n_kept, n_kept == 1 ? "" : "s");
 	fleet = gb_run_add_bench(out, "fleet");
-	gb_bench_param_num(fleet, "nodes", (double)n);
+	gb_bench_param_num(fleet, "nodes", (double)n_kept);
 	gb_bench_param_num(fleet, "mad_k", mad_k);
 	nodes = cJSON_AddArrayToObject(gb_bench_extra(fleet), "nodes");
 	for (size_t i = 0; i < n; i++) {
+		if (dup[i]) {
+			gb_bench_add_check(fleet, "duplicate_node", GB_STATUS_WARNING, GB_SEV_WARNING,
+					   -1, NAN, NAN, "%s", dup[i]);
+			free(dup[i]);
+			continue;
+		}
 		copy_node(&mg, runs[i], names[i], offset, nodes);
 		offset += (int)runs[i]->n_devices;
 	}
+	free(kept);
+	free(dup);
 	for (size_t i = 0; i < mg.n_m; i++) {
 		find_outliers(out, &mg.m[i], mad_k);
 		free(mg.m[i].key);
@@ -381,4 +460,145 @@ int gb_fleet_merge(const struct gb_run *const *runs, const char *const *names, s
 	}
 	free(mg.m);
 	return 0;
+}
+
+/* ---- the nodes of a fleet report, for the renderings ---- */
+
+static const cJSON *nodes_json(const struct gb_run *run)
+{
+	if (!run->command || strcmp(run->command, "fleet"))
+		return NULL;
+	for (size_t i = 0; i < run->n_benches; i++) {
+		const cJSON *nodes;
+
+		if (strcmp(run->benches[i].name, "fleet") || !run->benches[i].extra)
+			continue;
+		nodes = cJSON_GetObjectItemCaseSensitive(run->benches[i].extra, "nodes");
+		if (cJSON_IsArray(nodes))
+			return nodes;
+	}
+	return NULL;
+}
+
+static const char *str_item(const cJSON *o, const char *key, const char *dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(v) && v->valuestring ? v->valuestring : dflt;
+}
+
+static bool node_has(const struct gb_fleet_node *nd, int device)
+{
+	for (size_t i = 0; i < nd->n_devices; i++)
+		if (nd->devices[i] == device)
+			return true;
+	return false;
+}
+
+/* a check of no GPU that names the node: "node-3: ..." or "... on 'node-3' ..." */
+static bool names_node(const struct gb_check *c, const char *host)
+{
+	size_t len = strlen(host);
+	char *quoted;
+	bool hit;
+
+	if (!c->message || !len)
+		return false;
+	if (!strncmp(c->message, host, len) && c->message[len] == ':')
+		return true;
+	quoted = gb_strdupf("'%s'", host);
+	hit = strstr(c->message, quoted) != NULL;
+	free(quoted);
+	return hit;
+}
+
+static void count_checks(const struct gb_run *run, struct gb_fleet_node *nd)
+{
+	for (size_t i = 0; i < run->n_benches; i++) {
+		const struct gb_bench_result *b = &run->benches[i];
+
+		for (size_t j = 0; j < b->n_checks; j++) {
+			const struct gb_check *c = &b->checks[j];
+			bool mine = c->device >= 0 ? node_has(nd, c->device) : names_node(c, nd->host);
+
+			if (!mine)
+				continue;
+			nd->failed += c->status == GB_STATUS_FAILED;
+			nd->warnings += c->status == GB_STATUS_WARNING;
+		}
+	}
+}
+
+struct gb_fleet_node *gb_fleet_nodes(const struct gb_run *run, size_t *n)
+{
+	const cJSON *nodes = nodes_json(run), *e;
+	struct gb_fleet_node *out = NULL;
+	size_t k = 0;
+
+	*n = 0;
+	if (!nodes)
+		return NULL;
+	out = gb_xrealloc(NULL, sizeof(*out) * ((size_t)cJSON_GetArraySize(nodes) + 1));
+	cJSON_ArrayForEach(e, nodes) {
+		struct gb_fleet_node *nd = &out[k++];
+		const cJSON *devs = cJSON_GetObjectItemCaseSensitive(e, "devices"), *d;
+
+		memset(nd, 0, sizeof(*nd));
+		nd->host = str_item(e, "host", "?");
+		nd->file = str_item(e, "file", "-");
+		nd->verdict = str_item(e, "verdict", "-");
+		if (cJSON_IsArray(devs)) {
+			nd->devices = gb_xrealloc(NULL,
+						  sizeof(int) * ((size_t)cJSON_GetArraySize(devs) + 1));
+			cJSON_ArrayForEach(d, devs)
+				if (cJSON_IsNumber(d) && d->valuedouble >= 0 && d->valuedouble < 1e6)
+					nd->devices[nd->n_devices++] = (int)d->valuedouble;
+		}
+		count_checks(run, nd);
+	}
+	*n = k;
+	return out;
+}
+
+void gb_fleet_nodes_free(struct gb_fleet_node *nodes, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(nodes[i].devices);
+	free(nodes);
+}
+
+const char *gb_fleet_node_of(const struct gb_fleet_node *nodes, size_t n, int device)
+{
+	for (size_t i = 0; i < n && device >= 0; i++)
+		if (node_has(&nodes[i], device))
+			return nodes[i].host;
+	return NULL;
+}
+
+void gb_fleet_device_list(char *buf, size_t len, const int *devices, size_t n)
+{
+	size_t used = 0;
+
+	if (len)
+		buf[0] = '\0';
+	if (!n) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	for (size_t i = 0; i < n && used < len;) {
+		size_t j = i;
+		int w;
+
+		while (j + 1 < n && devices[j + 1] == devices[j] + 1)
+			j++;
+		if (j > i)
+			w = snprintf(buf + used, len - used, "%s%d-%d", i ? "," : "", devices[i],
+				     devices[j]);
+		else
+			w = snprintf(buf + used, len - used, "%s%d", i ? "," : "", devices[i]);
+		if (w < 0)
+			break;
+		used += (size_t)w;
+		i = j + 1;
+	}
 }

@@ -19,6 +19,14 @@
  *     side fails; one on the good side warns (is it measuring the same
  *     thing?). Groups of fewer than 3 values have no median to stand out from.
  *   - telemetry of every node, device renumbered.
+ *
+ * The same node merged twice would count twice toward every median and
+ * could hide itself as an outlier, so each node is merged once: a report
+ * that holds a GPU UUID an earlier report holds, or has the same hostname
+ * and the same set of GPUs (a report given twice, also one of no GPUs), is
+ * left out, and a warning check "duplicate_node" on the fleet benchmark
+ * names both files (so the verdict is at least a warning). The first report
+ * of a node wins.
  */
 #ifndef GPUBENCH_REPORT_FLEET_H
 #define GPUBENCH_REPORT_FLEET_H
@@ -36,5 +44,28 @@
  */
 int gb_fleet_merge(const struct gb_run *const *runs, const char *const *names, size_t n,
 		   double mad_k, struct gb_run *out, char *err, size_t errlen);
+
+/* One node of a fleet report, as the renderings show it. */
+struct gb_fleet_node {
+	const char *host;    /* borrowed from the report; "?" when missing */
+	const char *file;
+	const char *verdict;
+	int *devices;        /* the node's GPUs, as indices of the fleet report (owned) */
+	size_t n_devices;
+	size_t failed;       /* failed checks on its GPUs or naming it */
+	size_t warnings;     /* warning checks the same way */
+};
+
+/*
+ * The nodes of a fleet report (extra.nodes of its "fleet" benchmark) with
+ * their failed and warning checks; NULL with *n = 0 when run is not a fleet
+ * report. Release with gb_fleet_nodes_free.
+ */
+struct gb_fleet_node *gb_fleet_nodes(const struct gb_run *run, size_t *n);
+void gb_fleet_nodes_free(struct gb_fleet_node *nodes, size_t n);
+/* The host of fleet GPU device, NULL when no node holds it. */
+const char *gb_fleet_node_of(const struct gb_fleet_node *nodes, size_t n, int device);
+/* "0-3,6" for a list of indices into buf */
+void gb_fleet_device_list(char *buf, size_t len, const int *devices, size_t n);
 
 #endif

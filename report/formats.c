@@ -250,6 +250,53 @@ void gb_fmt_exact(char *buf, size_t len, double v)
 	}
 }
 
+/* ---- devices and links ---- */
+
+void gb_fmt_link(char *buf, size_t len, const struct gb_link *l)
+{
+	static const struct {
+		const char *type, *abbrev;
+	} names[] = {
+		{ "pcie_switch", "PIX" },     { "pcie_host_bridge", "PHB" },
+		{ "cross_socket", "SYS" },    { "same_board", "BRD" },
+	};
+	const char *type = l ? l->type : NULL;
+
+	if (type && !strcmp(type, "nvlink")) {
+		if (l->nvlink_count > 0)
+			snprintf(buf, len, "NV%d", l->nvlink_count);
+		else
+			snprintf(buf, len, "NV");
+		return;
+	}
+	for (size_t i = 0; type && i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(type, names[i].type)) {
+			snprintf(buf, len, "%s", names[i].abbrev);
+			return;
+		}
+	}
+	snprintf(buf, len, "?");
+}
+
+const char gb_fmt_link_legend[] =
+	"NV<n> NVLink (n links), PIX same PCIe switch, PHB across a PCIe host bridge, "
+	"SYS across sockets, BRD same board, ? unknown; yes/no: P2P access";
+
+void gb_fmt_pcie(char *buf, size_t len, int gen, int width)
+{
+	char g[16] = "-", w[16] = "-";
+
+	if (gen <= 0 && width <= 0) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	if (gen > 0)
+		snprintf(g, sizeof(g), "%d", gen);
+	if (width > 0)
+		snprintf(w, sizeof(w), "%d", width);
+	snprintf(buf, len, "gen %s x%s", g, w);
+}
+
 /* ---- lookups ---- */
 
 /* device < 0 is a metric of no device: never a record, whatever a loaded report holds */

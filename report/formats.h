@@ -78,6 +78,18 @@ void gb_fmt_human(char *buf, size_t len, double v);
 /* A number for machines: shortest "%.17g"-exact form, "" for NAN. */
 void gb_fmt_exact(char *buf, size_t len, double v);
 
+/*
+ * A link as nvidia-smi topo -m writes it: "NV18" (NVLink, with its link
+ * count when known), "PIX" (same PCIe switch), "PHB" (across a host bridge),
+ * "SYS" (across sockets), "BRD" (same board), "?" unknown.
+ */
+void gb_fmt_link(char *buf, size_t len, const struct gb_link *l);
+/* The legend of gb_fmt_link's abbreviations, one line. */
+extern const char gb_fmt_link_legend[];
+
+/* "gen 4 x16"; "-" for an unknown part ("gen 4 x-"), "-" when both are unknown */
+void gb_fmt_pcie(char *buf, size_t len, int gen, int width);
+
 /* Position in run->devices of CUDA index device, -1 when the report does not describe it. */
 int gb_fmt_device_pos(const struct gb_run *run, int device);
 /* devices[].name of CUDA index device in run, or NULL (unknown, or device < 0). */

@@ -9,6 +9,9 @@
  * two decades), a grouped bar chart of TFLOPS per precision and GPU (metrics
  * named tflops_*), and per GPU the telemetry timeline: temperature, power,
  * SM clock and TFLOPS against time. Every string from the report is escaped.
+ * A fleet report (report --merge) adds a table of nodes and names each GPU's
+ * node. gb_compare_html writes a comparison the same way: both reports, why
+ * B is incomplete, a chart of the change per metric and the full table.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -16,6 +19,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "compare.h"
+#include "fleet.h"
 #include "formats.h"
 
 static const char *const palette[] = {
@@ -838,12 +843,51 @@ static void td_text(FILE *out, const char *s)
 	fputs("</td>", out);
 }
 
-static void devices_section(FILE *out, const struct gb_run *run)
+struct fleet_view {
+	struct gb_fleet_node *nodes; /* NULL unless a fleet report */
+	size_t n;
+};
+
+static void nodes_section(FILE *out, const struct fleet_view *fv)
 {
+	char gpus[128];
+
+	fputs("<h2>Nodes</h2>\n<table><tr><th>node</th><th>file</th><th>own verdict</th><th>GPUs</th>"
+	      "<th>failed checks</th><th>warnings</th></tr>\n",
+	      out);
+	for (size_t i = 0; i < fv->n; i++) {
+		const struct gb_fleet_node *nd = &fv->nodes[i];
+		int st = gb_status_from_name(nd->verdict);
+
+		fputs("<tr>", out);
+		td_text(out, nd->host);
+		td_text(out, nd->file);
+		fputs("<td>", out);
+		if (st >= 0)
+			badge(out, (enum gb_status)st);
+		else
+			esc(out, nd->verdict);
+		fputs("</td>", out);
+		gb_fleet_device_list(gpus, sizeof(gpus), nd->devices, nd->n_devices);
+		td_text(out, gpus);
+		fprintf(out, "<td class=\"num\">%zu</td><td class=\"num\">%zu</td></tr>\n",
+			nd->failed, nd->warnings);
+	}
+	fputs("</table>\n", out);
+}
+
+static void devices_section(FILE *out, const struct gb_run *run, const struct fleet_view *fv)
+{
+	char now[32], max[32];
+
 	if (!run->n_devices)
 		return;
-	fputs("<h2>GPUs</h2>\n<table><tr><th>GPU</th><th>name</th><th>PCI bus</th><th>SMs</th>"
-	      "<th>memory (GiB)</th><th>max SM MHz</th><th>PCIe</th><th>power limit (W)</th>"
+	fputs("<h2>GPUs</h2>\n<table><tr><th>GPU</th>", out);
+	if (fv->nodes)
+		fputs("<th>node</th>", out);
+	fputs("<th>name</th><th>PCI bus</th><th>SMs</th>"
+	      "<th>memory (GiB)</th><th>max SM MHz</th><th>PCIe (idle / max)</th>"
+	      "<th>power limit (W)</th>"
 	      "<th>BF16 peak (TFLOP/s)</th><th>memory peak (GB/s)</th></tr>\n",
 	      out);
 	for (size_t i = 0; i < run->n_devices; i++) {
@@ -853,16 +897,16 @@ static void devices_section(FILE *out, const struct gb_run *run)
 								 : d->peaks.mem_bw_bps;
 
 		fprintf(out, "<tr><td class=\"num\">%d</td>", d->index);
+		if (fv->nodes)
+			td_text(out, gb_fleet_node_of(fv->nodes, fv->n, d->index));
 		td_text(out, d->name);
 		td_text(out, d->pci_bus_id);
-		td_num(out, d->sm_count >= 0 ? d->sm_count : NAN);
+		td_num(out, d->sm_count > 0 ? d->sm_count : NAN);
 		td_num(out, d->memory_bytes / (1024.0 * 1024 * 1024));
 		td_num(out, d->max_sm_mhz);
-		if (d->pcie_gen >= 0)
-			fprintf(out, "<td>gen %d x%d (max gen %d x%d)</td>", d->pcie_gen,
-				d->pcie_width, d->pcie_max_gen, d->pcie_max_width);
-		else
-			fputs("<td>-</td>", out);
+		gb_fmt_pcie(now, sizeof(now), d->pcie_gen, d->pcie_width);
+		gb_fmt_pcie(max, sizeof(max), d->pcie_max_gen, d->pcie_max_width);
+		fprintf(out, "<td>%s / %s</td>", now, max);
 		td_num(out, d->power_limit_w);
 		td_num(out, bf16 / 1e12);
 		td_num(out, mem / 1e9);
@@ -883,7 +927,21 @@ static void efficiency_cell(FILE *out, double eff)
 		fmin(fmax(eff * 100, 0), 100), eff * 100);
 }
 
-static void metrics_table(FILE *out, const struct gb_bench_result *b)
+/* "5", or "5 (node-3)" in a fleet report */
+static void td_gpu(FILE *out, int device, const struct fleet_view *fv)
+{
+	const char *node = fv->nodes ? gb_fleet_node_of(fv->nodes, fv->n, device) : NULL;
+
+	fprintf(out, "<td class=\"num\">%d", device);
+	if (node) {
+		fputs(" (", out);
+		esc(out, node);
+		fputc(')', out);
+	}
+	fputs("</td>", out);
+}
+
+static void metrics_table(FILE *out, const struct gb_bench_result *b, const struct fleet_view *fv)
 {
 	if (!b->n_metrics)
 		return;
@@ -897,7 +955,7 @@ static void metrics_table(FILE *out, const struct gb_bench_result *b)
 		fputs("<tr>", out);
 		td_text(out, m->name);
 		if (m->device >= 0)
-			fprintf(out, "<td class=\"num\">%d</td>", m->device);
+			td_gpu(out, m->device, fv);
 		else
 			fputs("<td>all</td>", out);
 		td_num(out, m->value);
@@ -918,7 +976,7 @@ static void metrics_table(FILE *out, const struct gb_bench_result *b)
 	fputs("</table>\n", out);
 }
 
-static void checks_table(FILE *out, const struct gb_bench_result *b)
+static void checks_table(FILE *out, const struct gb_bench_result *b, const struct fleet_view *fv)
 {
 	if (!b->n_checks)
 		return;
@@ -931,7 +989,7 @@ static void checks_table(FILE *out, const struct gb_bench_result *b)
 		fputs("<tr>", out);
 		td_text(out, c->name);
 		if (c->device >= 0)
-			fprintf(out, "<td class=\"num\">%d</td>", c->device);
+			td_gpu(out, c->device, fv);
 		else
 			fputs("<td></td>", out);
 		fputs("<td>", out);
@@ -945,7 +1003,7 @@ static void checks_table(FILE *out, const struct gb_bench_result *b)
 	fputs("</table>\n", out);
 }
 
-static void bench_section(FILE *out, const struct gb_bench_result *b)
+static void bench_section(FILE *out, const struct gb_bench_result *b, const struct fleet_view *fv)
 {
 	fputs("<div class=\"card\"><h3>", out);
 	esc(out, b->name);
@@ -956,8 +1014,8 @@ static void bench_section(FILE *out, const struct gb_bench_result *b)
 		esc(out, b->reason);
 		fputs("</p>\n", out);
 	}
-	metrics_table(out, b);
-	checks_table(out, b);
+	metrics_table(out, b, fv);
+	checks_table(out, b, fv);
 	fputs("</div>\n", out);
 }
 
@@ -978,9 +1036,14 @@ static bool any_chart(const struct gb_run *run)
 
 int gb_report_html(const struct gb_run *run, FILE *out)
 {
+	struct fleet_view fv = { NULL, 0 };
+
+	fv.nodes = gb_fleet_nodes(run, &fv.n);
 	page_header(out, run);
 	verdict_section(out, run);
-	devices_section(out, run);
+	if (fv.nodes)
+		nodes_section(out, &fv);
+	devices_section(out, run, &fv);
 	if (any_chart(run)) {
 		fputs("<h2>Charts</h2>\n<div class=\"charts\">\n", out);
 		tflops_chart(out, run);
@@ -991,10 +1054,231 @@ int gb_report_html(const struct gb_run *run, FILE *out)
 	if (run->n_benches)
 		fputs("<h2>Benchmarks</h2>\n", out);
 	for (size_t i = 0; i < run->n_benches; i++)
-		bench_section(out, &run->benches[i]);
+		bench_section(out, &run->benches[i], &fv);
+	gb_fleet_nodes_free(fv.nodes, fv.n);
 	fputs("<footer>written by gpubench ", out);
 	esc(out, run->tool.version ? run->tool.version : "");
 	fputs("; every number is also in the JSON report</footer>\n</main>\n</body>\n</html>\n",
+	      out);
+	return gb_fmt_finish(out);
+}
+
+/* ------------------------------------------------------------------------ */
+/* gpubench compare                                                         */
+
+static const char cmp_css[] =
+	"tr.regression td,tr.b_worse td{background:#fdecea}"
+	"tr.improvement td,tr.b_better td{background:#e8f5e9}"
+	"tr.only_a td,tr.only_b td{color:#5b6570}"
+	".chg{display:inline-block;width:120px;height:8px;background:#eef1f4;position:relative;"
+	"margin-right:6px;vertical-align:middle}"
+	".chg span{position:absolute;top:0;height:8px}"
+	"td.params{font-size:12px;word-break:break-all;max-width:240px}"
+	"td.gpu{font-size:12px;max-width:200px}";
+
+/* the change as a bar around a centre line, scaled to +-scale percent */
+static void change_cell(FILE *out, const struct gb_cmp_row *r, double scale, bool diff_models)
+{
+	double w, pct = r->change_pct;
+	bool good;
+
+	if (!isfinite(pct)) {
+		fputs("<td class=\"num\">-</td>", out);
+		return;
+	}
+	w = fmin(fabs(pct) / scale, 1) * 60;
+	good = r->better == GB_BETTER_NONE ? true
+					    : (r->better == GB_BETTER_HIGHER) == (pct >= 0);
+	fprintf(out,
+		"<td class=\"num\"><span class=\"chg\"><span style=\"left:%.1fpx;width:%.1fpx;"
+		"background:%s\"></span></span>%+.1f%%</td>",
+		pct >= 0 ? 60.0 : 60 - w, w,
+		r->cls == GB_CMP_UNCHANGED || diff_models ? "#9aa4ae"
+		: good                               ? "#2e7d32"
+						     : "#c62828",
+		pct);
+}
+
+/* horizontal bars: the change of every row with one, worse to the left */
+static void change_chart(FILE *out, const struct gb_compare *c, double scale)
+{
+	size_t n = 0, shown = 0;
+	double row_h = 18, left = 330, width = 900, mid, h;
+
+	for (size_t i = 0; i < c->n_rows; i++)
+		n += isfinite(c->rows[i].change_pct);
+	if (!n)
+		return;
+	n = n > 80 ? 80 : n;
+	h = 40 + row_h * (double)n;
+	mid = left + (width - left - 20) / 2;
+	fprintf(out,
+		"<h2>Change per metric</h2>\n<div class=\"charts\"><svg width=\"%.0f\" "
+		"height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\"><title>change of B "
+		"against A, percent</title>\n",
+		width, h, width, h);
+	fprintf(out,
+		"<line x1=\"%.1f\" y1=\"20\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#9aa4ae\"/>"
+		"<text x=\"%.1f\" y=\"14\" font-size=\"11\" text-anchor=\"middle\">0%%</text>"
+		"<text x=\"%.1f\" y=\"14\" font-size=\"11\" text-anchor=\"middle\">-%g%%</text>"
+		"<text x=\"%.1f\" y=\"14\" font-size=\"11\" text-anchor=\"end\">+%g%%</text>\n",
+		mid, mid, h - 10, mid, left, scale, width - 20, scale);
+	for (size_t i = 0; i < c->n_rows && shown < n; i++) {
+		const struct gb_cmp_row *r = &c->rows[i];
+		double y = 24 + row_h * (double)shown, pct = r->change_pct, w;
+		const char *color;
+		char *label;
+
+		if (!isfinite(pct))
+			continue;
+		shown++;
+		w = fmin(fabs(pct) / scale, 1) * (mid - left);
+		color = r->cls == GB_CMP_REGRESSION ? "#c62828"
+			: r->cls == GB_CMP_IMPROVEMENT ? "#2e7d32"
+						       : "#9aa4ae";
+		label = r->a.device >= 0 ? gb_strdupf("%s/%s GPU %d", r->bench, r->metric,
+						      r->a.device)
+					 : gb_strdupf("%s/%s", r->bench, r->metric);
+		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">",
+			left - 6, y + 11);
+		esc(out, label);
+		fprintf(out,
+			"</text><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"12\" "
+			"fill=\"%s\"><title>%+.2f%%</title></rect>\n",
+			pct >= 0 ? mid : mid - w, y, fmax(w, 1), color, pct);
+		free(label);
+	}
+	fputs("</svg></div>\n", out);
+}
+
+static void cmp_inputs(FILE *out, const struct gb_compare *c)
+{
+	const char *names[2] = { c->name_a, c->name_b };
+	const char *hosts[2] = { c->host_a, c->host_b };
+	const char *models[2] = { c->models_a, c->models_b };
+	double prices[2] = { c->price_a, c->price_b };
+
+	fputs("<h2>Reports</h2>\n<table><tr><th></th><th>file</th><th>host</th><th>GPUs</th>"
+	      "<th>$ per GPU-hour</th></tr>\n",
+	      out);
+	for (int k = 0; k < 2; k++) {
+		fprintf(out, "<tr><td>%s</td>", k ? "B" : "A");
+		td_text(out, names[k]);
+		td_text(out, hosts[k]);
+		td_text(out, models[k]);
+		td_num(out, prices[k]);
+		fputs("</tr>\n", out);
+	}
+	fputs("</table>\n", out);
+}
+
+static void cmp_missing(FILE *out, const struct gb_compare *c)
+{
+	if (!c->n_missing)
+		return;
+	fprintf(out, "<h2>B incomplete</h2>\n<div class=\"card\">%s\n<ul class=\"findings\">\n",
+		c->allow_missing ? "listed, not failed (--allow-missing)" : "fails the gate");
+	for (size_t i = 0; i < c->n_missing; i++) {
+		fprintf(out, "<li class=\"%s\">", c->allow_missing ? "warn" : "fail");
+		esc(out, c->missing[i].message);
+		fputs("</li>\n", out);
+	}
+	fputs("</ul></div>\n", out);
+}
+
+static void cmp_table(FILE *out, const struct gb_compare *c, double scale)
+{
+	bool cross = c->different_models;
+
+	fputs("<h2>Metrics</h2>\n<table><tr><th>benchmark</th><th>metric</th><th>GPU</th>"
+	      "<th>params</th><th>A</th><th>B</th><th>unit</th><th>B/A</th><th>change</th>",
+	      out);
+	if (cross)
+		fputs("<th>% peak A</th><th>% peak B</th><th>per W A</th><th>per W B</th>"
+		      "<th>per $ A</th><th>per $ B</th>",
+		      out);
+	fputs("<th>result</th></tr>\n", out);
+	for (size_t i = 0; i < c->n_rows; i++) {
+		const struct gb_cmp_row *r = &c->rows[i];
+		const char *cls = gb_cmp_class_name(r->cls, cross);
+		int dev = r->a.device >= 0 ? r->a.device : r->b.device;
+
+		fprintf(out, "<tr class=\"%s\">", cls);
+		td_text(out, r->bench);
+		td_text(out, r->metric);
+		fputs("<td class=\"gpu\">", out);
+		if (dev >= 0)
+			fprintf(out, "%d ", dev);
+		esc(out, r->model);
+		fputs("</td><td class=\"params\">", out);
+		esc(out, r->params);
+		fputs("</td>", out);
+		td_num(out, r->a.value);
+		td_num(out, r->b.value);
+		td_text(out, r->unit ? r->unit : "");
+		td_num(out, r->ratio);
+		change_cell(out, r, scale, cross);
+		if (cross) {
+			td_num(out, r->a.efficiency * 100);
+			td_num(out, r->b.efficiency * 100);
+			td_num(out, r->a.per_watt);
+			td_num(out, r->b.per_watt);
+			td_num(out, r->a.per_dollar);
+			td_num(out, r->b.per_dollar);
+		}
+		td_text(out, cls);
+		fputs("</tr>\n", out);
+	}
+	fputs("</table>\n", out);
+}
+
+int gb_compare_html(const struct gb_compare *c, FILE *out)
+{
+	enum gb_status st = gb_compare_failed(c) ? GB_STATUS_FAILED : GB_STATUS_PASSED;
+	double scale = 0;
+
+	/* the bars' scale: the largest change, at least the tolerance, at most 100% */
+	for (size_t i = 0; i < c->n_rows; i++)
+		if (isfinite(c->rows[i].change_pct))
+			scale = fmax(scale, fabs(c->rows[i].change_pct));
+	scale = fmin(nice_step(fmax(scale, fmax(c->tolerance * 100, 1))), 100);
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	      "<title>gpubench compare ",
+	      out);
+	esc(out, c->name_a);
+	fputs(" vs ", out);
+	esc(out, c->name_b);
+	fprintf(out, ": %s</title>\n<style>%s%s</style>\n</head>\n<body>\n<header>\n"
+		     "<h1>gpubench compare",
+		gb_compare_result_words(c), css, cmp_css);
+	badge(out, st);
+	fputs("</h1>\n<p class=\"meta\">", out);
+	esc(out, c->name_a);
+	fputs(" (A) against ", out);
+	esc(out, c->name_b);
+	if (c->different_models)
+		fputs(" (B) &middot; different GPU models: side by side, changes not gated", out);
+	else
+		fprintf(out,
+			" (B) &middot; a regression is worse by more than %.1f%% (unless set per "
+			"metric) and by more than %g &times; the combined stdev",
+			c->tolerance * 100, c->spread_k);
+	fputs("</p>\n</header>\n<main>\n<h2>Result</h2>\n<div class=\"card\">", out);
+	badge(out, st);
+	fputc(' ', out);
+	esc(out, gb_compare_result_words(c));
+	fprintf(out, " &middot; %zu regression%s, %zu improvement%s, %zu unchanged, %zu only in A, "
+		     "%zu only in B</div>\n",
+		c->count[GB_CMP_REGRESSION], c->count[GB_CMP_REGRESSION] == 1 ? "" : "s",
+		c->count[GB_CMP_IMPROVEMENT], c->count[GB_CMP_IMPROVEMENT] == 1 ? "" : "s",
+		c->count[GB_CMP_UNCHANGED], c->count[GB_CMP_ONLY_A], c->count[GB_CMP_ONLY_B]);
+	cmp_inputs(out, c);
+	cmp_missing(out, c);
+	change_chart(out, c, scale);
+	cmp_table(out, c, scale);
+	fputs("<footer>written by gpubench compare; every number is also in "
+	      "<code>--format json</code></footer>\n</main>\n</body>\n</html>\n",
 	      out);
 	return gb_fmt_finish(out);
 }

@@ -6,11 +6,17 @@
  * a benchmark without checks is one test case with the benchmark's own
  * status, so a benchmark that could not run never disappears from the
  * summary. Metrics go into <properties>, warnings into <system-out>.
+ *
+ * gb_compare_junit writes a comparison the same way: one <testsuite> per
+ * benchmark, one <testcase> per compared metric (a <failure> when it
+ * regressed, <skipped/> when it is in A only), and one per reason B is
+ * incomplete (a <failure>, or <skipped/> with --allow-missing).
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare.h"
 #include "formats.h"
 
 /* What a test case is, in JUnit's vocabulary. */
@@ -258,5 +264,153 @@ int gb_report_junit(const struct gb_run *run, FILE *out)
 	for (size_t i = 0; i < run->n_benches; i++)
 		suite(out, run, &run->benches[i]);
 	fputs("</testsuites>\n", out);
+	return gb_fmt_finish(out);
+}
+
+/* ------------------------------------------------------------------------ */
+/* gpubench compare as JUnit: one test case per row, a failure per regression */
+
+/* What a compare row is in JUnit: only a regression fails; a row on one side is skipped. */
+static enum jcase cmp_case(const struct gb_compare *c, const struct gb_cmp_row *r)
+{
+	if (r->cls == GB_CMP_REGRESSION && !c->different_models)
+		return J_FAILURE;
+	if (r->cls == GB_CMP_ONLY_A)
+		return J_SKIPPED;
+	return J_PASS;
+}
+
+static enum jcase missing_case(const struct gb_compare *c)
+{
+	return c->allow_missing ? J_SKIPPED : J_FAILURE;
+}
+
+/* the benchmark of a compare finding ("run" for B's run as a whole) */
+static const char *missing_bench(const struct gb_cmp_missing *m)
+{
+	return m->bench ? m->bench : "run";
+}
+
+/* the suites in order of first appearance: rows' benchmarks, then findings' */
+static size_t cmp_suites(const struct gb_compare *c, const char **names, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->n_rows + c->n_missing; i++) {
+		const char *b = i < c->n_rows ? c->rows[i].bench
+					       : missing_bench(&c->missing[i - c->n_rows]);
+		bool seen = false;
+
+		for (size_t k = 0; k < n && !seen; k++)
+			seen = !strcmp(names[k], b);
+		if (!seen && n < max)
+			names[n++] = b;
+	}
+	return n;
+}
+
+static struct jcount cmp_count(const struct gb_compare *c, const char *bench)
+{
+	struct jcount k = { 0, 0, 0, 0 };
+
+	for (size_t i = 0; i < c->n_rows; i++)
+		if (!bench || !strcmp(c->rows[i].bench, bench))
+			count_case(&k, cmp_case(c, &c->rows[i]));
+	for (size_t i = 0; i < c->n_missing; i++)
+		if (!bench || !strcmp(missing_bench(&c->missing[i]), bench))
+			count_case(&k, missing_case(c));
+	return k;
+}
+
+/* "tflops_bf16 (GPU 0 NVIDIA H100 80GB HBM3; dtype=bf16)" */
+static char *row_name(const struct gb_cmp_row *r)
+{
+	int dev = r->a.device >= 0 ? r->a.device : r->b.device;
+	char *gpu = dev >= 0 ? gb_strdupf("GPU %d %s", dev, r->model) : gb_strdup(r->model);
+	char *s = r->params[0] ? gb_strdupf("%s (%s; %s)", r->metric, gpu, r->params)
+			       : gb_strdupf("%s (%s)", r->metric, gpu);
+
+	free(gpu);
+	return s;
+}
+
+static void cmp_row_case(FILE *out, const struct gb_compare *c, const struct gb_cmp_row *r)
+{
+	char va[48], vb[48], *name = row_name(r), *msg;
+	enum jcase k = cmp_case(c, r);
+
+	gb_fmt_human(va, sizeof(va), r->a.value);
+	gb_fmt_human(vb, sizeof(vb), r->b.value);
+	if (isfinite(r->change_pct))
+		msg = gb_strdupf("%s: A %s, B %s %s (%+.1f%%; tolerance %.1f%%, noise %.4g)",
+				 gb_cmp_class_name(r->cls, c->different_models), va, vb,
+				 r->unit ? r->unit : "", r->change_pct, r->tolerance * 100,
+				 r->noise);
+	else
+		msg = gb_strdupf("%s: A %s, B %s %s", gb_cmp_class_name(r->cls, c->different_models),
+				 va, vb, r->unit ? r->unit : "");
+	fputs("\t\t<testcase", out);
+	attr(out, "classname", r->bench);
+	attr(out, "name", name);
+	fputs(" time=\"0\">\n", out);
+	case_outcome(out, k, k == J_FAILURE ? GB_STATUS_FAILED : GB_STATUS_SKIPPED, msg, msg);
+	if (k == J_PASS) {
+		fputs("\t\t\t<system-out>", out);
+		gb_fmt_xml(out, msg, 0);
+		fputs("</system-out>\n", out);
+	}
+	fputs("\t\t</testcase>\n", out);
+	free(msg);
+	free(name);
+}
+
+static void cmp_missing_case(FILE *out, const struct gb_compare *c, const struct gb_cmp_missing *m)
+{
+	fputs("\t\t<testcase", out);
+	attr(out, "classname", missing_bench(m));
+	attr(out, "name", "complete in B");
+	fputs(" time=\"0\">\n", out);
+	case_outcome(out, missing_case(c), m->status, m->message, m->message);
+	fputs("\t\t</testcase>\n", out);
+}
+
+int gb_compare_junit(const struct gb_compare *c, FILE *out)
+{
+	const char **suites = gb_xrealloc(NULL, sizeof(char *) * (c->n_rows + c->n_missing + 1));
+	size_t n = cmp_suites(c, suites, c->n_rows + c->n_missing + 1);
+	struct jcount total = cmp_count(c, NULL);
+	char *title = gb_strdupf("gpubench compare %s %s", c->name_a, c->name_b);
+
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites", out);
+	attr(out, "name", title);
+	attr_counts(out, &total);
+	fputs(" time=\"0\">\n", out);
+	for (size_t s = 0; s < n; s++) {
+		struct jcount k = cmp_count(c, suites[s]);
+
+		fputs("\t<testsuite", out);
+		attr(out, "name", suites[s]);
+		attr_counts(out, &k);
+		fputs(" time=\"0\"", out);
+		attr(out, "hostname", c->host_b ? c->host_b : "unknown");
+		fputs(">\n\t\t<properties>\n", out);
+		fputs("\t\t\t<property name=\"a\"", out);
+		attr(out, "value", c->name_a);
+		fputs("/>\n\t\t\t<property name=\"b\"", out);
+		attr(out, "value", c->name_b);
+		fputs("/>\n\t\t\t<property name=\"mode\"", out);
+		attr(out, "value", c->different_models ? "different_models" : "same_models");
+		fputs("/>\n\t\t</properties>\n", out);
+		for (size_t i = 0; i < c->n_missing; i++)
+			if (!strcmp(missing_bench(&c->missing[i]), suites[s]))
+				cmp_missing_case(out, c, &c->missing[i]);
+		for (size_t i = 0; i < c->n_rows; i++)
+			if (!strcmp(c->rows[i].bench, suites[s]))
+				cmp_row_case(out, c, &c->rows[i]);
+		fputs("\t</testsuite>\n", out);
+	}
+	fputs("</testsuites>\n", out);
+	free(title);
+	free(suites);
 	return gb_fmt_finish(out);
 }

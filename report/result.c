@@ -544,10 +544,19 @@ void gb_run_verdict(struct gb_run *run)
 	if (run->status == GB_STATUS_INTERRUPTED)
 		interrupted = true;
 
-	if (interrupted)
-		run->verdict = GB_STATUS_INTERRUPTED;
-	else if (failed)
+	/*
+	 * A finding outranks an interrupt: a bit flip found before Ctrl-C is
+	 * still a bad GPU, and exit 130 reads as "cancelled" to CI and
+	 * schedulers. run.status stays "interrupted"; the verdict says so too.
+	 */
+	if (failed) {
 		run->verdict = GB_STATUS_FAILED;
+		if (interrupted)
+			push_str(&run->verdict_warnings, &run->n_verdict_warnings,
+				 gb_strdup("interrupted: the run was stopped before it finished; "
+					   "the failures above were found before that"));
+	} else if (interrupted)
+		run->verdict = GB_STATUS_INTERRUPTED;
 	else if (run->status == GB_STATUS_NOT_BUILT && !ran)
 		run->verdict = GB_STATUS_NOT_BUILT;
 	else if (error)

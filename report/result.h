@@ -247,9 +247,11 @@ void gb_now_iso8601(char *buf, size_t len);
 
 /*
  * Compute run->verdict and the failed/warnings lists from every benchmark
- * status and check: any FAILED check or benchmark -> FAILED; else any ERROR ->
- * ERROR (could not run is never passed); else all SKIPPED (or nothing ran) ->
- * SKIPPED; else WARNING if any warning, else PASSED. INTERRUPTED wins over all.
+ * status and check: any FAILED check or benchmark -> FAILED (also when the
+ * run was then interrupted: a finding outranks an interrupt, and a warning
+ * says the run was cut short); else INTERRUPTED (run or benchmark); else any
+ * ERROR -> ERROR (could not run is never passed); else all SKIPPED (or
+ * nothing ran) -> SKIPPED; else WARNING if any warning, else PASSED.
  */
 void gb_run_verdict(struct gb_run *run);
 /* exit code for a verdict (see exitcodes.h) */

@@ -2,12 +2,17 @@
 /*
  * text.c - the human summary: what a person at a terminal reads. The JSON
  * report holds everything; this shows what matters, with units and spread.
+ * Unknown values print as '-', never as -1 or 0.0. A fleet report (report
+ * --merge) names the node of every GPU and has a table of nodes.
  */
 #include "text.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "fleet.h"
+#include "formats.h"
 #include "theory.h"
 
 static const char *status_color(enum gb_status s)
@@ -65,7 +70,7 @@ static void print_peaks(FILE *out, const struct gb_device_info *d)
 	num(out, "%.0f", d->peaks.mem_bw_bps / 1e9);
 	fputs("\n    PCIe GB/s/dir   max ", out);
 	num(out, "%.1f", d->peaks.pcie_bps / 1e9);
-	fputs(", current ", out);
+	fputs(", current (idle) ", out);
 	num(out, "%.1f", d->peaks.pcie_bps_current / 1e9);
 	if (isfinite(d->peaks.nvlink_bps)) {
 		fputs(", NVLink ", out);
@@ -74,10 +79,30 @@ static void print_peaks(FILE *out, const struct gb_device_info *d)
 	fputc('\n', out);
 }
 
-static void print_device_detail(FILE *out, const struct gb_device_info *d)
+/* an int that is unknown at or below zero: "-" */
+static void int_or_dash(FILE *out, const char *fmt, int v)
 {
-	fprintf(out, "GPU %d  %s  (sm_%d%d, %d SMs, %s)\n", d->index, d->name ? d->name : "?",
-		d->cc_major, d->cc_minor, d->sm_count, d->spec_key ? d->spec_key : "not in catalog");
+	if (v > 0)
+		fprintf(out, fmt, v);
+	else
+		fputs("-", out);
+}
+
+static void print_device_detail(FILE *out, const struct gb_device_info *d, const char *node)
+{
+	char now[32], max[32];
+
+	fprintf(out, "GPU %d  ", d->index);
+	if (node)
+		fprintf(out, "%s  ", node);
+	fprintf(out, "%s  (", d->name ? d->name : "?");
+	if (d->cc_major > 0)
+		fprintf(out, "sm_%d%d", d->cc_major, d->cc_minor >= 0 ? d->cc_minor : 0);
+	else
+		fputs("sm -", out);
+	fputs(", ", out);
+	int_or_dash(out, "%d", d->sm_count);
+	fprintf(out, " SMs, %s)\n", d->spec_key ? d->spec_key : "not in catalog");
 	fprintf(out, "    uuid %s  pci %s  numa ", d->uuid ? d->uuid : "-",
 		d->pci_bus_id ? d->pci_bus_id : "-");
 	if (d->numa_node >= 0)
@@ -88,28 +113,49 @@ static void print_device_detail(FILE *out, const struct gb_device_info *d)
 	num(out, "%.1f GiB", d->memory_bytes / (1024.0 * 1024 * 1024));
 	fputs(", L2 ", out);
 	num(out, "%.0f MiB", d->l2_bytes / (1024.0 * 1024));
-	fprintf(out, ", bus %d bits; clocks max SM ", d->mem_bus_bits);
+	fputs(", bus ", out);
+	int_or_dash(out, "%d bits", d->mem_bus_bits);
+	fputs("; clocks max SM ", out);
 	num(out, "%.0f", d->max_sm_mhz);
 	fputs(" MHz, memory ", out);
 	num(out, "%.0f", d->max_mem_mhz);
 	fputs(" MHz\n", out);
-	fprintf(out, "    PCIe gen %d x%d (max gen %d x%d); power limit ", d->pcie_gen, d->pcie_width,
-		d->pcie_max_gen, d->pcie_max_width);
+	/* the device record is read before any load: H100s idle at Gen1 */
+	gb_fmt_pcie(now, sizeof(now), d->pcie_gen, d->pcie_width);
+	gb_fmt_pcie(max, sizeof(max), d->pcie_max_gen, d->pcie_max_width);
+	fprintf(out, "    PCIe %s%s (max %s); power limit ", now, strcmp(now, "-") ? " (idle)" : "",
+		max);
 	num(out, "%.0f W", d->power_limit_w);
-	fprintf(out, "; ECC %s; NVLink links up %d\n",
-		d->ecc < 0 ? "unknown" : d->ecc ? "on" : "off", d->nvlink_up);
+	fprintf(out, "; ECC %s; NVLink links up ", d->ecc < 0 ? "-" : d->ecc ? "on" : "off");
+	if (d->nvlink_up >= 0)
+		fprintf(out, "%d\n", d->nvlink_up);
+	else
+		fputs("-\n", out);
 	print_peaks(out, d);
 }
 
-static void print_topology(FILE *out, const struct gb_run *run)
+/* "NV18 yes", "SYS no", "PHB -" */
+static void link_cell(char *buf, size_t len, const struct gb_link *l)
 {
-	if (run->n_devices < 2)
+	char abbrev[16];
+
+	if (!l) {
+		snprintf(buf, len, "-");
 		return;
+	}
+	gb_fmt_link(abbrev, sizeof(abbrev), l);
+	snprintf(buf, len, "%s %s", abbrev,
+		 l->p2p_access < 0 ? "-" : l->p2p_access ? "yes" : "no");
+}
+
+/* two GPUs: two lines say it best */
+static void topology_list(FILE *out, const struct gb_run *run)
+{
 	fputs("\ntopology (row -> column: link type, P2P access)\n", out);
 	for (size_t i = 0; i < run->n_links; i++) {
 		const struct gb_link *l = &run->links[i];
 
-		fprintf(out, "  GPU %d -> GPU %d  %-16s", l->a, l->b, l->type);
+		fprintf(out, "  GPU %d -> GPU %d  %-16s", l->a, l->b, l->type ? l->type : "unknown");
 		if (l->nvlink_count > 0)
 			fprintf(out, " %d links", l->nvlink_count);
 		fprintf(out, "  p2p %s\n",
@@ -117,14 +163,74 @@ static void print_topology(FILE *out, const struct gb_run *run)
 	}
 }
 
+/* three or more: an nvidia-smi topo -m style grid, row -> column */
+static void topology_grid(FILE *out, const struct gb_run *run)
+{
+	size_t n = run->n_devices, w = 4;
+	char cell[48];
+
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < n; j++) {
+			if (i == j)
+				continue;
+			link_cell(cell, sizeof(cell),
+				  gb_run_find_link(run, run->devices[i].index,
+						   run->devices[j].index));
+			if (strlen(cell) > w)
+				w = strlen(cell);
+		}
+	}
+	fputs("\ntopology (row -> column: link, P2P access)\n        ", out);
+	for (size_t j = 0; j < n; j++) {
+		snprintf(cell, sizeof(cell), "GPU%d", run->devices[j].index);
+		fprintf(out, "  %-*s", (int)w, cell);
+	}
+	fputc('\n', out);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(cell, sizeof(cell), "GPU%d", run->devices[i].index);
+		fprintf(out, "  %-6s", cell);
+		for (size_t j = 0; j < n; j++) {
+			if (i == j)
+				snprintf(cell, sizeof(cell), "X");
+			else
+				link_cell(cell, sizeof(cell),
+					  gb_run_find_link(run, run->devices[i].index,
+							   run->devices[j].index));
+			fprintf(out, "  %-*s", (int)w, cell);
+		}
+		fputc('\n', out);
+	}
+	fprintf(out, "  %s\n", gb_fmt_link_legend);
+}
+
+static void print_topology(FILE *out, const struct gb_run *run)
+{
+	if (run->n_devices < 2 || !run->n_links)
+		return;
+	if (run->n_devices == 2)
+		topology_list(out, run);
+	else
+		topology_grid(out, run);
+}
+
+/* "13.0", or "-" for none (0: no driver) or unknown (-1) */
+static void cuda_version(FILE *out, int v)
+{
+	if (v > 0)
+		fprintf(out, "%d.%d", v / 1000, (v % 1000) / 10);
+	else
+		fputs("-", out);
+}
+
 static void print_versions(FILE *out, const struct gb_run *run)
 {
 	const struct gb_host_info *h = &run->host;
 
-	fprintf(out, "host %s  driver %s  CUDA driver %d.%d  runtime %d.%d",
-		h->hostname ? h->hostname : "-", h->driver_version ? h->driver_version : "-",
-		h->cuda_driver_version / 1000, (h->cuda_driver_version % 1000) / 10,
-		h->cuda_runtime_version / 1000, (h->cuda_runtime_version % 1000) / 10);
+	fprintf(out, "host %s  driver %s  CUDA driver ", h->hostname ? h->hostname : "-",
+		h->driver_version ? h->driver_version : "-");
+	cuda_version(out, h->cuda_driver_version);
+	fputs("  runtime ", out);
+	cuda_version(out, h->cuda_runtime_version);
 	/* encodings: cuBLASLt major*10000 + minor*100 + patch, NCCL the same */
 	if (h->cublaslt_version >= 0)
 		fprintf(out, "  cuBLASLt %d.%d.%d", h->cublaslt_version / 10000,
@@ -135,7 +241,7 @@ static void print_versions(FILE *out, const struct gb_run *run)
 	fputc('\n', out);
 }
 
-static void print_metric(FILE *out, const struct gb_metric *m)
+static void print_metric(FILE *out, const struct gb_metric *m, const char *node)
 {
 	fprintf(out, "    %-28s", m->name);
 	if (m->device >= 0)
@@ -149,10 +255,23 @@ static void print_metric(FILE *out, const struct gb_metric *m)
 			m->stats.min, m->stats.max);
 	if (isfinite(m->efficiency))
 		fprintf(out, "  %.1f%% of peak", m->efficiency * 100);
+	if (node)
+		fprintf(out, "  [%s]", node);
 	fputc('\n', out);
 }
 
-static void print_bench(FILE *out, const struct gb_bench_result *b, const struct gb_text_opts *o)
+struct fleet_view {
+	struct gb_fleet_node *nodes; /* NULL unless a fleet report */
+	size_t n;
+};
+
+static const char *node_of(const struct fleet_view *fv, int device)
+{
+	return fv->nodes ? gb_fleet_node_of(fv->nodes, fv->n, device) : NULL;
+}
+
+static void print_bench(FILE *out, const struct gb_bench_result *b, const struct gb_text_opts *o,
+			const struct fleet_view *fv)
 {
 	fprintf(out, "\n%s: ", b->name);
 	print_status(out, b->status, o);
@@ -160,7 +279,7 @@ static void print_bench(FILE *out, const struct gb_bench_result *b, const struct
 		fprintf(out, " (%s)", b->reason);
 	fputc('\n', out);
 	for (size_t i = 0; i < b->n_metrics; i++)
-		print_metric(out, &b->metrics[i]);
+		print_metric(out, &b->metrics[i], node_of(fv, b->metrics[i].device));
 	for (size_t i = 0; i < b->n_checks; i++) {
 		const struct gb_check *c = &b->checks[i];
 
@@ -170,24 +289,54 @@ static void print_bench(FILE *out, const struct gb_bench_result *b, const struct
 	}
 }
 
+/* one row per node, so a reader sees where an outlier is */
+static void print_nodes(FILE *out, const struct fleet_view *fv)
+{
+	size_t wh = 4, wf = 4;
+	char gpus[128];
+
+	for (size_t i = 0; i < fv->n; i++) {
+		if (strlen(fv->nodes[i].host) > wh)
+			wh = strlen(fv->nodes[i].host);
+		if (strlen(fv->nodes[i].file) > wf)
+			wf = strlen(fv->nodes[i].file);
+	}
+	fprintf(out, "\nnodes (%zu)\n  %-*s  %-*s  %-11s  %-12s  %6s  %8s\n", fv->n, (int)wh,
+		"node", (int)wf, "file", "own verdict", "GPUs", "failed", "warnings");
+	for (size_t i = 0; i < fv->n; i++) {
+		const struct gb_fleet_node *nd = &fv->nodes[i];
+
+		gb_fleet_device_list(gpus, sizeof(gpus), nd->devices, nd->n_devices);
+		fprintf(out, "  %-*s  %-*s  %-11s  %-12s  %6zu  %8zu\n", (int)wh, nd->host, (int)wf,
+			nd->file, nd->verdict, gpus, nd->failed, nd->warnings);
+	}
+}
+
 void gb_text_print(const struct gb_run *run, FILE *out, const struct gb_text_opts *o)
 {
+	struct fleet_view fv = { NULL, 0 };
+
+	fv.nodes = gb_fleet_nodes(run, &fv.n);
 	print_versions(out, run);
+	if (fv.nodes)
+		print_nodes(out, &fv);
 	for (size_t i = 0; i < run->n_devices; i++) {
 		const struct gb_device_info *d = &run->devices[i];
+		const char *node = node_of(&fv, d->index);
 
 		if (o->device_detail) {
 			fputc('\n', out);
-			print_device_detail(out, d);
+			print_device_detail(out, d, node);
 		} else {
-			fprintf(out, "GPU %d  %s  %s\n", d->index, d->name ? d->name : "?",
+			fprintf(out, "GPU %d  %s%s%s  %s\n", d->index, node ? node : "",
+				node ? "  " : "", d->name ? d->name : "?",
 				d->pci_bus_id ? d->pci_bus_id : "");
 		}
 	}
 	if (o->device_detail)
 		print_topology(out, run);
 	for (size_t i = 0; i < run->n_benches; i++)
-		print_bench(out, &run->benches[i], o);
+		print_bench(out, &run->benches[i], o, &fv);
 	fputs("\nverdict: ", out);
 	print_status(out, run->verdict, o);
 	if (run->reason)
@@ -197,4 +346,5 @@ void gb_text_print(const struct gb_run *run, FILE *out, const struct gb_text_opt
 		fprintf(out, "  failed: %s\n", run->verdict_failed[i]);
 	for (size_t i = 0; i < run->n_verdict_warnings; i++)
 		fprintf(out, "  warning: %s\n", run->verdict_warnings[i]);
+	gb_fleet_nodes_free(fv.nodes, fv.n);
 }

@@ -660,7 +660,28 @@ const struct gb_gpu_spec *gb_gpu_spec_match(const char *device_name, int sm_coun
 		}
 	}
 	/* A bare "NVIDIA H100" without an SM count could be SXM or PCIe: do not guess. */
-	return tied ? NULL : best;
+	if (tied)
+		return NULL;
+	/*
+	 * Known SM count, and it is not the catalog's: this is not the part the
+	 * spec sheet describes. A MIG slice reports its parent's name with the
+	 * slice's SMs (an H100 3g.40gb: 60 of 132), and cut-down parts share
+	 * names. Return nothing, so the peaks at the device's max clock, which
+	 * are computed from its own SM count, apply, and the thresholds warn
+	 * (spec_unknown). Scaling the spec by the SM ratio would give about the
+	 * same compute figure, but no honest memory bandwidth: a MIG slice gets
+	 * memory slices in other fractions than SMs (3g.40gb: 3/7 of the compute,
+	 * 4/8 of the memory), so the spec bandwidth would have to be dropped
+	 * anyway. One rule, no guessed numbers.
+	 */
+	if (best && sm_count > 0 && best->sm_count != sm_count)
+		return NULL;
+	return best;
+}
+
+const struct gb_gpu_spec *gb_gpu_spec_match_name(const char *device_name)
+{
+	return gb_gpu_spec_match(device_name, 0);
 }
 
 double gb_gpu_spec_peak_flops(const struct gb_gpu_spec *spec, enum gb_precision p)

@@ -98,9 +98,14 @@ const struct gb_gpu_spec *gb_gpu_catalog(void);
 const struct gb_gpu_spec *gb_gpu_spec_by_key(const char *key);
 /*
  * Find the spec matching a device name (e.g. "NVIDIA H100 80GB HBM3") and SM
- * count (used to tell SXM from PCIe parts; pass 0 if unknown). NULL if none.
+ * count (used to tell SXM from PCIe parts; pass 0 if unknown). NULL if none,
+ * and NULL when the SM count is known and differs from the matched entry's:
+ * a MIG slice or a cut-down part is not the GPU on the spec sheet (the peaks
+ * at its max clock apply; docs/thresholds.md).
  */
 const struct gb_gpu_spec *gb_gpu_spec_match(const char *device_name, int sm_count);
+/* The entry a name alone matches, whatever the SM count (for messages). NULL if none. */
+const struct gb_gpu_spec *gb_gpu_spec_match_name(const char *device_name);
 
 /*
  * Peak computed from the tables for a catalog entry at its own spec clocks

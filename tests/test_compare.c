@@ -452,8 +452,198 @@ static void test_outputs(void **state)
 	s = print_to_string(&c, GB_OUT_CSV);
 	assert_true(!strncmp(s, "benchmark,metric,device_model,params,unit,a,b,ratio", 51));
 	free(s);
-	assert_int_equal(gb_compare_print(&c, GB_OUT_HTML, stdout), -1);
+	/* every format: a comparison is also a test suite, metrics and a page */
+	s = print_to_string(&c, GB_OUT_JUNIT);
+	assert_non_null(strstr(s, "<testcase classname=\"gemm\" name=\"tflops_bf16 (GPU 0 "
+				  "NVIDIA H100 80GB HBM3; "));
+	assert_non_null(strstr(s, "<failure message=\"regression: A 741.9, B 668.4 TFLOP/s (-9.9%"));
+	assert_non_null(strstr(s, "failures=\"2\""));
+	free(s);
+	s = print_to_string(&c, GB_OUT_PROMETHEUS);
+	assert_non_null(strstr(s, "gpubench_compare_failed 1\n"));
+	assert_non_null(strstr(s, "gpubench_compare_rows{class=\"regression\"} 2\n"));
+	assert_non_null(strstr(s, "gpubench_compare_regression{benchmark=\"gemm\",metric=\""
+				  "tflops_bf16\",device=\"0\""));
+	free(s);
+	s = print_to_string(&c, GB_OUT_HTML);
+	assert_true(!strncmp(s, "<!DOCTYPE html>", 15));
+	assert_non_null(strstr(s, "<tr class=\"regression\">"));
+	assert_non_null(strstr(s, "<svg"));
+	assert_null(strstr(s, "<script"));
+	free(s);
+	assert_int_equal(gb_compare_print(&c, GB_OUT_COUNT, stdout), -1);
 	gb_compare_release(&c);
+}
+
+/* ---- B incomplete: the gate never fails open ---- */
+
+/* A: gemm and bandwidth measured; B: the same, then changed by the test */
+static void pair(struct gb_run *a, struct gb_run *b)
+{
+	struct gb_run *runs[2] = { a, b };
+
+	for (int k = 0; k < 2; k++) {
+		struct gb_bench_result *g = tiny_run(runs[k], "X", "gemm");
+		struct gb_bench_result *w = gb_run_add_bench(runs[k], "bandwidth");
+
+		add_samples(g, "tflops_bf16", GB_BETTER_HIGHER, 100, 1);
+		add_samples(g, "tflops_fp16", GB_BETTER_HIGHER, 100, 1);
+		gb_bench_add_device(w, 0);
+		add_samples(w, "h2d_gbps", GB_BETTER_HIGHER, 50, 1);
+	}
+}
+
+/* B's gemm could not run and measured nothing */
+static void break_gemm(struct gb_run *b, enum gb_status st, const char *why)
+{
+	struct gb_bench_result *g = &b->benches[0];
+
+	for (size_t i = 0; i < g->n_metrics; i++) {
+		free(g->metrics[i].name);
+		free(g->metrics[i].unit);
+		free(g->metrics[i].samples);
+	}
+	g->n_metrics = 0;
+	gb_bench_set_status(g, st, "%s", why);
+}
+
+static void compare_pair(struct gb_run *a, struct gb_run *b, bool allow, struct gb_compare *c)
+{
+	struct gb_compare_opts o;
+	char err[256];
+
+	gb_compare_opts_init(&o);
+	o.allow_missing = allow;
+	if (gb_compare_runs(a, "a.json", b, "b.json", &o, c, err, sizeof(err)))
+		fail_msg("%s", err);
+}
+
+static void test_b_bench_did_not_run(void **state)
+{
+	static const enum gb_status sts[] = { GB_STATUS_ERROR, GB_STATUS_INTERRUPTED,
+					      GB_STATUS_SKIPPED, GB_STATUS_NOT_BUILT };
+	static const char *const words[] = { "(error: out of memory)",
+					     "(interrupted: out of memory)",
+					     "(skipped: out of memory)", "(not_built: out of memory)" };
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(sts) / sizeof(sts[0]); k++) {
+		struct gb_run a, b;
+		struct gb_compare c;
+		cJSON *doc;
+		char *s;
+
+		pair(&a, &b);
+		break_gemm(&b, sts[k], "out of memory");
+		compare_pair(&a, &b, false, &c);
+		assert_false(gb_compare_regressed(&c));
+		assert_true(gb_compare_failed(&c));
+		assert_int_equal(c.n_missing, 1);
+		assert_string_equal(c.missing[0].bench, "gemm");
+		assert_int_equal(c.missing[0].status, sts[k]);
+		assert_int_equal(c.missing[0].metrics_a, 2);
+		assert_non_null(strstr(c.missing[0].message, "gemm did not run in B"));
+		assert_non_null(strstr(c.missing[0].message, words[k]));
+		/* the one-sided metrics are still listed */
+		assert_int_equal(c.count[GB_CMP_ONLY_A], 2);
+		s = print_to_string(&c, GB_OUT_TEXT);
+		assert_non_null(strstr(s, "B incomplete (fails the gate"));
+		assert_non_null(strstr(s, "result: failed (B incomplete)"));
+		free(s);
+		s = print_to_string(&c, GB_OUT_JSON);
+		doc = cJSON_Parse(s);
+		assert_non_null(doc);
+		assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "incomplete")), 1);
+		assert_int_equal(cJSON_GetObjectItem(doc, "exit_code")->valueint, 1);
+		assert_string_equal(cJSON_GetObjectItem(doc, "status")->valuestring, "failed");
+		assert_true(cJSON_IsFalse(cJSON_GetObjectItem(doc, "regressed")));
+		cJSON_Delete(doc);
+		free(s);
+		gb_compare_release(&c);
+		/* --allow-missing: listed, not failed */
+		compare_pair(&a, &b, true, &c);
+		assert_int_equal(c.n_missing, 1);
+		assert_false(gb_compare_failed(&c));
+		s = print_to_string(&c, GB_OUT_TEXT);
+		assert_non_null(strstr(s, "listed, not failed: --allow-missing"));
+		assert_non_null(strstr(s, "result: passed"));
+		free(s);
+		gb_compare_release(&c);
+		gb_run_release(&a);
+		gb_run_release(&b);
+	}
+}
+
+static void test_b_run_ended_early(void **state)
+{
+	struct gb_run a, b;
+	struct gb_compare c;
+	struct gb_compare_opts o;
+	char err[256];
+
+	(void)state;
+	/* interrupted after gemm: bandwidth is missing from B */
+	pair(&a, &b);
+	gb_run_release(&b);
+	add_samples(tiny_run(&b, "X", "gemm"), "tflops_bf16", GB_BETTER_HIGHER, 100, 1);
+	add_samples(&b.benches[0], "tflops_fp16", GB_BETTER_HIGHER, 100, 1);
+	gb_run_set_status(&b, GB_STATUS_INTERRUPTED, "stopped by SIGINT");
+	compare_pair(&a, &b, false, &c);
+	assert_true(gb_compare_failed(&c));
+	assert_int_equal(c.n_missing, 2);
+	assert_null(c.missing[0].bench);
+	assert_string_equal(c.missing[0].message,
+			    "B's run ended early (interrupted: stopped by SIGINT)");
+	assert_string_equal(c.missing[1].bench, "bandwidth");
+	assert_non_null(strstr(c.missing[1].message,
+			       "bandwidth is missing from B, whose run ended interrupted"));
+	gb_compare_release(&c);
+	/* the same B with a run that passed: bandwidth is only listed */
+	b.status = GB_STATUS_PASSED;
+	compare_pair(&a, &b, false, &c);
+	assert_int_equal(c.n_missing, 0);
+	assert_false(gb_compare_failed(&c));
+	assert_int_equal(c.count[GB_CMP_ONLY_A], 1);
+	gb_compare_release(&c);
+	gb_run_release(&b);
+	/* no GPU at all in B: a gate failure with its reason, not "nothing in common" */
+	gb_run_init(&b, "run", 0, NULL);
+	gb_run_set_status(&b, GB_STATUS_ERROR, "no NVIDIA driver");
+	compare_pair(&a, &b, false, &c);
+	assert_true(gb_compare_failed(&c));
+	assert_int_equal(c.n_missing, 3);
+	assert_int_equal(c.count[GB_CMP_ONLY_A], 3);
+	gb_compare_release(&c);
+	/* ... and with --allow-missing, nothing in common is bad input again */
+	gb_compare_opts_init(&o);
+	o.allow_missing = true;
+	assert_int_equal(gb_compare_runs(&a, "a.json", &b, "b.json", &o, &c, err, sizeof(err)),
+			 -1);
+	assert_string_equal(err, "'a.json' and 'b.json' have no metric in common");
+	gb_run_release(&a);
+	gb_run_release(&b);
+}
+
+/* A that did not measure a benchmark, or a B whose benchmark ran: nothing to report */
+static void test_incomplete_only_from_b(void **state)
+{
+	struct gb_run a, b;
+	struct gb_compare c;
+
+	(void)state;
+	pair(&a, &b);
+	break_gemm(&a, GB_STATUS_ERROR, "A's own trouble");
+	compare_pair(&a, &b, false, &c);
+	assert_int_equal(c.n_missing, 0);
+	assert_false(gb_compare_failed(&c));
+	gb_compare_release(&c);
+	/* a failed benchmark in B ran: its metrics are compared, not missing */
+	gb_bench_set_status(&b.benches[1], GB_STATUS_FAILED, "a finding");
+	compare_pair(&b, &b, false, &c);
+	assert_int_equal(c.n_missing, 0);
+	gb_compare_release(&c);
+	gb_run_release(&a);
+	gb_run_release(&b);
 }
 
 /* ---- fleet ---- */
@@ -525,6 +715,122 @@ static void test_fleet_merge(void **state)
 		gb_run_release(&nodes[i]);
 }
 
+/* another host with GPUs of its own */
+static void make_node(struct gb_run *run, const char *host)
+{
+	free(run->host.hostname);
+	run->host.hostname = gb_strdup(host);
+	for (size_t i = 0; i < run->n_devices; i++) {
+		free(run->devices[i].uuid);
+		run->devices[i].uuid = gb_strdupf("GPU-%s-%zu", host, i);
+	}
+}
+
+/*
+ * The same node twice would count twice toward every median: it is merged
+ * once, the later report left out with a warning naming both files.
+ */
+static void test_fleet_duplicates(void **state)
+{
+	struct gb_run n[3], out;
+	const struct gb_run *ptrs[3] = { &n[0], &n[1], &n[2] };
+	const char *names[] = { "n1.json", "n2.json", "n3.json" };
+	const struct gb_bench_result *fl;
+	char err[512];
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		char host[16];
+
+		fleet_node(&n[i], "node", 742, 740);
+		snprintf(host, sizeof(host), "node-%d", i + 1);
+		make_node(&n[i], host);
+	}
+	gb_run_init(&out, "fleet", 0, NULL);
+	assert_int_equal(gb_fleet_merge(ptrs, names, 3, GB_FLEET_MAD_K, &out, err, sizeof(err)), 0);
+	assert_int_equal(out.n_devices, 6);
+	assert_int_equal(out.benches[0].n_checks, 0);
+	gb_run_release(&out);
+	/* a GPU in two reports: the later report is left out */
+	free(n[2].devices[1].uuid);
+	n[2].devices[1].uuid = gb_strdup(n[0].devices[1].uuid);
+	gb_run_init(&out, "fleet", 0, NULL);
+	assert_int_equal(gb_fleet_merge(ptrs, names, 3, GB_FLEET_MAD_K, &out, err, sizeof(err)), 0);
+	assert_int_equal(out.n_devices, 4);
+	assert_string_equal(out.host.hostname, "fleet of 2 nodes");
+	fl = &out.benches[0];
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(fl->extra, "nodes")), 2);
+	assert_int_equal(fl->n_checks, 1);
+	assert_string_equal(fl->checks[0].name, "duplicate_node");
+	assert_int_equal(fl->checks[0].status, GB_STATUS_WARNING);
+	assert_string_equal(fl->checks[0].message,
+			    "'n3.json' holds GPU GPU-node-1-1, as 'n1.json' does: the same node "
+			    "merged twice would count twice toward every fleet median, so "
+			    "'n3.json' is left out");
+	gb_run_verdict(&out);
+	assert_int_equal(out.verdict, GB_STATUS_WARNING);
+	gb_run_release(&out);
+	/* the same host with no GPUs twice (two reports of a node without a driver) */
+	for (int i = 0; i < 3; i++) {
+		gb_run_release(&n[i]);
+		gb_run_init(&n[i], "run", 0, NULL);
+		n[i].host.hostname = gb_strdupf("node-%d", i == 2 ? 1 : i + 1);
+	}
+	gb_run_init(&out, "fleet", 0, NULL);
+	assert_int_equal(gb_fleet_merge(ptrs, names, 3, GB_FLEET_MAD_K, &out, err, sizeof(err)), 0);
+	assert_int_equal(out.benches[0].n_checks, 1);
+	assert_string_equal(out.benches[0].checks[0].message,
+			    "'n3.json' is the same node as 'n1.json' ('node-1', same GPUs), so it "
+			    "is left out");
+	gb_run_release(&out);
+	for (int i = 0; i < 3; i++)
+		gb_run_release(&n[i]);
+}
+
+/* The renderings' view of a fleet: each node, its GPUs and its findings. */
+static void test_fleet_nodes(void **state)
+{
+	struct gb_run nodes[4], out;
+	const struct gb_run *ptrs[4];
+	const char *names[] = { "n1.json", "n2.json", "n3.json", "n4.json" };
+	struct gb_fleet_node *fn;
+	char err[256], list[64];
+	size_t n;
+	int devs[] = { 0, 1, 2, 5, 7, 8 };
+
+	(void)state;
+	for (int i = 0; i < 4; i++) {
+		char host[16];
+
+		snprintf(host, sizeof(host), "node-%d", i + 1);
+		fleet_node(&nodes[i], host, 742, i == 2 ? 612 : 740);
+		make_node(&nodes[i], host);
+		ptrs[i] = &nodes[i];
+	}
+	assert_null(gb_fleet_nodes(&nodes[0], &n));
+	assert_int_equal(n, 0);
+	gb_run_init(&out, "fleet", 0, NULL);
+	assert_int_equal(gb_fleet_merge(ptrs, names, 4, GB_FLEET_MAD_K, &out, err, sizeof(err)), 0);
+	fn = gb_fleet_nodes(&out, &n);
+	assert_int_equal(n, 4);
+	assert_string_equal(fn[2].host, "node-3");
+	assert_string_equal(fn[2].file, "n3.json");
+	assert_int_equal(fn[2].n_devices, 2);
+	assert_int_equal(fn[2].devices[1], 5);
+	assert_int_equal(fn[2].failed, 1); /* the slow GPU */
+	assert_int_equal(fn[0].failed, 0);
+	assert_string_equal(gb_fleet_node_of(fn, n, 5), "node-3");
+	assert_null(gb_fleet_node_of(fn, n, 8));
+	gb_fleet_nodes_free(fn, n);
+	gb_fleet_device_list(list, sizeof(list), devs, 6);
+	assert_string_equal(list, "0-2,5,7-8");
+	gb_fleet_device_list(list, sizeof(list), devs, 0);
+	assert_string_equal(list, "-");
+	gb_run_release(&out);
+	for (int i = 0; i < 4; i++)
+		gb_run_release(&nodes[i]);
+}
+
 /* The merged report is an ordinary report: it matches the schema. */
 static void test_fleet_matches_schema(void **state)
 {
@@ -541,6 +847,9 @@ static void test_fleet_matches_schema(void **state)
 	load("base.json", &a);
 	load("regressed.json", &b);
 	load("improved.json", &c);
+	/* three runs of one node: made three nodes, or the merge refuses them */
+	make_node(&b, "gpu-node-18");
+	make_node(&c, "gpu-node-19");
 	gb_run_init(&out, "fleet", 0, NULL);
 	assert_int_equal(gb_fleet_merge(ptrs, names, 3, GB_FLEET_MAD_K, &out, err, sizeof(err)), 0);
 	gb_run_verdict(&out);
@@ -573,7 +882,12 @@ int main(void)
 		cmocka_unit_test(test_directions),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_outputs),
+		cmocka_unit_test(test_b_bench_did_not_run),
+		cmocka_unit_test(test_b_run_ended_early),
+		cmocka_unit_test(test_incomplete_only_from_b),
 		cmocka_unit_test(test_fleet_merge),
+		cmocka_unit_test(test_fleet_duplicates),
+		cmocka_unit_test(test_fleet_nodes),
 		cmocka_unit_test(test_fleet_matches_schema),
 	};
 

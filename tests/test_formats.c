@@ -5,7 +5,10 @@
  * invalid UTF-8; checks of every status; a benchmark without checks; NaN):
  * JUnit parsed as XML by Python's minidom, Prometheus lines matched against
  * the exposition grammar, CSV rows counted by an RFC 4180 reader, Markdown
- * tables, and an HTML page that is self-contained and escaped.
+ * tables, and an HTML page that is self-contained and escaped. Also what
+ * info is for in every format (PCIe current and max, NVLink, power, ECC,
+ * peaks, topology), '-' for unknown values in the text, the topology grid,
+ * a fleet report's nodes, and gpubench compare as JUnit, Prometheus, HTML.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,8 +23,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "report/compare.h"
+#include "report/fleet.h"
 #include "report/formats.h"
 #include "report/result.h"
+#include "report/text.h"
+#include "report/theory.h"
 
 #define NASTY "we<ird> & \"quoted\", 'single' | pipe\nnewline \xff\xfe bad utf-8"
 
@@ -336,13 +343,332 @@ static void test_empty_run(void **state)
 	gb_run_release(&run);
 }
 
+/* ---- info: what it reports, in every format ---- */
+
+/* An info run of n GPUs; GPU 1 has unknown PCIe, NVLink, bus width, ECC. */
+static void make_info(struct gb_run *run, int n)
+{
+	const char *argv[] = { "gpubench", "info" };
+
+	gb_run_init(run, "info", 2, argv);
+	run->host.hostname = gb_strdup("node-1");
+	run->host.cuda_driver_version = 0; /* no driver */
+	run->host.cuda_runtime_version = 13000;
+	for (int i = 0; i < n; i++) {
+		struct gb_device_info *d = gb_run_add_device(run);
+		bool known = i != 1;
+
+		d->index = i;
+		d->name = gb_strdup("NVIDIA H100 80GB HBM3");
+		d->uuid = gb_strdupf("GPU-%d", i);
+		d->pci_bus_id = gb_strdupf("00000000:%02X:00.0", 0x18 + i);
+		d->spec_key = gb_strdup("h100-sxm");
+		d->cc_major = 9;
+		d->cc_minor = 0;
+		d->sm_count = 132;
+		d->memory_bytes = 85520809984.0;
+		d->mem_bus_bits = known ? 5120 : -1;
+		d->pcie_gen = known ? 1 : -1; /* idle */
+		d->pcie_width = known ? 16 : -1;
+		d->pcie_max_gen = known ? 5 : -1;
+		d->pcie_max_width = known ? 16 : -1;
+		d->power_limit_w = 700;
+		d->ecc = known ? 1 : -1;
+		d->nvlink_up = known ? 18 : -1;
+		d->peaks.spec[GB_PREC_BF16] = 989.4e12;
+		d->peaks.max_clock[GB_PREC_BF16] = 1070.5e12;
+		d->peaks.mem_bw_bps_spec = 3350e9;
+		d->peaks.pcie_bps = known ? 63.015e9 : NAN;
+		d->peaks.pcie_bps_current = known ? 3.938e9 : NAN;
+		d->peaks.nvlink_bps = known ? 450e9 : NAN;
+	}
+	for (int a = 0; a < n; a++) {
+		for (int b = 0; b < n; b++) {
+			struct gb_link *l;
+
+			if (a == b)
+				continue;
+			l = gb_run_add_link(run, a, b, a + b == 1 ? "nvlink" : "cross_socket");
+			l->nvlink_count = a + b == 1 ? 18 : 0;
+			l->p2p_access = a + b == 1 ? 1 : 0;
+		}
+	}
+	gb_run_verdict(run);
+}
+
+static char *render_text(const struct gb_run *run, bool detail)
+{
+	struct gb_text_opts o = { .color = false, .device_detail = detail };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	assert_non_null(m);
+	gb_text_print(run, m, &o);
+	fclose(m);
+	return buf;
+}
+
+static void test_info_text(void **state)
+{
+	struct gb_run run;
+	char *text;
+
+	(void)state;
+	make_info(&run, 3);
+	text = render_text(&run, true);
+	/* unknown is '-', never -1 or 0.0 */
+	assert_null(strstr(text, " -1"));
+	assert_null(strstr(text, "x-1"));
+	assert_null(strstr(text, "0.0  runtime"));
+	assert_non_null(strstr(text, "CUDA driver -  runtime 13.0"));
+	assert_non_null(strstr(text, "bus 5120 bits"));
+	assert_non_null(strstr(text, "bus -; clocks"));
+	assert_non_null(strstr(text, "PCIe gen 1 x16 (idle) (max gen 5 x16)"));
+	assert_non_null(strstr(text, "PCIe - (max -)"));
+	assert_non_null(strstr(text, "ECC -; NVLink links up -\n"));
+	assert_non_null(strstr(text, "NVLink links up 18\n"));
+	/* three GPUs: a grid, row -> column, not N x (N-1) lines */
+	assert_non_null(strstr(text, "topology (row -> column: link, P2P access)"));
+	assert_non_null(strstr(text, "  GPU0    X         NV18 yes  SYS no  "));
+	assert_non_null(strstr(text, "  GPU2    SYS no    SYS no    X"));
+	assert_non_null(strstr(text, "NV<n> NVLink"));
+	assert_null(strstr(text, "GPU 0 -> GPU 1"));
+	free(text);
+	gb_run_release(&run);
+	/* two GPUs: the two lines read better than a grid */
+	make_info(&run, 2);
+	text = render_text(&run, true);
+	assert_non_null(strstr(text, "GPU 0 -> GPU 1  nvlink           18 links  p2p yes"));
+	assert_null(strstr(text, "GPU0 "));
+	free(text);
+	gb_run_release(&run);
+}
+
+static void test_info_formats(void **state)
+{
+	struct gb_run run;
+	char *text;
+
+	(void)state;
+	make_info(&run, 3);
+	text = render(&run, GB_OUT_MARKDOWN);
+	assert_non_null(strstr(text, "### GPUs"));
+	assert_non_null(strstr(text, "| gen 1 x16 | gen 5 x16 | 700 | on | - | 18 |"));
+	assert_non_null(strstr(text, "| - | - | 700 | - | - | - |"));
+	assert_non_null(strstr(text, "### Theoretical peaks"));
+	assert_non_null(strstr(text, "| 0 | spec sheet |"));
+	assert_non_null(strstr(text, "989.4"));
+	assert_non_null(strstr(text, "### Topology"));
+	assert_non_null(strstr(text, "| **GPU0** | X | NV18 yes | SYS no |"));
+	free(text);
+	text = render(&run, GB_OUT_CSV);
+	assert_true(!strncmp(text, "device,name,uuid,pci_bus_id,cc,spec_key,sm_count", 48));
+	assert_int_equal(csv_records(text, 21 + 2 * GB_PREC_COUNT + 6), 4); /* header + 3 GPUs */
+	assert_non_null(strstr(text, ",1,16,5,16,700,1,"));
+	assert_non_null(strstr(text, ",1:NV18 p2p yes;2:SYS p2p no\r\n"));
+	free(text);
+	text = render(&run, GB_OUT_PROMETHEUS);
+	check_exposition(text);
+	assert_non_null(strstr(text, "gpubench_info_pcie_gen{device=\"0\",gpu=\"NVIDIA H100 80GB "
+				     "HBM3\",uuid=\"GPU-0\"} 1\n"));
+	assert_non_null(strstr(text, "gpubench_info_pcie_max_gen{device=\"0\""));
+	assert_non_null(strstr(text, "gpubench_info_nvlink_links_up{device=\"0\""));
+	assert_non_null(strstr(text, "gpubench_info_power_limit_watts{device=\"2\""));
+	assert_non_null(strstr(text, "gpubench_info_ecc_enabled{device=\"0\""));
+	assert_non_null(strstr(text, "gpubench_info_peak_flops{device=\"0\",gpu=\"NVIDIA H100 "
+				     "80GB HBM3\",uuid=\"GPU-0\",precision=\"bf16\",clock=\"spec\"} "
+				     "989400000000000\n"));
+	assert_non_null(strstr(text, "gpubench_info_peak_pcie_bytes_per_second{device=\"0\""));
+	assert_non_null(strstr(text, "gpubench_info_p2p_access{device=\"0\",gpu=\"NVIDIA H100 80GB "
+				     "HBM3\",uuid=\"GPU-0\",peer=\"1\",link=\"nvlink\"} 1\n"));
+	/* GPU 1's unknown link is left out, never written as -1 */
+	assert_null(strstr(text, "gpubench_info_pcie_gen{device=\"1\""));
+	assert_null(strstr(text, "} -1\n"));
+	free(text);
+	text = render(&run, GB_OUT_HTML);
+	assert_non_null(strstr(text, "<td>gen 1 x16 / gen 5 x16</td>"));
+	assert_non_null(strstr(text, "<td>- / -</td>"));
+	free(text);
+	gb_run_release(&run);
+}
+
+/* ---- a fleet report: every GPU's node, and a table of nodes ---- */
+
+static void fleet_nodes(struct gb_run *nodes, struct gb_run *out)
+{
+	const struct gb_run *ptrs[3];
+	const char *names[] = { "a.json", "b.json", "c.json" };
+	char err[256];
+
+	for (int i = 0; i < 3; i++) {
+		const char *argv[] = { "gpubench", "run" };
+		struct gb_bench_result *b;
+
+		gb_run_init(&nodes[i], "run", 2, argv);
+		nodes[i].host.hostname = gb_strdupf("node-%d", i + 1);
+		for (int k = 0; k < 2; k++) {
+			struct gb_device_info *d = gb_run_add_device(&nodes[i]);
+
+			d->index = k;
+			d->name = gb_strdup("NVIDIA H100 80GB HBM3");
+			d->uuid = gb_strdupf("GPU-%d-%d", i, k);
+		}
+		b = gb_run_add_bench(&nodes[i], "gemm");
+		for (int k = 0; k < 2; k++)
+			gb_bench_add_value(b, "tflops_bf16", "TFLOP/s", GB_BETTER_HIGHER, k,
+					   i == 2 && k == 1 ? 600 : 740, 989.4);
+		gb_run_verdict(&nodes[i]);
+		ptrs[i] = &nodes[i];
+	}
+	gb_run_init(out, "fleet", 0, NULL);
+	assert_int_equal(gb_fleet_merge(ptrs, names, 3, GB_FLEET_MAD_K, out, err, sizeof(err)), 0);
+	gb_run_verdict(out);
+}
+
+static void test_fleet_renderings(void **state)
+{
+	struct gb_run nodes[3], out;
+	char *text;
+
+	(void)state;
+	fleet_nodes(nodes, &out);
+	text = render_text(&out, false);
+	assert_non_null(strstr(text, "nodes (3)"));
+	/* node-3's own run passed; the fleet found its GPU 5 an outlier */
+	assert_non_null(strstr(text, "  node-3  c.json  passed       4-5                1         0\n"));
+	assert_non_null(strstr(text, "GPU 5  node-3  NVIDIA H100 80GB HBM3"));
+	assert_non_null(strstr(text, "[node-3]\n"));
+	free(text);
+	text = render(&out, GB_OUT_MARKDOWN);
+	assert_non_null(strstr(text, "### Nodes"));
+	assert_non_null(strstr(text, "| node-3 | c.json | \xE2\x9C\x85 passed | 4-5 | 1 | 0 |"));
+	assert_non_null(strstr(text, "| GPU 5 | node-3: NVIDIA H100 80GB HBM3 |"));
+	assert_non_null(strstr(text, "| 5 (node-3) |"));
+	free(text);
+	text = render(&out, GB_OUT_HTML);
+	assert_non_null(strstr(text, "<h2>Nodes</h2>"));
+	assert_non_null(strstr(text, "<td>node-3</td><td>c.json</td>"));
+	assert_non_null(strstr(text, "<th>node</th>"));
+	assert_non_null(strstr(text, "<td class=\"num\">5 (node-3)</td>"));
+	free(text);
+	gb_run_release(&out);
+	for (int i = 0; i < 3; i++)
+		gb_run_release(&nodes[i]);
+}
+
+/* ---- gpubench compare as JUnit, Prometheus and HTML ---- */
+
+static char *render_cmp(const struct gb_compare *c, enum gb_out_format f)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	assert_non_null(m);
+	assert_int_equal(gb_compare_print(c, f, m), 0);
+	fclose(m);
+	return buf;
+}
+
+/* A: three metrics on a GPU with an awkward name; B: one regressed, one gone, p2p errored */
+static void cmp_pair(struct gb_run *a, struct gb_run *b, struct gb_compare *c, bool allow)
+{
+	struct gb_run *runs[2] = { a, b };
+	struct gb_compare_opts o;
+	char err[256];
+
+	for (int k = 0; k < 2; k++) {
+		struct gb_device_info *d;
+		struct gb_bench_result *g, *p;
+
+		gb_run_init(runs[k], "run", 0, NULL);
+		runs[k]->host.hostname = gb_strdup("node");
+		d = gb_run_add_device(runs[k]);
+		d->index = 0;
+		d->name = gb_strdup(NASTY);
+		g = gb_run_add_bench(runs[k], "gemm");
+		gb_bench_param_str(g, "dtype", NASTY);
+		gb_bench_add_value(g, "tflops_bf16", "TFLOP/s", GB_BETTER_HIGHER, 0, k ? 600 : 740,
+				   NAN);
+		gb_bench_add_value(g, "tflops_fp16", "TFLOP/s", GB_BETTER_HIGHER, 0, 700, NAN);
+		if (!k)
+			gb_bench_add_value(g, "tflops_fp8", "TFLOP/s", GB_BETTER_HIGHER, 0, 1400, NAN);
+		p = gb_run_add_bench(runs[k], "p2p");
+		if (k)
+			gb_bench_set_status(p, GB_STATUS_ERROR, "%s", NASTY);
+		else
+			gb_bench_add_value(p, "p2p_gbps", "GB/s", GB_BETTER_HIGHER, -1, 50, NAN);
+	}
+	gb_compare_opts_init(&o);
+	o.allow_missing = allow;
+	assert_int_equal(gb_compare_runs(a, "a.json", b, "b.json", &o, c, err, sizeof(err)), 0);
+}
+
+static void test_compare_formats(void **state)
+{
+	struct gb_run a, b;
+	struct gb_compare c;
+	char path[] = "/tmp/gb_test_cmp_junit.XXXXXX", cmd[512];
+	char *text;
+	int fd;
+
+	(void)state;
+	cmp_pair(&a, &b, &c, false);
+	text = render_cmp(&c, GB_OUT_JUNIT);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	write_file(path, text);
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import xml.dom.minidom,sys; xml.dom.minidom.parse(sys.argv[1])' %s",
+		 path);
+	assert_int_equal(system(cmd), 0);
+	unlink(path);
+	/* 3 gemm rows (fp8 only in A: skipped), p2p's row and B incomplete's case */
+	assert_non_null(strstr(text, "tests=\"5\" failures=\"2\" errors=\"0\" skipped=\"2\""));
+	assert_non_null(strstr(text, "<testcase classname=\"p2p\" name=\"complete in B\""));
+	assert_non_null(strstr(text, "<failure message=\"p2p did not run in B (error: we&lt;ird"));
+	assert_null(strstr(text, "\xff"));
+	free(text);
+	text = render_cmp(&c, GB_OUT_PROMETHEUS);
+	check_exposition(text);
+	assert_non_null(strstr(text, "gpubench_compare_incomplete{benchmark=\"p2p\","
+				     "status=\"error\"} 1\n"));
+	assert_non_null(strstr(text, "gpubench_compare_value{side=\"a\",benchmark=\"gemm\","
+				     "metric=\"tflops_bf16\",device=\"0\""));
+	assert_non_null(strstr(text, "gpubench_compare_failed 1\n"));
+	free(text);
+	text = render_cmp(&c, GB_OUT_HTML);
+	assert_true(!strncmp(text, "<!DOCTYPE html>", 15));
+	assert_non_null(strstr(text, "<h2>B incomplete</h2>"));
+	assert_null(strstr(text, "we<ird>"));
+	assert_null(strstr(text, "<script"));
+	assert_null(strstr(text, "http"));
+	assert_non_null(strstr(text, "</html>\n"));
+	free(text);
+	gb_compare_release(&c);
+	gb_run_release(&a);
+	gb_run_release(&b);
+	/* --allow-missing: the case is skipped, the gate is the regression alone */
+	cmp_pair(&a, &b, &c, true);
+	text = render_cmp(&c, GB_OUT_JUNIT);
+	assert_non_null(strstr(text, "tests=\"5\" failures=\"1\" errors=\"0\" skipped=\"3\""));
+	free(text);
+	gb_compare_release(&c);
+	gb_run_release(&a);
+	gb_run_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),    cmocka_unit_test(test_junit_is_xml),
 		cmocka_unit_test(test_prometheus), cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_markdown), cmocka_unit_test(test_html),
-		cmocka_unit_test(test_empty_run),
+		cmocka_unit_test(test_empty_run),  cmocka_unit_test(test_info_text),
+		cmocka_unit_test(test_info_formats), cmocka_unit_test(test_fleet_renderings),
+		cmocka_unit_test(test_compare_formats),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

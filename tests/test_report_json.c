@@ -594,6 +594,45 @@ static void test_verdict_failed_list(void **state)
 	gb_run_release(&run);
 }
 
+/*
+ * A finding outranks an interrupt (README "Exit codes"): a run that found a
+ * failure and was then stopped exits 1, not 130, keeps run.status
+ * "interrupted" and says so in a warning; without a finding it is interrupted.
+ */
+static void test_verdict_failed_then_interrupted(void **state)
+{
+	const char *argv[] = { "gpubench", "stress" };
+	struct gb_run run;
+	struct gb_bench_result *b;
+
+	(void)state;
+	gb_run_init(&run, "stress", 2, argv);
+	b = gb_run_add_bench(&run, "stress");
+	gb_bench_add_check(b, "exact_mismatches", GB_STATUS_FAILED, GB_SEV_ERROR, 0, 1, 0,
+			   "1 bit flip on GPU 0");
+	run.status = GB_STATUS_INTERRUPTED;
+	gb_run_verdict(&run);
+	assert_int_equal(run.verdict, GB_STATUS_FAILED);
+	assert_int_equal(gb_exit_code_for_status(run.verdict), 1);
+	assert_int_equal(run.status, GB_STATUS_INTERRUPTED);
+	assert_int_equal(run.n_verdict_failed, 1);
+	assert_int_equal(run.n_verdict_warnings, 1);
+	assert_non_null(strstr(run.verdict_warnings[0], "interrupted"));
+	/* an interrupted benchmark with a passed one and no finding: interrupted, 130 */
+	gb_run_release(&run);
+	gb_run_init(&run, "run", 2, argv);
+	gb_run_add_bench(&run, "gemm");
+	gb_bench_set_status(gb_run_add_bench(&run, "stress"), GB_STATUS_INTERRUPTED, "stopped");
+	gb_run_verdict(&run);
+	assert_int_equal(run.verdict, GB_STATUS_INTERRUPTED);
+	assert_int_equal(gb_exit_code_for_status(run.verdict), 130);
+	/* interrupted still outranks a benchmark that could not run */
+	gb_bench_set_status(gb_run_add_bench(&run, "p2p"), GB_STATUS_ERROR, "no peer");
+	gb_run_verdict(&run);
+	assert_int_equal(run.verdict, GB_STATUS_INTERRUPTED);
+	gb_run_release(&run);
+}
+
 static void test_exit_codes(void **state)
 {
 	(void)state;
@@ -1091,6 +1130,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip_is_a_fixed_point),
 		cmocka_unit_test(test_written_json_layout),
 		cmocka_unit_test(test_verdict_failed_list),
+		cmocka_unit_test(test_verdict_failed_then_interrupted),
 		cmocka_unit_test(test_exit_codes),
 		cmocka_unit_test(test_load_missing_file),
 		cmocka_unit_test(test_load_not_json),

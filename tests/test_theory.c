@@ -477,8 +477,15 @@ static const struct name_case names[] = {
 	{ "NVIDIA B200", 148, "b200" },
 	{ "NVIDIA GeForce RTX 5090", 170, "rtx5090" },
 	{ "nvidia l40s", 0, "l40s" },
-	/* A MIG slice reports fewer SMs; the parent GPU is still the right entry. */
-	{ "NVIDIA A100-SXM4-40GB MIG 1g.5gb", 14, "a100-40gb" },
+	/*
+	 * A MIG slice reports its parent's name with fewer SMs: it is not the
+	 * GPU on the spec sheet, so no entry (the max-clock peaks apply).
+	 */
+	{ "NVIDIA A100-SXM4-40GB MIG 1g.5gb", 14, NULL },
+	{ "NVIDIA H100 80GB HBM3", 60, NULL },
+	{ "NVIDIA H100 80GB HBM3", 16, NULL },
+	{ "NVIDIA A100-SXM4-80GB", 42, NULL },
+	{ "NVIDIA H100 80GB HBM3", 0, "h100-sxm" },
 	/* The SM count tells SXM from PCIe when the name does not. */
 	{ "NVIDIA H100", 132, "h100-sxm" },
 	{ "NVIDIA H100", 114, "h100-pcie" },
@@ -514,6 +521,12 @@ static void test_name_match(void **state)
 				 want);
 	}
 	assert_null(gb_gpu_spec_match(NULL, 132));
+	/* the name alone still finds the parent, for messages */
+	assert_string_equal(gb_gpu_spec_match_name("NVIDIA H100 80GB HBM3")->key, "h100-sxm");
+	assert_string_equal(gb_gpu_spec_match_name("NVIDIA A100-SXM4-40GB MIG 1g.5gb")->key,
+			    "a100-40gb");
+	assert_null(gb_gpu_spec_match_name("NVIDIA H100"));
+	assert_null(gb_gpu_spec_match_name(NULL));
 }
 
 int main(void)

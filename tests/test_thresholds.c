@@ -141,12 +141,12 @@ static void test_device_peaks(void **state)
 	const struct gb_check *c;
 
 	(void)state;
-	gb_bench_add_value(b, "h2d_pinned_gbps", "GB/s", GB_BETTER_HIGHER, 0, 40.0, NAN);
+	gb_bench_add_value(b, "h2d_ce_pinned_gbps", "GB/s", GB_BETTER_HIGHER, 0, 40.0, NAN);
 	gb_bench_add_value(b, "memory_copy_gbps", "GB/s", GB_BETTER_HIGHER, 0, 2900, NAN);
 	gb_bench_add_value(b, "tflops_bf16_8192x8192x8192", "TFLOP/s", GB_BETTER_HIGHER, 0, 800,
 			   NAN);
 	apply_profile(&run, "quick");
-	c = find_check(b, "h2d_pinned_gbps_efficiency", 0);
+	c = find_check(b, "h2d_ce_pinned_gbps_efficiency", 0);
 	assert_int_equal(c->status, GB_STATUS_FAILED); /* 63% of the link, below 75% */
 	assert_true(fabs(c->observed - 40.0 / 63.015) < 1e-9);
 	assert_non_null(strstr(c->message, "PCIe"));
@@ -180,6 +180,83 @@ static void test_unknown_gpu_warns(void **state)
 	gb_run_release(&run);
 }
 
+/*
+ * A GPU not in the catalog is judged against its max-clock peaks, and a
+ * spec_unknown warning per GPU says so (issue 9: "an unknown GPU still gets
+ * the relative checks and a warning").
+ */
+static void test_spec_unknown_warns(void **state)
+{
+	struct gb_run run;
+	struct gb_bench_result *b = make_run(&run, 2, "NVIDIA H100 NVL", false, "gemm");
+	const struct gb_check *c;
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		run.devices[i].sm_count = 132;
+		run.devices[i].peaks.max_clock[GB_PREC_BF16] = 835.6e12;
+		run.devices[i].peaks.mem_bw_bps = 3938e9;
+		gb_bench_add_value(b, "tflops_bf16", "TFLOP/s", GB_BETTER_HIGHER, i, 700, NAN);
+		gb_bench_add_value(b, "memory_copy_gbps", "GB/s", GB_BETTER_HIGHER, i, 3400, NAN);
+	}
+	apply_profile(&run, "quick");
+	c = find_check(b, "tflops_bf16_efficiency", 1);
+	assert_int_equal(c->status, GB_STATUS_PASSED);
+	assert_non_null(strstr(c->message, "of the peak at max clock"));
+	c = find_check(b, "spec_unknown", 1);
+	assert_non_null(c);
+	assert_int_equal(c->status, GB_STATUS_WARNING);
+	assert_string_equal(c->message,
+			    "GPU 1 'NVIDIA H100 NVL' is not in the spec-sheet catalog: efficiency "
+			    "is judged with TFLOPS against the peak at its max clock and memory "
+			    "bandwidth against the bandwidth from its clocks");
+	assert_non_null(find_check(b, "spec_unknown", 0));
+	gb_run_verdict(&run);
+	assert_int_equal(run.verdict, GB_STATUS_WARNING);
+	assert_int_equal(run.n_verdict_warnings, 2);
+	gb_run_release(&run);
+	/* a GPU with its spec sheet gets no such warning */
+	b = make_run(&run, 1, "NVIDIA H100 80GB HBM3", true, "gemm");
+	gb_bench_add_value(b, "tflops_bf16", "TFLOP/s", GB_BETTER_HIGHER, 0, 800, NAN);
+	apply_profile(&run, "quick");
+	assert_null(find_check(b, "spec_unknown", 0));
+	gb_run_release(&run);
+}
+
+/*
+ * A MIG slice (the parent's name, fewer SMs) has no spec sheet: compute is
+ * judged at its own max clock; memory against the whole GPU's clocks is a
+ * guide, so a miss there warns instead of failing.
+ */
+static void test_mig_slice(void **state)
+{
+	struct gb_run run;
+	struct gb_bench_result *b = make_run(&run, 1, "NVIDIA H100 80GB HBM3", false, "gemm");
+	const struct gb_check *c;
+
+	(void)state;
+	assert_null(gb_gpu_spec_match("NVIDIA H100 80GB HBM3", 60));
+	run.devices[0].sm_count = 60;
+	run.devices[0].peaks.max_clock[GB_PREC_BF16] = 60 * 4096 * 1980e6; /* 486.7 TFLOPS */
+	run.devices[0].peaks.mem_bw_bps = 3352e9;
+	gb_bench_add_value(b, "tflops_bf16", "TFLOP/s", GB_BETTER_HIGHER, 0, 360, NAN);
+	gb_bench_add_value(b, "memory_copy_gbps", "GB/s", GB_BETTER_HIGHER, 0, 1500, NAN);
+	apply_profile(&run, "quick");
+	c = find_check(b, "tflops_bf16_efficiency", 0);
+	assert_int_equal(c->status, GB_STATUS_PASSED); /* 74% of the slice, not 36% of 989 */
+	c = find_check(b, "memory_copy_gbps_efficiency", 0);
+	assert_int_equal(c->status, GB_STATUS_WARNING);
+	assert_int_equal(c->severity, GB_SEV_WARNING);
+	assert_non_null(strstr(c->message, "a partial GPU: a guide, not a limit"));
+	c = find_check(b, "spec_unknown", 0);
+	assert_non_null(c);
+	assert_non_null(strstr(c->message, "GPU 0 'NVIDIA H100 80GB HBM3' has 60 SMs, not the 132 "
+					   "of catalog entry 'h100-sxm' (a MIG slice"));
+	gb_run_verdict(&run);
+	assert_int_equal(run.verdict, GB_STATUS_WARNING);
+	gb_run_release(&run);
+}
+
 static void test_link_at_max_and_findings(void **state)
 {
 	struct gb_run run;
@@ -205,6 +282,35 @@ static void test_link_at_max_and_findings(void **state)
 	assert_null(find_check(b, "h2d_ce_pageable_gbps_efficiency", 1));
 	gb_run_verdict(&run);
 	assert_int_equal(run.verdict, GB_STATUS_FAILED);
+	gb_run_release(&run);
+}
+
+/*
+ * Only the copy engines from pinned memory are held to the link; SM copies,
+ * managed memory and fitted asymptotes are reported, not judged. Bandwidth's
+ * link readings under load meet the pcie_gen* and pcie_width* rules.
+ */
+static void test_host_copies_and_link_metrics(void **state)
+{
+	struct gb_run run;
+	struct gb_bench_result *b = make_run(&run, 1, "H", true, "bandwidth");
+
+	(void)state;
+	gb_bench_add_value(b, "d2h_ce_pinned_gbps", "GB/s", GB_BETTER_HIGHER, 0, 55.0, NAN);
+	gb_bench_add_value(b, "h2d_sm_pinned_gbps", "GB/s", GB_BETTER_HIGHER, 0, 35.0, NAN);
+	gb_bench_add_value(b, "h2d_ce_managed_gbps", "GB/s", GB_BETTER_HIGHER, 0, 20.0, NAN);
+	gb_bench_add_value(b, "h2d_ce_pinned_beta_gbps", "GB/s", GB_BETTER_HIGHER, 0, 30.0, NAN);
+	gb_bench_add_value(b, "pcie_gen_under_load", "gen", GB_BETTER_HIGHER, 0, 4, NAN);
+	gb_bench_add_value(b, "pcie_width_under_load", "lanes", GB_BETTER_HIGHER, 0, 16, NAN);
+	apply_profile(&run, "quick");
+	assert_int_equal(find_check(b, "d2h_ce_pinned_gbps_efficiency", 0)->status,
+			 GB_STATUS_PASSED); /* 87% of 63 GB/s */
+	assert_null(find_check(b, "h2d_sm_pinned_gbps_efficiency", 0));
+	assert_null(find_check(b, "h2d_ce_managed_gbps_efficiency", 0));
+	assert_null(find_check(b, "h2d_ce_pinned_beta_gbps_efficiency", 0));
+	assert_int_equal(find_check(b, "pcie_gen_under_load_at_max", 0)->status, GB_STATUS_FAILED);
+	assert_int_equal(find_check(b, "pcie_width_under_load_at_max", 0)->status,
+			 GB_STATUS_PASSED);
 	gb_run_release(&run);
 }
 
@@ -293,7 +399,7 @@ static void test_file_overrides(void **state)
 	assert_true(fabs(gb_thresholds_match(&t, "gemm", "tflops_bf16")->min_efficiency - 0.8) <
 		    1e-12);
 	/* a rule for another benchmark does not match this one: the built-in does */
-	assert_true(fabs(gb_thresholds_match(&t, "bandwidth", "h2d_gbps")->min_efficiency -
+	assert_true(fabs(gb_thresholds_match(&t, "bandwidth", "h2d_ce_pinned_gbps")->min_efficiency -
 			 0.75) < 1e-12);
 	b = make_run(&run, 2, "H", true, "gemm");
 	gb_bench_add_value(b, "tflops_bf16", "TFLOP/s", GB_BETTER_HIGHER, 0, 750, 989.4);
@@ -404,7 +510,10 @@ int main(void)
 		cmocka_unit_test(test_profiles_differ),
 		cmocka_unit_test(test_device_peaks),
 		cmocka_unit_test(test_unknown_gpu_warns),
+		cmocka_unit_test(test_spec_unknown_warns),
+		cmocka_unit_test(test_mig_slice),
 		cmocka_unit_test(test_link_at_max_and_findings),
+		cmocka_unit_test(test_host_copies_and_link_metrics),
 		cmocka_unit_test(test_skipped_untouched),
 		cmocka_unit_test(test_same_model_outlier),
 		cmocka_unit_test(test_same_model_passes_and_models_apart),

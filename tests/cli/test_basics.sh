@@ -32,6 +32,19 @@ run "$BIN" frobnicate
 expect_rc 2 "unknown command"
 expect_one_error "'frobnicate' is not a gpubench command" "unknown command message"
 
+# a typo gets "did you mean", the same matcher as options
+run "$BIN" comapre
+expect_rc 2 "a misspelt command"
+expect_one_error "^gpubench: error: 'comapre' is not a gpubench command; did you mean 'compare'\?$" \
+	"did you mean for a transposition"
+run "$BIN" inf
+expect_rc 2 "a truncated command"
+expect_one_error "did you mean 'info'\?" "did you mean for a prefix"
+run "$BIN" help stres
+expect_rc 2 "help for a misspelt command"
+expect_one_error "'stres' is not a gpubench command; did you mean 'stress'\?" \
+	"did you mean under help"
+
 run "$BIN" --frob
 expect_rc 2 "unknown global option"
 expect_one_error "unknown option '--frob'" "unknown global option message"

@@ -107,7 +107,100 @@ expect_rc 2 "a malformed per-metric tolerance"
 expect_one_error "tflops_\*" "per-metric tolerance message names the entry"
 run "$BIN" compare base.json regressed.json --price x,1
 expect_rc 2 "a malformed price"
+run "$BIN" compare base.json regressed.json --format yaml
+expect_rc 2 "an unknown format"
+
+# junit, prometheus and html: a CI test report, node_exporter gauges, one page
+run "$BIN" compare base.json regressed.json --format junit
+expect_rc 1 "junit keeps the exit code"
+checks=$((checks + 1))
+printf '%s' "$out" | python3 -c '
+import sys, xml.dom.minidom
+d = xml.dom.minidom.parseString(sys.stdin.buffer.read())
+cases = d.getElementsByTagName("testcase")
+fails = [c for c in cases if c.getElementsByTagName("failure")]
+assert len(cases) == 14 and len(fails) == 2, (len(cases), len(fails))
+assert all("tflops_bf16" in c.getAttribute("name") for c in fails)
+' || fail "compare --format junit: one test case per metric, a failure per regression"
+run "$BIN" compare base.json regressed.json --format prometheus
+expect_rc 1 "prometheus keeps the exit code"
+expect_out "^gpubench_compare_failed 1$" "prometheus gate gauge"
+expect_out '^gpubench_compare_regression\{benchmark="gemm",metric="tflops_bf16",device="0".*\} 1$' \
+	"prometheus regression gauge"
 run "$BIN" compare base.json regressed.json --format html
-expect_rc 2 "html is not a compare format"
+expect_rc 1 "html keeps the exit code"
+expect_out "^<!DOCTYPE html>" "html page"
+expect_out "<tr class=\"regression\">" "html marks the regressed rows"
+
+# ---- never fail open: B could not run what A measured ----
+# b_error: gemm could not run; b_int: interrupted after gemm (bandwidth missing);
+# b_skip: bandwidth skipped; b_nogpu: no driver at all; b_metric: a metric
+# dropped from a benchmark that ran (listed, not failed)
+python3 - base.json "$TMP" <<'PY'
+import json, sys
+base = json.load(open(sys.argv[1]))
+out = sys.argv[2]
+def save(name, d):
+    json.dump(d, open("%s/%s.json" % (out, name), "w"))
+d = json.loads(json.dumps(base))
+d["benchmarks"][0].update(status="error", reason="cudaErrorMemoryAllocation", metrics=[])
+save("b_error", d)
+d = json.loads(json.dumps(base))
+d["run"].update(status="interrupted", reason="stopped by SIGINT")
+del d["benchmarks"][1]
+save("b_int", d)
+d = json.loads(json.dumps(base))
+d["benchmarks"][1].update(status="skipped", reason="no pinned memory", metrics=[])
+save("b_skip", d)
+d = json.loads(json.dumps(base))
+d["run"].update(status="error", reason="no NVIDIA driver")
+d["devices"], d["benchmarks"] = [], []
+save("b_nogpu", d)
+d = json.loads(json.dumps(base))
+d["benchmarks"][1]["metrics"] = [m for m in d["benchmarks"][1]["metrics"] if m["name"] != "d2h_pinned_gbps"]
+save("b_metric", d)
+PY
+run "$BIN" compare base.json "$TMP/b_error.json"
+expect_rc 1 "a benchmark that errored in B fails the gate"
+expect_out "gemm did not run in B \(error: cudaErrorMemoryAllocation\); A measured 6 metrics" \
+	"the reason in the output"
+expect_out "result: failed \(B incomplete\)" "the result line"
+expect_out "only_a" "its metrics are still listed"
+expect_one_error "^gpubench: warning: B incomplete: gemm did not run in B" "one warning line"
+run "$BIN" compare base.json "$TMP/b_error.json" --allow-missing
+expect_rc 0 "--allow-missing keeps the lenient behaviour"
+expect_out "listed, not failed: --allow-missing" "still listed"
+expect_one_error "allowed by --allow-missing" "still warned"
+run "$BIN" compare base.json "$TMP/b_int.json"
+expect_rc 1 "an interrupted B fails the gate"
+expect_out "B's run ended early \(interrupted: stopped by SIGINT\)" "the run's status"
+expect_out "bandwidth is missing from B, whose run ended interrupted" "the missing benchmark"
+run "$BIN" compare base.json "$TMP/b_skip.json"
+expect_rc 1 "a benchmark skipped in B fails the gate"
+expect_out "bandwidth did not run in B \(skipped: no pinned memory\)" "the skip reason"
+run "$BIN" compare base.json "$TMP/b_nogpu.json"
+expect_rc 1 "a B without a GPU fails the gate, not 'nothing in common'"
+expect_out "B's run ended early \(error: no NVIDIA driver\)" "the no-GPU reason"
+run "$BIN" compare base.json "$TMP/b_nogpu.json" --allow-missing
+expect_rc 2 "with --allow-missing, nothing in common is bad input"
+run "$BIN" compare base.json "$TMP/b_metric.json"
+expect_rc 0 "a metric dropped from a benchmark that ran is listed, not failed"
+expect_out "only_a" "the dropped metric is listed"
+checks=$((checks + 1))
+[ -z "$err" ] || fail "no warning for a complete B: $err"
+run "$BIN" compare base.json "$TMP/b_error.json" --format json -q -o "$TMP/inc.json"
+expect_rc 1 "-q keeps the incomplete exit code"
+checks=$((checks + 1))
+python3 - "$TMP/inc.json" <<'PY' || fail "the incomplete compare document"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["status"] == "failed" and d["exit_code"] == 1 and d["regressed"] is False
+inc = d["incomplete"]
+assert len(inc) == 1 and inc[0]["benchmark"] == "gemm" and inc[0]["status"] == "error"
+assert inc[0]["metrics_a"] == 6
+PY
+run "$BIN" compare base.json "$TMP/b_error.json" --format junit
+expect_rc 1 "junit of an incomplete B"
+expect_out '<testcase classname="gemm" name="complete in B"' "junit case for the missing benchmark"
 
 finish

@@ -50,6 +50,8 @@ base = json.load(open(sys.argv[1]))
 for i, slow in enumerate([0, 0, 200, 0]):
     d = json.loads(json.dumps(base))
     d["run"]["hostname"] = d["host"]["hostname"] = "node-%d" % (i + 1)
+    for dev in d["devices"]:
+        dev["uuid"] = "GPU-node%d-%d" % (i + 1, dev["index"])
     for m in d["benchmarks"][0]["metrics"]:
         if m["name"] == "tflops_bf16" and m["device"] == 1 and slow:
             m["value"] -= slow
@@ -75,8 +77,42 @@ PY
 then
 	fail "the fleet report"
 fi
+# the renderings name each GPU's node and list the nodes
+run "$BIN" report "$TMP/fleet.json"
+expect_out "^nodes \(4\)$" "text: the node table"
+expect_out "^  node-3 +.*node3.json +passed +4-5 +1 +0$" "text: node-3 has the failed check"
+expect_out "^GPU 5  node-3  NVIDIA H100 80GB HBM3" "text: the GPU's node"
+run "$BIN" report "$TMP/fleet.json" --format markdown
+expect_out "^### Nodes" "markdown: the node table"
+expect_out "\| 5 \(node-3\) \|" "markdown: the metric's node"
+run "$BIN" report "$TMP/fleet.json" --format html
+expect_out "<h2>Nodes</h2>" "html: the node table"
 run "$BIN" report --merge "$TMP"/node1.json "$TMP"/node2.json "$TMP"/node4.json
 expect_rc 0 "a fleet without outliers"
+# the same node twice would count twice toward every median: merged once, with a warning
+run "$BIN" report --merge "$TMP"/node1.json "$TMP"/node2.json "$TMP"/node1.json -o "$TMP/dup.json"
+expect_rc 0 "the same report twice: merged once (a warning, not a failure)"
+expect_one_error "^gpubench: warning: '.*node1.json' holds GPU GPU-node1-0, as '.*node1.json' does: .* so '.*node1.json' is left out$" \
+	"the duplicate names both files"
+checks=$((checks + 1))
+python3 - "$TMP/dup.json" <<'PY' || fail "the fleet report of a repeated node"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["devices"]) == 4
+assert [n["host"] for n in d["benchmarks"][0]["extra"]["nodes"]] == ["node-1", "node-2"]
+assert d["verdict"]["status"] == "warning"
+assert any("left out" in w for w in d["verdict"]["warnings"])
+PY
+python3 - "$TMP/node2.json" "$TMP/node2b.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["devices"][1]["uuid"] = "GPU-node2-other"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+run "$BIN" report --merge "$TMP"/node1.json "$TMP"/node2.json "$TMP"/node2b.json
+expect_rc 0 "one GPU in two reports: the later report is left out"
+expect_one_error "node2b.json' holds GPU GPU-node2-0" "the shared GPU is named"
+expect_out "fleet of 2 nodes" "two nodes merged"
 run "$BIN" report --merge "$TMP"/node1.json
 expect_rc 2 "--merge with one report"
 
