@@ -22,6 +22,12 @@
  * result model (gb_bench_add_metric/_check/_series) and returns 0, or a
  * negative value after setting the result status to ERROR with a reason.
  * Skipped is not failed: supported() returns a reason string instead.
+ * A GPU it cannot use any more (sticky CUDA error, hung) gets a
+ * `device_lost` check (gb_cuda_fail() in gpu.h, gb_bench_device_lost() in
+ * lost_math.h), so `run` leaves it out of later steps. Its progress lines
+ * and stop-flag polls are the heartbeat of the process watchdog (cmd/): a
+ * step that can be silent for more than two minutes says so first with
+ * gb_expect_silence().
  */
 #ifndef GPUBENCH_BENCH_BENCH_H
 #define GPUBENCH_BENCH_BENCH_H
@@ -45,6 +51,14 @@ struct gb_ctx {
 	/* progress reporting goes through cmd/ (bench never prints); may be NULL */
 	void (*progress)(void *user, const char *line);
 	void *progress_user;
+	/*
+	 * Liveness for cmd/'s watchdog, called by gb_progress() (line: the
+	 * progress line), gb_should_stop() (line NULL) and gb_expect_silence()
+	 * (expect_s > 0), from any thread; may be NULL. A benchmark needs no
+	 * call of its own: its progress lines and stop-flag polls are the beat.
+	 */
+	void (*beat)(void *user, const char *line, double expect_s);
+	void *beat_user;
 };
 
 enum gb_bench_flags {
@@ -77,11 +91,32 @@ const struct gb_bench *const *gb_bench_all(size_t *n);
 /* Seconds on the monotonic clock. */
 double gb_now_s(void);
 
-/* Report progress through ctx (no-op when ctx->progress is NULL). */
+/* Report progress through ctx (printed only when ctx->progress is set; always a beat). */
 void gb_progress(const struct gb_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * Say that the next stretch may pass without progress or stop-flag polls
+ * for up to seconds (one long step, a slow collective), so the process
+ * watchdog waits at least that long before calling the benchmark hung.
+ * Holds until the benchmark returns.
+ */
+void gb_expect_silence(const struct gb_ctx *ctx, double seconds);
+
+/*
+ * The lock of the run's result model for threads other than the
+ * benchmark's own (a telemetry sampler appending samples), so the watchdog
+ * can write the report of a hung run without reading a half-grown array.
+ */
+void gb_run_model_lock(void);
+void gb_run_model_unlock(void);
+/* Take it within timeout_s; false when it could not (the holder is stuck). */
+bool gb_run_model_lock_within(double timeout_s);
+
+/* Whether to stop (SIGINT/SIGTERM); each call is also a beat for the watchdog. */
 static inline bool gb_should_stop(const struct gb_ctx *ctx)
 {
+	if (ctx->beat)
+		ctx->beat(ctx->beat_user, NULL, 0);
 	return ctx->stop && *ctx->stop;
 }
 

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/info_math.h"
+#include "bench/lost_math.h"
 #include "nvml.h"
 #include "report/theory.h"
 
@@ -23,23 +25,52 @@ const char *gb_cuda_errstr(cudaError_t e, char *buf, size_t len)
 	return buf;
 }
 
+/* lost_math.c keeps the sticky list as numbers (no CUDA header in the core):
+ * each must still be the enumerator it stands for */
+#define GB_SAME_CODE(name, n) _Static_assert((int)(name) == (n), #name " is not " #n)
+GB_SAME_CODE(cudaErrorECCUncorrectable, 214);
+GB_SAME_CODE(cudaErrorNvlinkUncorrectable, 220);
+GB_SAME_CODE(cudaErrorContained, 226);
+GB_SAME_CODE(cudaErrorIllegalAddress, 700);
+GB_SAME_CODE(cudaErrorLaunchTimeout, 702);
+GB_SAME_CODE(cudaErrorAssert, 710);
+GB_SAME_CODE(cudaErrorHardwareStackError, 714);
+GB_SAME_CODE(cudaErrorIllegalInstruction, 715);
+GB_SAME_CODE(cudaErrorMisalignedAddress, 716);
+GB_SAME_CODE(cudaErrorInvalidAddressSpace, 717);
+GB_SAME_CODE(cudaErrorInvalidPc, 718);
+GB_SAME_CODE(cudaErrorLaunchFailure, 719);
+GB_SAME_CODE(cudaErrorTensorMemoryLeak, 721);
+GB_SAME_CODE(cudaErrorMpsClientTerminated, 810);
+GB_SAME_CODE(cudaErrorExternalDevice, 911);
+GB_SAME_CODE(cudaErrorUnknown, 999);
+GB_SAME_CODE(cudaErrorDevicesUnavailable, 46); /* named in lost_math.c as not sticky */
+#undef GB_SAME_CODE
+
 int gb_cuda_error_is_sticky(cudaError_t e)
 {
-	switch (e) {
-	case cudaErrorIllegalAddress:
-	case cudaErrorLaunchFailure:
-	case cudaErrorECCUncorrectable:
-	case cudaErrorHardwareStackError:
-	case cudaErrorIllegalInstruction:
-	case cudaErrorMisalignedAddress:
-	case cudaErrorInvalidAddressSpace:
-	case cudaErrorInvalidPc:
-	case cudaErrorLaunchTimeout:
-	case cudaErrorDevicesUnavailable:
-		return 1;
-	default:
-		return 0;
-	}
+	return gb_cuda_code_is_sticky((int)e);
+}
+
+int gb_cuda_fail(struct gb_bench_result *res, int device, const char *call, cudaError_t e,
+		 const char *file, int line)
+{
+	char b[160];
+
+	gb_cuda_errstr(e, b, sizeof(b));
+	if (gb_cuda_error_is_sticky(e))
+		gb_bench_device_lost(res, device, GB_STATUS_FAILED,
+				     "'%s' failed on GPU %d: %s at %s:%d; the context is lost, the "
+				     "GPU needs a reset",
+				     call, device, b, file, line);
+	else if (res->status == GB_STATUS_FAILED || res->status == GB_STATUS_INTERRUPTED)
+		/* a finding or an interruption outranks could-not-run: keep it, note the call */
+		gb_bench_add_check(res, "cuda_call", GB_STATUS_ERROR, GB_SEV_ERROR, device, NAN, NAN,
+				   "'%s' failed on GPU %d: %s at %s:%d", call, device, b, file, line);
+	else
+		gb_bench_set_status(res, GB_STATUS_ERROR, "'%s' failed on GPU %d: %s at %s:%d", call,
+				    device, b, file, line);
+	return -1;
 }
 
 enum gb_probe gb_gpu_probe(int *count, const char *cuda_visible, char *reason, size_t len)
@@ -107,15 +138,20 @@ static int attr(enum cudaDeviceAttr a, int dev)
 }
 
 /* CUDA-side facts. CUDA 13 removed clockRate etc. from cudaDeviceProp: use attributes. */
-static int fill_from_cuda(struct gb_device_info *d, int dev)
+static cudaError_t fill_from_cuda(struct gb_device_info *d, int dev)
 {
 	struct cudaDeviceProp p;
 	char bus[32];
 	const unsigned char *u;
+	cudaError_t e;
 
-	if (cudaGetDeviceProperties(&p, dev) != cudaSuccess)
-		return -1;
 	d->index = dev;
+	/* the bus id first: it lets NVML describe a GPU whose properties fail */
+	if (cudaDeviceGetPCIBusId(bus, sizeof(bus), dev) == cudaSuccess)
+		d->pci_bus_id = gb_strdup(bus);
+	e = cudaGetDeviceProperties(&p, dev);
+	if (e != cudaSuccess)
+		return e;
 	d->name = gb_strdup(p.name);
 	d->cc_major = p.major;
 	d->cc_minor = p.minor;
@@ -127,13 +163,11 @@ static int fill_from_cuda(struct gb_device_info *d, int dev)
 		d->max_sm_mhz = attr(cudaDevAttrClockRate, dev) / 1000.0;
 	if (attr(cudaDevAttrMemoryClockRate, dev) > 0)
 		d->max_mem_mhz = attr(cudaDevAttrMemoryClockRate, dev) / 1000.0;
-	if (cudaDeviceGetPCIBusId(bus, sizeof(bus), dev) == cudaSuccess)
-		d->pci_bus_id = gb_strdup(bus);
 	u = (const unsigned char *)p.uuid.bytes;
 	d->uuid = gb_strdupf("GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
 			     u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10],
 			     u[11], u[12], u[13], u[14], u[15]);
-	return 0;
+	return cudaSuccess;
 }
 
 /* Spec-sheet, max-clock and link peaks from theory (see docs/theory.md). */
@@ -188,26 +222,62 @@ static void collect_links(struct gb_run *run)
 	}
 }
 
+/* One GPU into run: CUDA facts, NVML facts, peaks; what went wrong into note. */
+static bool collect_one(struct gb_run *run, int dev, struct gb_device_note *note)
+{
+	struct gb_device_info *d = gb_run_add_device(run);
+	cudaError_t e = fill_from_cuda(d, dev);
+	char b[160];
+
+	note->device = dev;
+	if (e != cudaSuccess)
+		snprintf(note->cuda_error, sizeof(note->cuda_error),
+			 "'cudaGetDeviceProperties' failed: %s", gb_cuda_errstr(e, b, sizeof(b)));
+	if (gb_nvml_loaded() && d->pci_bus_id) {
+		gb_nvml_fill_device_gaps(d, &note->nvml);
+		note->nvml_asked = true;
+	}
+	if (e == cudaSuccess)
+		fill_peaks(d);
+	return e == cudaSuccess;
+}
+
+int gb_devices_collect_noted(struct gb_run *run, struct gb_info_notes *notes)
+{
+	int n = 0, good = 0;
+
+	notes->n = 0;
+	if (cudaGetDeviceCount(&n) != cudaSuccess)
+		return -1;
+	for (int dev = 0; dev < n && dev < GB_INFO_MAX_DEVICES; dev++) {
+		struct gb_device_note *note = &notes->dev[notes->n++];
+
+		memset(note, 0, sizeof(*note));
+		good += collect_one(run, dev, note);
+	}
+	collect_links(run);
+	return good;
+}
+
 int gb_devices_collect(struct gb_run *run, char *missing, size_t missing_len)
 {
-	int n = 0;
+	struct gb_info_notes *notes = calloc(1, sizeof(*notes));
+	int good;
 
 	if (missing_len)
 		missing[0] = '\0';
-	if (cudaGetDeviceCount(&n) != cudaSuccess)
+	if (!notes)
 		return -1;
-	for (int dev = 0; dev < n; dev++) {
-		struct gb_device_info *d = gb_run_add_device(run);
+	good = gb_devices_collect_noted(run, notes);
+	for (size_t i = 0; i < notes->n && missing_len; i++) {
+		const struct gb_nvml_gaps *g = &notes->dev[i].nvml;
+		size_t used = strlen(missing);
+		const char *sep1 = used && g->unread[0] ? "," : "";
+		const char *sep2 = (used || g->unread[0]) && g->unsupported[0] ? "," : "";
 
-		if (fill_from_cuda(d, dev))
-			return -1;
-		if (gb_nvml_loaded() && d->pci_bus_id) {
-			size_t used = strlen(missing);
-
-			gb_nvml_fill_device(d, missing + used, missing_len - used);
-		}
-		fill_peaks(d);
+		snprintf(missing + used, missing_len - used, "%s%s%s%s", sep1, g->unread, sep2,
+			 g->unsupported);
 	}
-	collect_links(run);
-	return 0;
+	free(notes);
+	return good > 0 ? 0 : -1;
 }

@@ -39,15 +39,54 @@ void gb_gpu_versions(struct gb_host_info *host);
 /*
  * Append every visible device to run->devices with CUDA properties, NVML
  * fields (when NVML is loaded), and peaks; then the topology pairs. missing
- * collects NVML fields that could not be read. Returns 0, -1 on CUDA error.
+ * collects NVML fields that could not be read. A GPU whose properties
+ * cannot be read is still listed (index, and what NVML knows), so one bad
+ * GPU does not hide the others. Returns 0 when at least one GPU could be
+ * read, -1 when none (or the devices cannot even be counted).
  */
 int gb_devices_collect(struct gb_run *run, char *missing, size_t missing_len);
+
+/*
+ * The same, recording per GPU what the report must show (an unreadable GPU,
+ * NVML fields it could not read, the GPU's own maximum PCIe generation) in
+ * notes; notes->nvml_error is left as the caller set it. Apply them with
+ * gb_info_notes_apply(). Returns the number of GPUs whose properties were
+ * read, or -1 when the devices cannot be counted.
+ */
+struct gb_info_notes;
+int gb_devices_collect_noted(struct gb_run *run, struct gb_info_notes *notes);
 
 /* The exact CUDA error name and text for messages: "cudaErrorMemoryAllocation (out of memory)" */
 const char *gb_cuda_errstr(cudaError_t e, char *buf, size_t len);
 
 /* Sticky errors poison the context: the GPU needs a process restart or reset. */
 int gb_cuda_error_is_sticky(cudaError_t e);
+
+/*
+ * A CUDA call of a benchmark failed on GPU device. A sticky error is a
+ * finding about that GPU: a FAILED `device_lost` check on it (the benchmark
+ * becomes FAILED, exit 1), which also tells `run` to leave the GPU out of
+ * its later steps. Any other error is could-not-run, as GB_CUDA_GOTO: the
+ * benchmark ERROR with the same message (a benchmark already FAILED or
+ * interrupted stays so, with an ERROR check `cuda_call`). The message is
+ * "'call' failed on GPU n: name (text) at file:line". Returns -1, for
+ * `rc = gb_cuda_fail(...)`.
+ */
+int gb_cuda_fail(struct gb_bench_result *res, int device, const char *call, cudaError_t e,
+		 const char *file, int line);
+
+/*
+ * GB_CUDA_GOTO_DEV(res, dev, call, label): GB_CUDA_GOTO for a call on GPU
+ * dev, through gb_cuda_fail(). Expects `int rc` in scope.
+ */
+#define GB_CUDA_GOTO_DEV(res, dev, call, label)                                           \
+	do {                                                                              \
+		cudaError_t gb_e_ = (call);                                               \
+		if (gb_e_ != cudaSuccess) {                                               \
+			rc = gb_cuda_fail((res), (dev), #call, gb_e_, __FILE__, __LINE__); \
+			goto label;                                                       \
+		}                                                                         \
+	} while (0)
 
 /*
  * GB_CUDA_GOTO(res, call, label): on failure set the benchmark ERROR with

@@ -77,7 +77,6 @@ GB_SAME_BIT(GB_CLK_RELIABILITY, nvmlClocksEventReasonReliability);
 	GB_NVML_OPTIONAL(nvmlDeviceGetGpuMaxPcieLinkGeneration) \
 	GB_NVML_OPTIONAL(nvmlDeviceGetEnforcedPowerLimit)      \
 	GB_NVML_OPTIONAL(nvmlDeviceGetEccMode)                 \
-	GB_NVML_OPTIONAL(nvmlDeviceGetNumaNodeId)              \
 	GB_NVML_OPTIONAL(nvmlDeviceGetNvLinkState)             \
 	GB_NVML_OPTIONAL(nvmlDeviceGetNvLinkVersion)           \
 	GB_NVML_OPTIONAL(nvmlDeviceGetNvLinkRemotePciInfo_v2)  \
@@ -126,21 +125,25 @@ static const struct gb_nvml_sym nvml_syms[] = { GB_NVML_ENTRY_POINTS };
 #undef GB_NVML_REQUIRED
 #undef GB_NVML_OPTIONAL
 
-/* Drivers that predate a versioned symbol export the same call under an
- * older version with the same prototype. */
-static const struct {
-	const char *name;
-	const char *older;
-} nvml_older[] = {
-	{ "nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2" },
-};
-
 /* Call an entry point, or answer FUNCTION_NOT_FOUND when the driver lacks it. */
 #define NV(fn, ...) (p_##fn ? p_##fn(__VA_ARGS__) : NVML_ERROR_FUNCTION_NOT_FOUND)
+
+/* What one device's NVLinks reach (see census_read()). */
+struct nvlink_census {
+	int answered;     /* links whose state NVML gave */
+	int active;
+	int first_active; /* -1 if none */
+	int to_switch;    /* active links whose far end is an NVSwitch */
+	nvmlReturn_t rc_first;              /* link 0's answer: why none answered */
+	int n_remote;                       /* active links to a GPU, far-end bus ids in remote[] */
+	char remote[NVML_NVLINK_MAX_LINKS][GB_BUS_ID_LEN];
+};
 
 struct gb_nvml_device {
 	nvmlDevice_t handle;
 	char bus_id[GB_BUS_ID_LEN]; /* normalised, see pci_normalise() */
+	bool census_done;
+	struct nvlink_census census;
 };
 
 static struct {
@@ -179,17 +182,41 @@ static void list_add(char *buf, size_t len, const char *item)
 	snprintf(buf + used, len - used, "%s%s", used ? "," : "", item);
 }
 
-/* The fields gb_nvml_fill_device() could not read: a count and names. */
+/*
+ * The fields gb_nvml_fill_device() could not read: a count and names, all
+ * of them in buf, and split by why in gaps (may be NULL).
+ */
 struct missing {
 	char *buf;
 	size_t len;
 	int n;
+	struct gb_nvml_gaps *gaps;
 };
 
-static void missing_add(struct missing *m, const char *field)
+/*
+ * NOT_SUPPORTED (and INVALID_ARGUMENT for a link the GPU does not have)
+ * mean the GPU or host lacks the feature: ECC on GeForce, NVLink on a PCIe
+ * card. Anything else (an entry point this driver lacks, GPU_IS_LOST,
+ * NO_PERMISSION, UNKNOWN) means NVML could not tell, which is worth a warning.
+ */
+static bool rc_unsupported(nvmlReturn_t rc)
+{
+	return rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_INVALID_ARGUMENT;
+}
+
+static void missing_add(struct missing *m, const char *field, nvmlReturn_t why)
 {
 	m->n++;
 	list_add(m->buf, m->len, field);
+	if (!m->gaps)
+		return;
+	if (rc_unsupported(why)) {
+		m->gaps->n_unsupported++;
+		list_add(m->gaps->unsupported, sizeof(m->gaps->unsupported), field);
+	} else {
+		m->gaps->n_unread++;
+		list_add(m->gaps->unread, sizeof(m->gaps->unread), field);
+	}
 }
 
 static char *dup_or_null(const char *s)
@@ -226,23 +253,19 @@ static void pci_normalise(const char *id, char *out, size_t len)
 
 /* ---- loading ---- */
 
-static void *resolve(void *lib, const char *name)
-{
-	void *sym = dlsym(lib, name);
-
-	for (size_t i = 0; !sym && i < sizeof(nvml_older) / sizeof(nvml_older[0]); i++)
-		if (!strcmp(name, nvml_older[i].name))
-			sym = dlsym(lib, nvml_older[i].older);
-	return sym;
-}
-
-/* Resolve the whole list; the name of the first missing required symbol, or NULL. */
+/*
+ * Resolve the whole list; the name of the first missing required symbol, or
+ * NULL. No fallback to an older version of a versioned symbol:
+ * nvmlDeviceGetPciInfo_v2 fills an older nvmlPciInfo_t whose busId sits
+ * elsewhere, so it is not the same prototype, and every driver that runs a
+ * CUDA 13 build (R580+) has _v3.
+ */
 static const char *resolve_all(void *lib)
 {
 	const char *lacking = NULL;
 
 	for (size_t i = 0; i < sizeof(nvml_syms) / sizeof(nvml_syms[0]); i++) {
-		*nvml_syms[i].slot = resolve(lib, nvml_syms[i].name);
+		*nvml_syms[i].slot = dlsym(lib, nvml_syms[i].name);
 		if (!*nvml_syms[i].slot && nvml_syms[i].required && !lacking)
 			lacking = nvml_syms[i].name;
 	}
@@ -477,112 +500,133 @@ static void fill_identity(struct gb_device_info *d, nvmlDevice_t h, struct missi
 	char buf[NVML_DEVICE_UUID_V2_BUFFER_SIZE > NVML_DEVICE_NAME_V2_BUFFER_SIZE ?
 		 NVML_DEVICE_UUID_V2_BUFFER_SIZE : NVML_DEVICE_NAME_V2_BUFFER_SIZE];
 	nvmlBrandType_t brand;
+	nvmlReturn_t rc;
 
 	/* CUDA already knows name and UUID; NVML only fills a gap */
 	if (!d->uuid) {
-		if (NV(nvmlDeviceGetUUID, h, buf, sizeof(buf)) == NVML_SUCCESS) {
+		rc = NV(nvmlDeviceGetUUID, h, buf, sizeof(buf));
+		if (rc == NVML_SUCCESS) {
 			buf[sizeof(buf) - 1] = '\0';
 			d->uuid = dup_or_null(buf);
 		}
 		if (!d->uuid)
-			missing_add(m, "uuid");
+			missing_add(m, "uuid", rc);
 	}
 	if (!d->name) {
-		if (NV(nvmlDeviceGetName, h, buf, sizeof(buf)) == NVML_SUCCESS) {
+		rc = NV(nvmlDeviceGetName, h, buf, sizeof(buf));
+		if (rc == NVML_SUCCESS) {
 			buf[sizeof(buf) - 1] = '\0';
 			d->name = dup_or_null(buf);
 		}
 		if (!d->name)
-			missing_add(m, "name");
+			missing_add(m, "name", rc);
 	}
-	if (NV(nvmlDeviceGetBrand, h, &brand) == NVML_SUCCESS) {
+	rc = NV(nvmlDeviceGetBrand, h, &brand);
+	if (rc == NVML_SUCCESS) {
 		free(d->brand);
 		d->brand = brand_string(brand);
 	}
 	if (!d->brand)
-		missing_add(m, "brand");
+		missing_add(m, "brand", rc);
 }
 
 static void fill_clocks(struct gb_device_info *d, nvmlDevice_t h, struct missing *m)
 {
+	nvmlReturn_t rc;
 	unsigned v;
 
-	if (NV(nvmlDeviceGetMaxClockInfo, h, NVML_CLOCK_SM, &v) == NVML_SUCCESS)
+	rc = NV(nvmlDeviceGetMaxClockInfo, h, NVML_CLOCK_SM, &v);
+	if (rc == NVML_SUCCESS)
 		d->max_sm_mhz = v;
 	else
-		missing_add(m, "max_sm_mhz");
-	if (NV(nvmlDeviceGetMaxClockInfo, h, NVML_CLOCK_MEM, &v) == NVML_SUCCESS)
+		missing_add(m, "max_sm_mhz", rc);
+	rc = NV(nvmlDeviceGetMaxClockInfo, h, NVML_CLOCK_MEM, &v);
+	if (rc == NVML_SUCCESS)
 		d->max_mem_mhz = v;
 	else
-		missing_add(m, "max_mem_mhz");
+		missing_add(m, "max_mem_mhz", rc);
 	if (d->mem_bus_bits < 0) {
-		if (NV(nvmlDeviceGetMemoryBusWidth, h, &v) == NVML_SUCCESS)
+		rc = NV(nvmlDeviceGetMemoryBusWidth, h, &v);
+		if (rc == NVML_SUCCESS)
 			d->mem_bus_bits = (int)v;
 		else
-			missing_add(m, "mem_bus_bits");
+			missing_add(m, "mem_bus_bits", rc);
 	}
+}
+
+/* One unsigned NVML answer into *out, or the field named missing. */
+static void fill_uint(int *out, nvmlReturn_t rc, unsigned v, struct missing *m, const char *field)
+{
+	if (rc == NVML_SUCCESS)
+		*out = (int)v;
+	else
+		missing_add(m, field, rc);
 }
 
 /*
  * The current link may sit below the maximum at idle (PCIe power saving),
  * so a caller judging a downtrained link should read it under load.
+ *
+ * The maximum is the system's (nvmlDeviceGetMaxPcieLinkGeneration: the
+ * lesser of GPU and slot), which is what peaks and downtrain checks must
+ * use: a Gen5 H100 in a Gen4 server is not downtrained. The GPU's own
+ * maximum only goes to gaps, so info can say the slot is slower than the GPU.
  */
 static void fill_pcie(struct gb_device_info *d, nvmlDevice_t h, struct missing *m)
 {
-	unsigned v;
+	unsigned v = 0;
+	nvmlReturn_t rc;
 
-	if (NV(nvmlDeviceGetCurrPcieLinkGeneration, h, &v) == NVML_SUCCESS)
-		d->pcie_gen = (int)v;
-	else
-		missing_add(m, "pcie_gen");
-	if (NV(nvmlDeviceGetCurrPcieLinkWidth, h, &v) == NVML_SUCCESS)
-		d->pcie_width = (int)v;
-	else
-		missing_add(m, "pcie_width");
-	/* nvmlDeviceGetMaxPcieLinkGeneration is the system's maximum (the
-	 * lesser of GPU and slot); the GPU's own is asked for first */
-	if (NV(nvmlDeviceGetGpuMaxPcieLinkGeneration, h, &v) == NVML_SUCCESS ||
-	    NV(nvmlDeviceGetMaxPcieLinkGeneration, h, &v) == NVML_SUCCESS)
-		d->pcie_max_gen = (int)v;
-	else
-		missing_add(m, "pcie_max_gen");
-	if (NV(nvmlDeviceGetMaxPcieLinkWidth, h, &v) == NVML_SUCCESS)
-		d->pcie_max_width = (int)v;
-	else
-		missing_add(m, "pcie_max_width");
+	rc = NV(nvmlDeviceGetCurrPcieLinkGeneration, h, &v);
+	fill_uint(&d->pcie_gen, rc, v, m, "pcie_gen");
+	rc = NV(nvmlDeviceGetCurrPcieLinkWidth, h, &v);
+	fill_uint(&d->pcie_width, rc, v, m, "pcie_width");
+	rc = NV(nvmlDeviceGetMaxPcieLinkGeneration, h, &v);
+	fill_uint(&d->pcie_max_gen, rc, v, m, "pcie_max_gen");
+	rc = NV(nvmlDeviceGetMaxPcieLinkWidth, h, &v);
+	fill_uint(&d->pcie_max_width, rc, v, m, "pcie_max_width");
+	if (m->gaps && NV(nvmlDeviceGetGpuMaxPcieLinkGeneration, h, &v) == NVML_SUCCESS)
+		m->gaps->gpu_max_pcie_gen = (int)v;
 }
 
 static void fill_power_ecc(struct gb_device_info *d, nvmlDevice_t h, struct missing *m)
 {
 	nvmlEnableState_t cur, pending;
+	nvmlReturn_t rc;
 	unsigned mw;
 
-	if (NV(nvmlDeviceGetEnforcedPowerLimit, h, &mw) == NVML_SUCCESS)
+	rc = NV(nvmlDeviceGetEnforcedPowerLimit, h, &mw);
+	if (rc == NVML_SUCCESS)
 		d->power_limit_w = mw / 1000.0;
 	else
-		missing_add(m, "power_limit_w");
-	if (NV(nvmlDeviceGetEccMode, h, &cur, &pending) == NVML_SUCCESS)
+		missing_add(m, "power_limit_w", rc);
+	rc = NV(nvmlDeviceGetEccMode, h, &cur, &pending);
+	if (rc == NVML_SUCCESS)
 		d->ecc = cur == NVML_FEATURE_ENABLED;
 	else
-		missing_add(m, "ecc");
+		missing_add(m, "ecc", rc);
 }
 
-/*
- * NVML knows a NUMA node only where the GPU is one (Grace Hopper); on other
- * hosts the node the kernel gives the PCI function is what matters for
- * pinned host buffers.
- */
+/* Where sysfs is mounted; tests point it at a tree of their own. */
+static char sysfs_root[256] = "/sys";
+
+void gb_nvml_set_sysfs_root(const char *root)
+{
+	snprintf(sysfs_root, sizeof(sysfs_root), "%s", root && *root ? root : "/sys");
+}
+
+/* The NUMA node of the GPU's PCI function, from sysfs; -1 when there is none to read. */
 static int sysfs_numa_node(const char *bus_id)
 {
 	unsigned dom, bus, dev, fn;
-	char path[96];
+	char path[384];
 	int node = -1;
 	FILE *f;
 
 	if (sscanf(bus_id, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
 		return -1;
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%04x:%02x:%02x.%x/numa_node",
-		 dom, bus, dev, fn);
+	snprintf(path, sizeof(path), "%s/bus/pci/devices/%04x:%02x:%02x.%x/numa_node",
+		 sysfs_root, dom, bus, dev, fn);
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
@@ -592,47 +636,48 @@ static int sysfs_numa_node(const char *bus_id)
 	return node >= 0 ? node : -1;
 }
 
+/*
+ * The node pinned host buffers should live on is the one the kernel gives
+ * the GPU's PCI function. Not nvmlDeviceGetNumaNodeId: that answers only
+ * where the GPU's memory is itself a NUMA node (Grace Hopper), and there it
+ * names the HBM node, which has no CPUs, so "host" buffers would land in
+ * GPU memory.
+ */
 static void fill_numa(struct gb_device_info *d, const struct gb_nvml_device *dev,
 		      struct missing *m)
 {
-	unsigned node;
-	int n;
+	int n = sysfs_numa_node(dev->bus_id);
 
-	if (NV(nvmlDeviceGetNumaNodeId, dev->handle, &node) == NVML_SUCCESS) {
-		d->numa_node = (int)node;
-		return;
-	}
-	n = sysfs_numa_node(dev->bus_id);
+	/* not NVML's to answer: a host that gives no node (or hides sysfs, as
+	 * some containers do) is not a degraded NVML, so it is no warning */
 	if (n >= 0)
 		d->numa_node = n;
 	else
-		missing_add(m, "numa_node");
+		missing_add(m, "numa_node", NVML_ERROR_NOT_SUPPORTED);
 }
 
 /*
- * What a device's NVLinks reach. NVML_NVLINK_MAX_LINKS is a ceiling, not
- * the device's count: links past its own answer an error, so only "no link
- * answered at all" makes the state unknown.
+ * What a device's NVLinks reach, read once per device and kept until
+ * unload: on an 8-GPU HGX every ordered pair asks, and each NVML call is a
+ * round trip to the GPU's firmware on Hopper. NVML_NVLINK_MAX_LINKS is a
+ * ceiling, not the device's count: links past its own answer an error, so
+ * only "no link answered at all" makes the state unknown.
  */
-struct nvlink_census {
-	int answered;    /* links whose state NVML gave */
-	int active;
-	int first_active; /* -1 if none */
-	int to_peer;     /* active links whose far end is peer */
-	int to_switch;   /* active links whose far end is an NVSwitch */
-};
-
-static void nvlink_census(nvmlDevice_t h, const char *peer, struct nvlink_census *c)
+static void census_read(nvmlDevice_t h, struct nvlink_census *c)
 {
 	nvmlIntNvLinkDeviceType_t type;
-	char bus_id[GB_BUS_ID_LEN];
 	nvmlEnableState_t st;
 	nvmlPciInfo_t pci;
+	nvmlReturn_t rc;
 
 	memset(c, 0, sizeof(*c));
 	c->first_active = -1;
+	c->rc_first = NVML_SUCCESS;
 	for (unsigned l = 0; l < NVML_NVLINK_MAX_LINKS; l++) {
-		if (NV(nvmlDeviceGetNvLinkState, h, l, &st) != NVML_SUCCESS)
+		rc = NV(nvmlDeviceGetNvLinkState, h, l, &st);
+		if (l == 0)
+			c->rc_first = rc;
+		if (rc != NVML_SUCCESS)
 			continue;
 		c->answered++;
 		if (st != NVML_FEATURE_ENABLED)
@@ -646,69 +691,111 @@ static void nvlink_census(nvmlDevice_t h, const char *peer, struct nvlink_census
 			continue;
 		}
 		memset(&pci, 0, sizeof(pci));
-		if (peer && NV(nvmlDeviceGetNvLinkRemotePciInfo_v2, h, l, &pci) == NVML_SUCCESS) {
+		if (NV(nvmlDeviceGetNvLinkRemotePciInfo_v2, h, l, &pci) == NVML_SUCCESS) {
 			pci.busId[sizeof(pci.busId) - 1] = '\0';
-			pci_normalise(pci.busId, bus_id, sizeof(bus_id));
-			if (!strcmp(bus_id, peer))
-				c->to_peer++;
+			pci_normalise(pci.busId, c->remote[c->n_remote], sizeof(c->remote[0]));
+			c->n_remote++;
 		}
 	}
 }
 
-static void fill_nvlink(struct gb_device_info *d, nvmlDevice_t h, struct missing *m)
+static pthread_mutex_t census_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The cached census of dev (read on first use). */
+static const struct nvlink_census *census_of(struct gb_nvml_device *dev)
 {
-	struct nvlink_census c;
+	pthread_mutex_lock(&census_lock);
+	if (!dev->census_done) {
+		census_read(dev->handle, &dev->census);
+		dev->census_done = true;
+	}
+	pthread_mutex_unlock(&census_lock);
+	return &dev->census;
+}
+
+/* Active links of c whose far end is the GPU with (normalised) bus id peer. */
+static int census_to_peer(const struct nvlink_census *c, const char *peer)
+{
+	int n = 0;
+
+	for (int i = 0; i < c->n_remote; i++)
+		if (!strcmp(c->remote[i], peer))
+			n++;
+	return n;
+}
+
+static void fill_nvlink(struct gb_device_info *d, struct gb_nvml_device *dev, struct missing *m)
+{
+	const struct nvlink_census *c = census_of(dev);
+	nvmlReturn_t rc;
 	unsigned v;
 	int gen = -1;
 
-	nvlink_census(h, NULL, &c);
-	if (c.answered)
-		d->nvlink_up = c.active;
+	if (c->answered)
+		d->nvlink_up = c->active;
 	else
-		missing_add(m, "nvlink_up");
-	if (NV(nvmlDeviceGetNvLinkVersion, h, c.first_active < 0 ? 0u : (unsigned)c.first_active,
-	       &v) == NVML_SUCCESS)
+		missing_add(m, "nvlink_up", c->rc_first);
+	rc = NV(nvmlDeviceGetNvLinkVersion, dev->handle,
+		c->first_active < 0 ? 0u : (unsigned)c->first_active, &v);
+	if (rc == NVML_SUCCESS)
 		gen = nvlink_generation(v);
 	if (gen > 0)
 		d->nvlink_gen = gen;
 	else
-		missing_add(m, "nvlink_gen");
+		/* a version this table does not know is not knowing */
+		missing_add(m, "nvlink_gen", rc == NVML_SUCCESS ? NVML_ERROR_UNKNOWN : rc);
 }
 
-/* With no device to ask, every field it would have filled is missing. */
+/* With no device to ask, every field it would have filled is missing (unread). */
 static void fill_nothing(const struct gb_device_info *d, struct missing *m)
 {
 	static const char *const fields[] = {
 		"brand", "max_sm_mhz", "max_mem_mhz", "pcie_gen", "pcie_width", "pcie_max_gen",
 		"pcie_max_width", "power_limit_w", "ecc", "numa_node", "nvlink_up", "nvlink_gen",
 	};
+	const nvmlReturn_t why = NVML_ERROR_NOT_FOUND;
 
 	if (!d->uuid)
-		missing_add(m, "uuid");
+		missing_add(m, "uuid", why);
 	if (!d->name)
-		missing_add(m, "name");
+		missing_add(m, "name", why);
 	if (d->mem_bus_bits < 0)
-		missing_add(m, "mem_bus_bits");
+		missing_add(m, "mem_bus_bits", why);
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
-		missing_add(m, fields[i]);
+		missing_add(m, fields[i], why);
+}
+
+static int fill_device(struct gb_device_info *d, struct missing *m)
+{
+	struct gb_nvml_device *dev = gb_nvml_device_by_pci(d->pci_bus_id);
+
+	if (!dev) {
+		fill_nothing(d, m);
+		return m->n;
+	}
+	fill_identity(d, dev->handle, m);
+	fill_clocks(d, dev->handle, m);
+	fill_pcie(d, dev->handle, m);
+	fill_power_ecc(d, dev->handle, m);
+	fill_numa(d, dev, m);
+	fill_nvlink(d, dev, m);
+	return m->n;
 }
 
 int gb_nvml_fill_device(struct gb_device_info *d, char *missing, size_t missing_len)
 {
-	struct missing m = { missing, missing_len, 0 };
-	struct gb_nvml_device *dev = gb_nvml_device_by_pci(d->pci_bus_id);
+	struct missing m = { missing, missing_len, 0, NULL };
 
-	if (!dev) {
-		fill_nothing(d, &m);
-		return m.n;
-	}
-	fill_identity(d, dev->handle, &m);
-	fill_clocks(d, dev->handle, &m);
-	fill_pcie(d, dev->handle, &m);
-	fill_power_ecc(d, dev->handle, &m);
-	fill_numa(d, dev, &m);
-	fill_nvlink(d, dev->handle, &m);
-	return m.n;
+	return fill_device(d, &m);
+}
+
+int gb_nvml_fill_device_gaps(struct gb_device_info *d, struct gb_nvml_gaps *gaps)
+{
+	struct missing m = { NULL, 0, 0, gaps };
+
+	memset(gaps, 0, sizeof(*gaps));
+	gaps->gpu_max_pcie_gen = -1;
+	return fill_device(d, &m);
 }
 
 /* ---- topology ---- */
@@ -738,20 +825,21 @@ static const char *topology_name(nvmlGpuTopologyLevel_t level)
  * over all of its switch links, so the pair gets the smaller of the two
  * switch-link counts.
  */
-static int nvlinks_between(const struct gb_nvml_device *a, const struct gb_nvml_device *b)
+static int nvlinks_between(struct gb_nvml_device *a, struct gb_nvml_device *b)
 {
-	struct nvlink_census ca, cb;
+	const struct nvlink_census *ca = census_of(a), *cb;
+	int to_peer;
 
-	nvlink_census(a->handle, b->bus_id, &ca);
-	if (!ca.answered)
+	if (!ca->answered)
 		/* an absent entry point is not knowing; NOT_SUPPORTED is no NVLink */
 		return p_nvmlDeviceGetNvLinkState ? 0 : -1;
-	if (ca.to_peer)
-		return ca.to_peer;
-	if (!ca.to_switch)
+	to_peer = census_to_peer(ca, b->bus_id);
+	if (to_peer)
+		return to_peer;
+	if (!ca->to_switch)
 		return 0;
-	nvlink_census(b->handle, NULL, &cb);
-	return cb.to_switch < ca.to_switch ? cb.to_switch : ca.to_switch;
+	cb = census_of(b);
+	return cb->to_switch < ca->to_switch ? cb->to_switch : ca->to_switch;
 }
 
 int gb_nvml_topology(const char *pci_a, const char *pci_b, const char **type, int *nvlink_count)

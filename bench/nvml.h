@@ -44,13 +44,37 @@ struct gb_nvml_device *gb_nvml_device_by_pci(const char *pci_bus_id);
 
 /*
  * Fill what NVML knows about d (found by d->pci_bus_id): uuid and name (if
- * unset), brand, max SM and memory clocks, bus width (if unset), PCIe current/max
- * generation and width, power limit, ECC mode, NUMA node, NVLink links up and
- * generation. Returns the number of fields it could not read (0 = all), and
- * appends their names, comma separated, to missing (may be NULL). When NVML
- * has no NUMA node for the GPU, the PCI function's node from sysfs is used.
+ * unset), brand, max SM and memory clocks, bus width (if unset), PCIe current
+ * and maximum generation and width, power limit, ECC mode, NUMA node, NVLink
+ * links up and generation. Returns the number of fields it could not read
+ * (0 = all), and appends their names, comma separated, to missing (may be
+ * NULL).
+ *
+ * The maximum PCIe generation is the system's (the lesser of GPU and slot),
+ * the one peaks and downtrain checks need. The NUMA node is the one Linux
+ * gives the GPU's PCI function (sysfs), where pinned host buffers belong.
  */
 int gb_nvml_fill_device(struct gb_device_info *d, char *missing, size_t missing_len);
+
+/*
+ * Why fields stayed unknown, for the report's warnings (NVML partial).
+ * unread: NVML could not answer (an entry point this driver lacks, the
+ * device unknown to NVML, an error): a degradation the report must show.
+ * unsupported: the GPU or host lacks the feature (NOT_SUPPORTED: ECC on
+ * GeForce, NVLink on a PCIe card; no NUMA node): nothing is missing.
+ */
+struct gb_nvml_gaps {
+	char unread[256];        /* comma-separated field names */
+	char unsupported[256];
+	int n_unread, n_unsupported;
+	int gpu_max_pcie_gen;    /* the GPU's own maximum PCIe generation, -1 unknown */
+};
+
+/* gb_nvml_fill_device(), reporting the gaps split by why (gaps is cleared first). */
+int gb_nvml_fill_device_gaps(struct gb_device_info *d, struct gb_nvml_gaps *gaps);
+
+/* Tests: read the NUMA node under ROOT/bus/pci/devices/ instead of /sys (NULL: /sys). */
+void gb_nvml_set_sysfs_root(const char *root);
 
 /*
  * How two devices connect: type is one of "nvlink", "same_board",

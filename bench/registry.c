@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* registry.c - expands bench_list.h into the table of benchmarks. */
+#include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -41,10 +43,44 @@ void gb_progress(const struct gb_ctx *ctx, const char *fmt, ...)
 	char line[512];
 	va_list ap;
 
-	if (!ctx->progress)
+	if (!ctx->progress && !ctx->beat)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	ctx->progress(ctx->progress_user, line);
+	/* a beat even under -q: the watchdog must not depend on what is printed */
+	if (ctx->beat)
+		ctx->beat(ctx->beat_user, line, 0);
+	if (ctx->progress)
+		ctx->progress(ctx->progress_user, line);
+}
+
+void gb_expect_silence(const struct gb_ctx *ctx, double seconds)
+{
+	if (ctx->beat && seconds > 0)
+		ctx->beat(ctx->beat_user, NULL, seconds);
+}
+
+static pthread_mutex_t run_model_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void gb_run_model_lock(void)
+{
+	pthread_mutex_lock(&run_model_lock);
+}
+
+void gb_run_model_unlock(void)
+{
+	pthread_mutex_unlock(&run_model_lock);
+}
+
+bool gb_run_model_lock_within(double timeout_s)
+{
+	struct timespec ts;
+	double whole;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += (long)(modf(timeout_s, &whole) * 1e9);
+	ts.tv_sec += (time_t)whole + ts.tv_nsec / 1000000000L;
+	ts.tv_nsec %= 1000000000L;
+	return pthread_mutex_timedlock(&run_model_lock, &ts) == 0;
 }

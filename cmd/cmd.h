@@ -58,9 +58,33 @@ struct gb_common {
 extern const struct gb_opt gb_common_opts[];
 void gb_common_defaults(struct gb_common *c);
 
-/* Set by SIGINT/SIGTERM once gb_cmd_catch_signals() has run. */
+/*
+ * Set by SIGINT/SIGTERM once gb_cmd_catch_signals() has run: 1 after the
+ * first signal (finish the current sample, write the partial report, exit
+ * 130), 2 after a second one (the watchdog, when running, writes the report
+ * at once and exits 130; without it the second signal kills). A third
+ * signal always kills. Installed with SA_RESTART, so no thread's system
+ * call fails with EINTR because of it.
+ */
 extern volatile sig_atomic_t gb_stop_flag;
 void gb_cmd_catch_signals(void);
+
+/*
+ * Start the process watchdog (cmd/watchdog.h) for run: a phase without a
+ * beat for GPUBENCH_WATCHDOG (default 120 s, or longer when the benchmark
+ * says so), or still running GPUBENCH_STOP_GRACE (default 30 s) after a
+ * stop signal, gets the running benchmark marked `error` ("hung: no
+ * progress for N s on GPU x in gemm"), the report written (-o, and stdout
+ * when a report format was asked for) and the process _exit()ed: 3 (or 1
+ * when a check had already failed), 130 when a signal came first.
+ * Idempotent; gb_cmd_run_one_bench() starts it too. Call after
+ * gb_cmd_run_begin() so the setup phase is covered.
+ */
+void gb_cmd_watchdog_start(struct gb_run *run, const struct gb_common *c, bool device_detail);
+
+/* Name the phase the watchdog watches ("GPU setup"; a benchmark's name with
+ * its index in run->benches, else -1) and count its start as a beat. */
+void gb_cmd_watchdog_phase(const char *name, long bench_index);
 
 /*
  * Start a run: tool and host facts, whitelisted environment, command line.
@@ -70,14 +94,18 @@ void gb_cmd_run_begin(struct gb_run *run, const char *cmd_name, int argc, const 
 
 /*
  * Validate the common options before anything long starts: the report path
- * must be writable. Returns 0 or -1 after one error line.
+ * must be writable (a file is created and removed there), and the watchdog
+ * variables must parse. Returns 0 or -1 after one error line.
  */
 int gb_cmd_check_common(const struct gb_common *c);
 
 /*
- * Probe the GPU, load NVML, collect devices into run. Returns 0 when GPUs
- * can run; otherwise sets the run's status to ERROR with the reason, prints
- * it as one error line and returns -1 (the caller still writes the report).
+ * Probe the GPU, load NVML, collect devices into run. What the report must
+ * show (NVML missing or partial, a GPU that cannot be read, a slot slower
+ * than its GPU) becomes an "info" entry in run->benchmarks. Returns 0 when
+ * at least one GPU can run; otherwise sets the run's status to ERROR with
+ * the reason, prints it as one error line and returns -1 (the caller still
+ * writes the report).
  */
 int gb_cmd_gpu_setup(struct gb_run *run);
 
@@ -91,7 +119,9 @@ void gb_cmd_library_versions(struct gb_run *run);
 /*
  * Finish: verdict, exit code, the JSON report (-o, --json), the text
  * summary (unless --json/-q). Returns the process exit code; usage errors
- * never get here.
+ * never get here. When a benchmark lost a GPU (hung or sticky error), the
+ * process _exit()s here instead, after flushing stdout, so that no CUDA
+ * teardown can block behind a GPU that never answers.
  */
 int gb_cmd_run_finish(struct gb_run *run, const struct gb_common *c, bool device_detail);
 

@@ -37,6 +37,7 @@ int cmd_bench(const struct gb_bench *bench, int argc, const char **argv)
 	gb_log_set_verbosity(common.quiet ? -1 : common.verbose ? 1 : 0);
 	gb_cmd_catch_signals();
 	gb_cmd_run_begin(&run, bench->name, argc, argv);
+	gb_cmd_watchdog_start(&run, &common, false); /* so GPU setup is watched too */
 	if (bench->unavailable_reason) {
 		gb_error("%s: %s", bench->name, bench->unavailable_reason);
 		gb_run_set_status(&run, GB_STATUS_NOT_BUILT, bench->unavailable_reason);

@@ -28,7 +28,11 @@ int cmd_info(int argc, const char **argv)
 	if (gb_cmd_check_common(&common))
 		return GB_EXIT_USAGE;
 	gb_log_set_verbosity(common.quiet ? -1 : common.verbose ? 1 : 0);
+	/* enumeration can block for long on a broken node: Ctrl-C must still
+	 * leave a report, and the watchdog ends a probe that never returns */
+	gb_cmd_catch_signals();
 	gb_cmd_run_begin(&run, "info", argc, argv);
+	gb_cmd_watchdog_start(&run, &common, true);
 	gb_cmd_library_versions(&run);
 	if (gb_cmd_gpu_setup(&run) == 0) {
 		/* an index beyond the last GPU is bad input: exit 2, no report written */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "bench/bench.h"
+#include "bench/lost_math.h"
 #include "cmd.h"
 #include "log.h"
 #include "report/exitcodes.h"
@@ -35,8 +36,9 @@ struct profile_args {
 static const struct profile_args profile_table[] = {
 	{ "gemm", { "--precision bf16,fp32 --size 8192 --warmup 2s --duration 1s",
 		    "--warmup 5s --duration 3s", "--warmup 10s --duration 10s" } },
-	{ "bandwidth", { "--max-size 256M --samples 3", NULL, NULL } },
-	{ "p2p", { "--samples 3", NULL, NULL } },
+	/* 5 samples at least, as everywhere (median and spread need them) */
+	{ "bandwidth", { "--max-size 256M --samples 5", NULL, NULL } },
+	{ "p2p", { "--samples 5", NULL, NULL } },
 	{ "nccl", { "--max-bytes 256M", "--max-bytes 1G", "--max-bytes 1G" } },
 	{ "stress", { "--duration 30s", "--duration 10m", "--duration 4h" } },
 	{ "scaling", { "--workload ddp --steps 10 --warmup-steps 2",
@@ -82,11 +84,42 @@ static int profile_params(const struct gb_bench *b, int profile, void *params)
 	return rc;
 }
 
+/*
+ * One step on the GPUs not lost so far: a GPU that an earlier step found
+ * hung or with a sticky error is left out (it would hang this step too, or
+ * fail it as a whole), and the step says so with a skipped check per GPU.
+ */
+static void run_step(const struct gb_bench *b, struct gb_run *run, const struct gb_common *c,
+		     const void *params, struct gb_lost_set *lost)
+{
+	struct gb_common step = *c;
+	struct gb_bench_result *res;
+
+	step.devices.all = false;
+	step.devices.n = gb_lost_filter(lost, c->devices.idx, c->devices.n, step.devices.idx);
+	if (!step.devices.n && lost->n) {
+		res = gb_run_add_bench(run, b->name);
+		gb_bench_set_status(res, GB_STATUS_SKIPPED, "no GPU left: GPU %d lost in %s: %s",
+				    lost->gpu[0].device, lost->gpu[0].bench, lost->gpu[0].reason);
+	} else {
+		if (!c->quiet)
+			fprintf(stderr, "gpubench: run: %s\n", b->name);
+		res = gb_cmd_run_one_bench(b, run, &step, params);
+	}
+	gb_lost_note(lost, c->devices.idx, c->devices.n, res);
+	gb_lost_scan(lost, res);
+}
+
 static void run_suite(struct gb_run *run, const struct gb_common *c, int profile)
 {
 	size_t nb;
 	const struct gb_bench *const *benches = gb_bench_all(&nb);
+	struct gb_lost_set *lost = gb_xrealloc(NULL, sizeof(*lost));
 
+	lost->n = 0;
+	/* a GPU that setup could not read ("info" entry) is lost from the start */
+	for (size_t i = 0; i < run->n_benches; i++)
+		gb_lost_scan(lost, &run->benches[i]);
 	for (size_t i = 0; i < nb && !gb_stop_flag; i++) {
 		const struct gb_bench *b = benches[i];
 		void *params = calloc(1, b->params_size ? b->params_size : 1);
@@ -98,12 +131,11 @@ static void run_suite(struct gb_run *run, const struct gb_common *c, int profile
 			gb_bench_set_status(res, GB_STATUS_ERROR, "internal: bad '%s' profile options",
 					    profile_names[profile]);
 		} else {
-			if (!c->quiet)
-				fprintf(stderr, "gpubench: run: %s\n", b->name);
-			gb_cmd_run_one_bench(b, run, c, params);
+			run_step(b, run, c, params, lost);
 		}
 		free(params);
 	}
+	free(lost);
 }
 
 static const struct gb_opt run_opts[] = {
@@ -179,6 +211,7 @@ int cmd_run(int argc, const char **argv)
 	gb_log_set_verbosity(common.quiet ? -1 : common.verbose ? 1 : 0);
 	gb_cmd_catch_signals();
 	gb_cmd_run_begin(&run, "run", argc, argv);
+	gb_cmd_watchdog_start(&run, &common, false);
 	gb_cmd_library_versions(&run);
 	if (gb_cmd_gpu_setup(&run) == 0) {
 		if (gb_device_list_resolve(&common.devices, (int)run.n_devices)) {

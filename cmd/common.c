@@ -4,9 +4,11 @@
  * shared options, signals, the GPU probe, the report and the exit code.
  */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cublas_api.h>
@@ -22,10 +24,13 @@
 #include "bench/cublaslt_dl.h"
 #include "bench/nccl.h"
 #include "bench/gpu.h"
+#include "bench/info_math.h"
+#include "bench/lost_math.h"
 #include "bench/nvml.h"
 #include "build_info.h"
 #include "cmd.h"
 #include "log.h"
+#include "watchdog.h"
 #include "report/exitcodes.h"
 #include "report/host.h"
 #include "report/json.h"
@@ -65,10 +70,31 @@ volatile sig_atomic_t gb_stop_flag;
 /* monotonic time the run began, for benchmark start offsets */
 static double run_start_s;
 
+/* The watchdog of this process and what it needs to write the report. */
+static struct {
+	struct gb_runwatch *wd;
+	struct gb_run *run;
+	const struct gb_common *c;
+	bool device_detail;
+} guard;
+/* read by the signal handler: a watchdog will end the run on a second signal */
+static volatile sig_atomic_t watchdog_on;
+
+/* Limits from the environment (README: "A hung GPU and interrupts"). */
+static double wd_limit_s = GB_WD_LIMIT_S, wd_grace_s = GB_WD_STOP_GRACE_S;
+
 static void on_signal(int sig)
 {
-	/* first signal: stop gracefully and still write the report; second: default action */
-	gb_stop_flag = 1;
+	if (!gb_stop_flag) {
+		/* first: stop gracefully and still write the report */
+		gb_stop_flag = 1;
+		/* with no watchdog to end the run, the second signal must be able to */
+		if (!watchdog_on)
+			signal(sig, SIG_DFL);
+		return;
+	}
+	/* second: the watchdog writes the report now and exits; a third kills */
+	gb_stop_flag = 2;
 	signal(sig, SIG_DFL);
 }
 
@@ -79,8 +105,25 @@ void gb_cmd_catch_signals(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
+	/* the handler only sets a flag: a read, write or socket call in any
+	 * thread (NCCL and MPI bootstrap, --json on a pipe) resumes instead of
+	 * failing with EINTR */
+	sa.sa_flags = SA_RESTART;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* GPUBENCH_WATCHDOG and GPUBENCH_STOP_GRACE; 0, or -1 with one line in err. */
+static int watchdog_env(char *err, size_t len)
+{
+	const char *v = getenv("GPUBENCH_WATCHDOG");
+
+	if (v && *v && gb_runwatch_parse_s("GPUBENCH_WATCHDOG", v, &wd_limit_s, err, len))
+		return -1;
+	v = getenv("GPUBENCH_STOP_GRACE");
+	if (v && *v && gb_runwatch_parse_s("GPUBENCH_STOP_GRACE", v, &wd_grace_s, err, len))
+		return -1;
+	return 0;
 }
 
 static void tool_info(struct gb_tool_info *t)
@@ -143,6 +186,8 @@ int gb_cmd_check_common(const struct gb_common *c)
 
 	if (c->output && gb_report_check_writable(c->output, err, sizeof(err)))
 		return gb_error("%s", err);
+	if (watchdog_env(err, sizeof(err)))
+		return gb_error("%s", err);
 	if (c->output && c->json && !strcmp(c->output, "-"))
 		return gb_error("'-o -' and '--json' both write the report to stdout; use one");
 	return 0;
@@ -164,29 +209,80 @@ void gb_cmd_library_versions(struct gb_run *run)
 		gb_debug("%s", err);
 }
 
+/*
+ * What collection found goes into the report (an "info" entry with a check
+ * per finding) and, one line each, to stderr: the report is the artefact of
+ * a burn-in run, so a warning that only reached the terminal would be lost.
+ */
+static void setup_notes(struct gb_run *run, const struct gb_info_notes *notes)
+{
+	const struct gb_bench_result *res = gb_info_notes_apply(run, notes);
+
+	for (size_t i = 0; res && i < res->n_checks; i++) {
+		const struct gb_check *ck = &res->checks[i];
+
+		/* the NVML load failure was already said, in the words of the loader */
+		if (!strcmp(ck->name, "nvml"))
+			continue;
+		if (ck->status == GB_STATUS_ERROR)
+			gb_error("%s", ck->message);
+		else
+			gb_warn("%s", ck->message);
+	}
+	for (size_t i = 0; i < notes->n; i++)
+		if (notes->dev[i].nvml_asked && notes->dev[i].nvml.unsupported[0])
+			gb_debug("GPU %d has no %s (not supported)", notes->dev[i].device,
+				 notes->dev[i].nvml.unsupported);
+}
+
+/*
+ * GPUBENCH_TEST_STALL=DURATION (tests only, undocumented in the README):
+ * block here like a driver call that does not return, ignoring the stop
+ * flag, so the watchdog's hung and signal paths can be tested without a GPU.
+ */
+static void test_stall(void)
+{
+	const char *v = getenv("GPUBENCH_TEST_STALL");
+	double s = 0, end;
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+	if (!v || !*v || gb_parse_duration(v, &s) || !(s > 0))
+		return;
+	for (end = gb_now_s() + s; gb_now_s() < end;)
+		nanosleep(&ts, NULL);
+}
+
 int gb_cmd_gpu_setup(struct gb_run *run)
 {
-	char reason[512], missing[512], nvml_err[512], ver[96];
+	char reason[512], ver[96];
 	const char *nvml_lib = getenv("GPUBENCH_NVML_LIBRARY");
-	int count = 0;
+	struct gb_info_notes *notes;
+	int count = 0, good;
 
+	gb_cmd_watchdog_phase("GPU setup", -1);
+	test_stall();
 	if (gb_gpu_probe(&count, getenv("CUDA_VISIBLE_DEVICES"), reason, sizeof(reason)) !=
 	    GB_PROBE_OK) {
 		gb_run_set_status(run, GB_STATUS_ERROR, reason);
 		return gb_error("%s", reason);
 	}
-	if (gb_nvml_load(nvml_lib, nvml_err, sizeof(nvml_err)) == 0) {
+	notes = gb_xrealloc(NULL, sizeof(*notes));
+	memset(notes, 0, sizeof(*notes));
+	if (gb_nvml_load(nvml_lib, notes->nvml_error, sizeof(notes->nvml_error)) == 0) {
 		if (gb_nvml_driver_version(ver, sizeof(ver)) == 0)
 			run->host.driver_version = gb_strdup(ver);
 	} else {
-		gb_warn("telemetry unavailable: %s", nvml_err);
+		gb_warn("telemetry unavailable: %s", notes->nvml_error);
 	}
-	if (gb_devices_collect(run, missing, sizeof(missing))) {
+	good = gb_devices_collect_noted(run, notes);
+	if (good <= 0) {
+		free(notes);
 		gb_run_set_status(run, GB_STATUS_ERROR, "cannot read CUDA device properties");
-		return gb_error("cannot read CUDA device properties");
+		return gb_error("cannot read CUDA device properties of any GPU");
 	}
-	if (missing[0])
-		gb_debug("NVML could not read: %s", missing);
+	setup_notes(run, notes);
+	free(notes);
+	gb_cmd_watchdog_phase("start-up", -1);
 	return 0;
 }
 
@@ -197,7 +293,13 @@ static bool use_color(const struct gb_common *c)
 	return !c->no_color && !(nc && *nc) && isatty(STDOUT_FILENO);
 }
 
-int gb_cmd_run_finish(struct gb_run *run, const struct gb_common *c, bool device_detail)
+/*
+ * Verdict, exit code, the JSON report (-o) and what stdout should carry.
+ * summary false: only what was asked for as a report (-o, --json, a named
+ * --format), as the watchdog writes it.
+ */
+static int write_outputs(struct gb_run *run, const struct gb_common *c, bool device_detail,
+			 bool summary)
 {
 	char now[32], err[512];
 	struct gb_text_opts topts = { .color = use_color(c), .device_detail = device_detail };
@@ -224,11 +326,182 @@ int gb_cmd_run_finish(struct gb_run *run, const struct gb_common *c, bool device
 		if (gb_report_format(run, (enum gb_out_format)c->format, stdout))
 			gb_error("cannot write the %s report to standard output",
 				 gb_format_names[c->format]);
-	} else if (!c->quiet) {
+	} else if (!c->quiet && summary) {
 		gb_text_print(run, stdout, &topts);
 	}
+	return code;
+}
+
+/* Whether MPI is running: then MPI_Finalize must run, so no _exit(). */
+static bool mpi_active(void)
+{
+#if GPUBENCH_HAVE_MPI
+	int init = 0, fin = 0;
+
+	MPI_Initialized(&init);
+	MPI_Finalized(&fin);
+	return init && !fin;
+#else
+	return false;
+#endif
+}
+
+/*
+ * End the process now, report written: a GPU given up on may still hold a
+ * thread in a kernel or a driver call, and the CUDA runtime's teardown at
+ * exit() can block behind it, so the process would never end.
+ */
+static void exit_now(int code)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		gb_error("cannot write to standard output");
+		if (code == GB_EXIT_OK)
+			code = GB_EXIT_CANNOT_RUN;
+	}
+	fflush(stderr);
+	_exit(code);
+}
+
+/* After the report: _exit() when a GPU was lost (hung or sticky), see exit_now(). */
+static void exit_if_gpu_lost(const struct gb_run *run, int code)
+{
+	struct gb_lost_set *lost = gb_xrealloc(NULL, sizeof(*lost));
+	size_t n;
+
+	lost->n = 0;
+	for (size_t i = 0; i < run->n_benches; i++)
+		gb_lost_scan(lost, &run->benches[i]);
+	n = lost->n;
+	free(lost);
+	if (n && !mpi_active()) {
+		gb_debug("a GPU was lost: exiting without CUDA teardown");
+		exit_now(code);
+	}
+}
+
+int gb_cmd_run_finish(struct gb_run *run, const struct gb_common *c, bool device_detail)
+{
+	int code;
+
+	/* the watchdog is writing the report: it exits when done, so wait for it */
+	if (!gb_runwatch_claim(guard.wd))
+		for (;;)
+			pause();
+	watchdog_on = 0;
+	gb_runwatch_stop(guard.wd);
+	guard.wd = NULL;
+	code = write_outputs(run, c, device_detail, true);
+	exit_if_gpu_lost(run, code);
 	gb_nvml_unload();
 	return code;
+}
+
+/* "GPU 0" or "GPUs 0,1,2" for res's devices; "" when it has none. */
+static void devices_str(const struct gb_bench_result *res, char *buf, size_t len)
+{
+	size_t used;
+
+	buf[0] = '\0';
+	if (!res || !res->n_devices)
+		return;
+	used = (size_t)snprintf(buf, len, "GPU%s ", res->n_devices > 1 ? "s" : "");
+	for (size_t i = 0; i < res->n_devices && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%d", i ? "," : "",
+					 res->devices[i]);
+}
+
+/* The reason the watchdog gives, as precise as the phase allows. */
+static void fire_reason(const struct gb_wd_event *ev, const struct gb_bench_result *res,
+			char *buf, size_t len)
+{
+	char where[320], devs[256], last[300] = "";
+	const char *gpus;
+
+	devices_str(res, devs, sizeof(devs));
+	gpus = devs[0] ? devs : "its GPUs";
+	if (res)
+		snprintf(where, sizeof(where), "on %s in %s", gpus, ev->phase);
+	else
+		snprintf(where, sizeof(where), "during %s", ev->phase);
+	if (ev->last_line[0])
+		snprintf(last, sizeof(last), "; last progress: '%s'", ev->last_line);
+	switch (ev->why) {
+	case GB_WD_SECOND_SIGNAL:
+		if (res)
+			snprintf(where, sizeof(where), "%s on %s", ev->phase, gpus);
+		else
+			snprintf(where, sizeof(where), "%s", ev->phase);
+		snprintf(buf, len,
+			 "interrupted twice: gave up waiting for %s (no progress for %.0f s%s)", where,
+			 ev->silent_s, last);
+		break;
+	case GB_WD_STOP_TIMEOUT:
+		snprintf(buf, len,
+			 "hung: no progress for %.0f s %s, and still running %.0f s after the stop "
+			 "signal%s",
+			 ev->silent_s, where, ev->since_stop_s, last);
+		break;
+	default:
+		snprintf(buf, len, "hung: no progress for %.0f s %s (limit %.0f s%s)", ev->silent_s,
+			 where, ev->limit_s, last);
+		break;
+	}
+}
+
+/*
+ * The watchdog fired (its thread): mark the running benchmark and the run,
+ * write the report as the finish path would, and end the process without
+ * CUDA teardown (the main thread is stuck in a call that may never return).
+ */
+static void on_watchdog(void *user, const struct gb_wd_event *ev)
+{
+	struct gb_run *run = guard.run;
+	size_t idx = (size_t)(uintptr_t)ev->phase_user;
+	struct gb_bench_result *res = idx && idx <= run->n_benches ? &run->benches[idx - 1] : NULL;
+	char why[1024];
+
+	(void)user;
+	/* a sampler thread may be appending telemetry; a stuck holder is not waited for */
+	if (!gb_run_model_lock_within(2.0))
+		gb_debug("the result model is busy; writing the report anyway");
+	fire_reason(ev, res, why, sizeof(why));
+	gb_error("%s", why);
+	if (res)
+		gb_bench_set_status(res, ev->why == GB_WD_SECOND_SIGNAL ? GB_STATUS_INTERRUPTED
+									: GB_STATUS_ERROR,
+				    "%s", why);
+	gb_run_set_status(run, gb_stop_flag ? GB_STATUS_INTERRUPTED : GB_STATUS_ERROR, why);
+	exit_now(write_outputs(run, guard.c, guard.device_detail, false));
+}
+
+void gb_cmd_watchdog_start(struct gb_run *run, const struct gb_common *c, bool device_detail)
+{
+	char err[512];
+	struct gb_runwatch_cfg cfg = {
+		.poll_s = GB_WD_POLL_S, .stop = &gb_stop_flag, .fire = on_watchdog,
+	};
+
+	if (guard.wd)
+		return;
+	/* checked with the other options already; here only for callers that skip that */
+	if (watchdog_env(err, sizeof(err)))
+		gb_warn("%s; using the defaults", err);
+	cfg.limit_s = wd_limit_s;
+	cfg.grace_s = wd_grace_s;
+	guard.run = run;
+	guard.c = c;
+	guard.device_detail = device_detail;
+	guard.wd = gb_runwatch_start(&cfg);
+	if (!guard.wd) {
+		gb_warn("cannot start the watchdog thread: a hung GPU will hang this run");
+		return;
+	}
+	watchdog_on = 1;
+}
+
+void gb_cmd_watchdog_phase(const char *name, long bench_index)
+{
+	gb_runwatch_phase(guard.wd, name, (void *)(uintptr_t)(bench_index + 1));
 }
 
 int gb_cmd_parse(const char *usage, const char *summary, const struct gb_opt_set *sets,
@@ -278,6 +551,12 @@ static void print_progress(void *user, const char *line)
 		fprintf(stderr, "gpubench: %s\n", line);
 }
 
+/* The benchmark's beats (bench.h: gb_ctx.beat) into the watchdog. */
+static void beat(void *user, const char *line, double expect_s)
+{
+	gb_runwatch_beat(user, line, expect_s);
+}
+
 struct gb_bench_result *gb_cmd_run_one_bench(const struct gb_bench *bench, struct gb_run *run,
 					     const struct gb_common *c, const void *params)
 {
@@ -291,10 +570,17 @@ struct gb_bench_result *gb_cmd_run_one_bench(const struct gb_bench *bench, struc
 		.quiet = c->quiet,
 		.progress = c->quiet ? NULL : print_progress,
 	};
-	struct gb_bench_result *res = gb_run_add_bench(run, bench->name);
+	struct gb_bench_result *res;
 	char why[512];
 	const char *reason;
 	double t0 = gb_now_s();
+
+	/* commands that did not start it (they may name no setup phase) get it here */
+	gb_cmd_watchdog_start(run, c, false);
+	ctx.beat = guard.wd ? beat : NULL;
+	ctx.beat_user = guard.wd;
+	res = gb_run_add_bench(run, bench->name);
+	gb_cmd_watchdog_phase(bench->name, (long)(res - run->benches));
 
 	for (size_t i = 0; i < c->devices.n; i++)
 		gb_bench_add_device(res, c->devices.idx[i]);
@@ -306,10 +592,15 @@ struct gb_bench_result *gb_cmd_run_one_bench(const struct gb_bench *bench, struc
 	if (reason) {
 		gb_bench_set_status(res, GB_STATUS_SKIPPED, "%s", reason);
 		gb_note("skipped: %s: %s", bench->name, reason);
+		snprintf(why, sizeof(why), "cleanup after %s", bench->name);
+		gb_cmd_watchdog_phase(why, -1);
 		return res;
 	}
 	res->started_s = t0 - run_start_s;
 	bench->run(&ctx, params, res);
+	/* what follows (the next step, the report) is no longer this benchmark's */
+	snprintf(why, sizeof(why), "cleanup after %s", bench->name);
+	gb_cmd_watchdog_phase(why, -1);
 	res->duration_s = gb_now_s() - t0;
 	if (gb_stop_flag && res->status != GB_STATUS_FAILED)
 		res->status = GB_STATUS_INTERRUPTED;

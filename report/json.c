@@ -357,6 +357,34 @@ static void parent_dir(const char *path, char *buf, size_t len)
 	free(copy);
 }
 
+/*
+ * Create, write and remove a temporary file beside path, named as the
+ * report's own temporary file will be. access() alone says yes to root on
+ * any folder that is not on a read-only mount, so an immutable folder, a
+ * quota or a full disk would only show after hours of measuring. 0, or -1
+ * with errno set.
+ */
+static int probe_folder(const char *path)
+{
+	char *tmp = gb_strdupf("%s.tmp.XXXXXX", path);
+	int fd = mkstemp(tmp), rc = 0, saved;
+
+	if (fd < 0) {
+		saved = errno;
+		free(tmp);
+		errno = saved;
+		return -1;
+	}
+	if (write(fd, "{", 1) != 1)
+		rc = -1;
+	saved = errno;
+	close(fd);
+	unlink(tmp);
+	free(tmp);
+	errno = saved;
+	return rc;
+}
+
 int gb_report_check_writable(const char *path, char *err, size_t errlen)
 {
 	char dir[4096];
@@ -375,7 +403,7 @@ int gb_report_check_writable(const char *path, char *err, size_t errlen)
 		}
 	}
 	parent_dir(path, dir, sizeof(dir));
-	if (access(dir, W_OK | X_OK) != 0) {
+	if (access(dir, W_OK | X_OK) != 0 || probe_folder(path) != 0) {
 		snprintf(err, errlen, "cannot write report '%s': folder '%s': %s", path, dir,
 			 strerror(errno));
 		return -1;

@@ -4,7 +4,8 @@
  * scripted stand-in libnvidia-ml.so.1 (two H100s, 18 NVLinks between them,
  * GPU 1 on a downtrained PCIe link). The fake reads its FAKE_NVML_*
  * environment at nvmlInit, so each test sets the environment, then loads,
- * and the teardown unloads.
+ * and the teardown unloads. NUMA nodes come from a sysfs tree this test
+ * writes (GPU 0 on node 0, GPU 1 on node 1).
  *
  * GPUBENCH_TEST_FAKE_NVML names the fake; a test that needs it fails (not
  * skips) without it, so a broken build cannot pass silently.
@@ -15,13 +16,18 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "bench/info_math.h"
 #include "bench/nvml.h"
 #include "report/result.h"
 
 #include <dlfcn.h>
 #include <math.h>
+#include <nvml.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -31,12 +37,71 @@
 static const char *const fake_vars[] = {
 	"FAKE_NVML_FAIL_INIT", "FAKE_NVML_MISSING", "FAKE_NVML_TEMP_C", "FAKE_NVML_POWER_W",
 	"FAKE_NVML_REASONS",   "FAKE_NVML_ECC_DBE", "FAKE_NVML_XIDS",   "FAKE_NVML_NVSWITCH",
+	"FAKE_NVML_FAIL",      "FAKE_NVML_SLOT_GEN",
 };
 
 /* The fake's own counters, reached through a handle this test holds open. */
 static void *fake_lib;
 static int (*fake_refcount)(void);
 static int (*fake_live_event_sets)(void);
+static unsigned long (*fake_nvlink_state_calls)(void);
+
+/* A sysfs tree of our own: ROOT/bus/pci/devices/<bdf>/numa_node */
+static char sysfs[64] = "";
+
+static void write_numa(const char *bdf, const char *node)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/bus/pci/devices/%s", sysfs, bdf);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/numa_node", sysfs, bdf);
+	f = fopen(path, "w");
+	if (f) {
+		fprintf(f, "%s\n", node);
+		fclose(f);
+	}
+}
+
+static void make_sysfs(void)
+{
+	char path[256];
+
+	snprintf(sysfs, sizeof(sysfs), "/tmp/gb-test-sysfs-XXXXXX");
+	if (!mkdtemp(sysfs))
+		return;
+	snprintf(path, sizeof(path), "%s/bus", sysfs);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/bus/pci", sysfs);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/bus/pci/devices", sysfs);
+	mkdir(path, 0755);
+	write_numa("0000:65:00.0", "0");
+	write_numa("0000:b3:00.0", "1");
+	gb_nvml_set_sysfs_root(sysfs);
+}
+
+static void remove_sysfs(void)
+{
+	static const char *const bdf[] = { "0000:65:00.0", "0000:b3:00.0" };
+	char path[256];
+
+	for (size_t i = 0; i < ARRAY_LEN(bdf); i++) {
+		snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/numa_node", sysfs, bdf[i]);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/bus/pci/devices/%s", sysfs, bdf[i]);
+		rmdir(path);
+	}
+	snprintf(path, sizeof(path), "%s/bus/pci/devices", sysfs);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/bus/pci", sysfs);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/bus", sysfs);
+	rmdir(path);
+	rmdir(sysfs);
+	gb_nvml_set_sysfs_root(NULL);
+}
 
 static const char *fake_path(void)
 {
@@ -65,7 +130,10 @@ static int group_setup(void **state)
 	if (fake_lib) {
 		*(void **)(&fake_refcount) = dlsym(fake_lib, "fake_nvml_refcount");
 		*(void **)(&fake_live_event_sets) = dlsym(fake_lib, "fake_nvml_live_event_sets");
+		*(void **)(&fake_nvlink_state_calls) =
+			dlsym(fake_lib, "fake_nvml_nvlink_state_calls");
 	}
+	make_sysfs();
 	return 0;
 }
 
@@ -74,6 +142,7 @@ static int group_teardown(void **state)
 	(void)state;
 	if (fake_lib)
 		dlclose(fake_lib);
+	remove_sysfs();
 	return 0;
 }
 
@@ -82,6 +151,9 @@ static int setup(void **state)
 	(void)state;
 	for (size_t i = 0; i < ARRAY_LEN(fake_vars); i++)
 		unsetenv(fake_vars[i]);
+	/* a test may have changed a node */
+	write_numa("0000:65:00.0", "0");
+	write_numa("0000:b3:00.0", "1");
 	return 0;
 }
 
@@ -358,6 +430,138 @@ static void test_fill_device_unknown(void **state)
 	assert_int_equal(gb_nvml_fill_device(&d, NULL, 0), 15);
 }
 
+
+/* NOT_SUPPORTED is a feature the GPU lacks; any other error is NVML not knowing. */
+static void test_fill_gaps_split(void **state)
+{
+	char bus[] = BUS0;
+	struct gb_device_info d;
+	struct gb_nvml_gaps g;
+
+	(void)state;
+	setenv("FAKE_NVML_MISSING", "nvmlDeviceGetEccMode,nvmlDeviceGetNvLinkState", 1);
+	setenv("FAKE_NVML_FAIL", "nvmlDeviceGetEnforcedPowerLimit,nvmlDeviceGetMaxClockInfo", 1);
+	load_fake();
+	device_unknown(&d, bus);
+	assert_int_equal(gb_nvml_fill_device_gaps(&d, &g), 5);
+	assert_string_equal(g.unread, "max_sm_mhz,max_mem_mhz,power_limit_w");
+	assert_int_equal(g.n_unread, 3);
+	assert_string_equal(g.unsupported, "ecc,nvlink_up");
+	assert_int_equal(g.n_unsupported, 2);
+	assert_int_equal(g.gpu_max_pcie_gen, 5);
+	device_release(&d);
+}
+
+/* The NUMA node is the PCI function's (sysfs); none on the host is no gap. */
+static void test_fill_numa_sysfs(void **state)
+{
+	char bus[] = BUS1;
+	struct gb_device_info d;
+	struct gb_nvml_gaps g;
+
+	(void)state;
+	load_fake();
+	device_unknown(&d, bus);
+	assert_int_equal(gb_nvml_fill_device_gaps(&d, &g), 0);
+	assert_int_equal(d.numa_node, 1);
+	device_release(&d);
+
+	/* the kernel gives it no node: unknown, and not a warning */
+	write_numa("0000:b3:00.0", "-1");
+	device_unknown(&d, bus);
+	assert_int_equal(gb_nvml_fill_device_gaps(&d, &g), 1);
+	assert_int_equal(d.numa_node, -1);
+	assert_string_equal(g.unsupported, "numa_node");
+	assert_string_equal(g.unread, "");
+	device_release(&d);
+
+	/* no sysfs entry at all (a container hiding it): unknown, and not NVML's fault */
+	gb_nvml_set_sysfs_root("/nonexistent");
+	device_unknown(&d, bus);
+	assert_int_equal(gb_nvml_fill_device_gaps(&d, &g), 1);
+	assert_int_equal(d.numa_node, -1);
+	assert_string_equal(g.unsupported, "numa_node");
+	assert_string_equal(g.unread, "");
+	device_release(&d);
+	gb_nvml_set_sysfs_root(sysfs);
+}
+
+/* A Gen5 GPU in a Gen4 slot: the maximum is the slot's; the GPU's own is kept apart. */
+static void test_fill_pcie_slot_max(void **state)
+{
+	char bus[] = BUS0;
+	struct gb_device_info d;
+	struct gb_nvml_gaps g;
+
+	(void)state;
+	setenv("FAKE_NVML_SLOT_GEN", "4", 1);
+	load_fake();
+	device_unknown(&d, bus);
+	assert_int_equal(gb_nvml_fill_device_gaps(&d, &g), 0);
+	assert_int_equal(d.pcie_max_gen, 4);
+	assert_int_equal(d.pcie_max_width, 16);
+	assert_int_equal(g.gpu_max_pcie_gen, 5);
+	device_release(&d);
+
+	/* without the GPU's own maximum nothing is missing: it is not a report field */
+	gb_nvml_unload();
+	setenv("FAKE_NVML_MISSING", "nvmlDeviceGetGpuMaxPcieLinkGeneration", 1);
+	load_fake();
+	device_unknown(&d, bus);
+	assert_int_equal(gb_nvml_fill_device_gaps(&d, &g), 0);
+	assert_int_equal(d.pcie_max_gen, 4);
+	assert_int_equal(g.gpu_max_pcie_gen, -1);
+	device_release(&d);
+}
+
+/* NVML partial and a slow slot reach the report as warnings of an "info" entry. */
+static void test_info_notes_from_fake(void **state)
+{
+	struct gb_info_notes *notes = calloc(1, sizeof(*notes));
+	const char *argv[] = { "gpubench", "info" };
+	struct gb_bench_result *res;
+	struct gb_run run;
+	const char *const bus[] = { BUS0, BUS1 };
+
+	(void)state;
+	assert_non_null(notes);
+	setenv("FAKE_NVML_FAIL", "nvmlDeviceGetEnforcedPowerLimit", 1);
+	setenv("FAKE_NVML_SLOT_GEN", "4", 1);
+	load_fake();
+	gb_run_init(&run, "info", 2, argv);
+	for (int i = 0; i < 2; i++) {
+		struct gb_device_info *d = gb_run_add_device(&run);
+
+		d->index = i;
+		d->pci_bus_id = gb_strdup(bus[i]);
+		gb_nvml_fill_device_gaps(d, &notes->dev[i].nvml);
+		notes->dev[i].device = i;
+		notes->dev[i].nvml_asked = true;
+	}
+	notes->n = 2;
+	res = gb_info_notes_apply(&run, notes);
+	assert_non_null(res);
+	assert_string_equal(res->name, "info");
+	assert_int_equal(res->status, GB_STATUS_WARNING);
+	/* per GPU: the unread field, then the slot */
+	assert_int_equal(res->n_checks, 4);
+	assert_string_equal(res->checks[0].name, "nvml_fields");
+	assert_int_equal(res->checks[0].device, 0);
+	assert_string_equal(res->checks[0].message,
+			    "NVML could not read 1 field of GPU 0: power_limit_w (null in the report)");
+	assert_string_equal(res->checks[1].name, "pcie_slot");
+	assert_int_equal(res->checks[1].status, GB_STATUS_WARNING);
+	assert_true(res->checks[1].observed == 4 && res->checks[1].threshold == 5);
+	assert_non_null(
+		strstr(res->checks[1].message, "supports PCIe Gen5 but its slot allows Gen4"));
+	assert_int_equal(res->checks[3].device, 1);
+	gb_run_verdict(&run);
+	assert_int_equal(run.verdict, GB_STATUS_WARNING);
+	assert_true(run.n_verdict_warnings >= 4);
+	gb_run_release(&run);
+	free(notes);
+}
+
 /* ---- topology ---- */
 
 static void test_topology_nvlink(void **state)
@@ -417,6 +621,35 @@ static void test_topology_no_ancestor(void **state)
 	assert_int_equal(gb_nvml_topology(BUS0, BUS1, &type, &links), 0);
 	assert_string_equal(type, "unknown");
 	assert_int_equal(links, 0);
+}
+
+
+/* Each device's NVLinks are read once, however many pairs ask (GSP round trips). */
+static void test_topology_census_cached(void **state)
+{
+	char bus0[] = BUS0, bus1[] = BUS1;
+	struct gb_device_info d;
+	const char *type = NULL;
+	int links = 0;
+
+	(void)state;
+	load_fake();
+	assert_non_null(fake_nvlink_state_calls);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(gb_nvml_topology(BUS0, BUS1, &type, &links), 0);
+		assert_int_equal(links, 18);
+		assert_int_equal(gb_nvml_topology(BUS1, BUS0, &type, &links), 0);
+		assert_int_equal(links, 18);
+	}
+	device_unknown(&d, bus0);
+	gb_nvml_fill_device(&d, NULL, 0);
+	assert_int_equal(d.nvlink_up, 18);
+	device_release(&d);
+	device_unknown(&d, bus1);
+	gb_nvml_fill_device(&d, NULL, 0);
+	device_release(&d);
+	/* one census per device: NVML_NVLINK_MAX_LINKS state queries each */
+	assert_int_equal(fake_nvlink_state_calls(), 2 * NVML_NVLINK_MAX_LINKS);
 }
 
 /* ---- telemetry ---- */
@@ -644,10 +877,15 @@ int main(void)
 		T(test_fill_device_downtrained),
 		T(test_fill_device_missing),
 		T(test_fill_device_unknown),
+		T(test_fill_gaps_split),
+		T(test_fill_numa_sysfs),
+		T(test_fill_pcie_slot_max),
+		T(test_info_notes_from_fake),
 		T(test_topology_nvlink),
 		T(test_topology_nvswitch),
 		T(test_topology_pcie),
 		T(test_topology_no_ancestor),
+		T(test_topology_census_cached),
 		T(test_sample),
 		T(test_sample_defaults_and_fallback),
 		T(test_sample_missing),

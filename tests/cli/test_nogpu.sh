@@ -46,5 +46,11 @@ expect_rc 2 "unwritable report folder"
 expect_one_error "cannot write report" "unwritable report message"
 run "$BIN" info -o "$TMP"
 expect_rc 2 "report path is a directory"
+# a folder where no file can be created, though access() says yes to root
+# (as a user, access() already refuses it): found by creating one there
+run "$BIN" info -o /proc/gpubench-report.json
+expect_rc 2 "report in a folder that takes no file"
+expect_one_error "cannot write report '/proc/gpubench-report.json': folder '/proc'" \
+	"report in a folder that takes no file: message"
 
 finish

@@ -9,13 +9,16 @@
 # is built (stress, else gemm, else bandwidth, else run --profile burnin), waits
 # until it is measuring, sends the signal, and gives it 60 s to finish.
 #
+# A run stuck in a call that ignores the stop flag, and the second signal,
+# are tested on any machine by test_hang.sh.
+#
 # lib.sh's run() keeps going after a failing command, so no `set -e` here.
 # shellcheck source=tests/cli/lib.sh disable=SC1091,SC2154 # rc, out, err come from lib.sh's run
 . "$(dirname "$0")/lib.sh"
 set -o pipefail
 
 if ! have_gpu; then
-	echo "no usable GPU: the interrupt path needs one (skipped)"
+	echo "no usable GPU: the interrupt path needs one (skipped; test_hang.sh covers a stuck run)"
 	exit 77
 fi
 

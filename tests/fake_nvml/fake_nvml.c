@@ -10,6 +10,11 @@
  * Answers are scripted with environment variables, read at nvmlInit_v2:
  *   FAKE_NVML_FAIL_INIT=1    nvmlInit_v2 answers NVML_ERROR_DRIVER_NOT_LOADED
  *   FAKE_NVML_MISSING=a,b    these entry points answer NVML_ERROR_NOT_SUPPORTED
+ *   FAKE_NVML_FAIL=a,b       these entry points answer NVML_ERROR_UNKNOWN (a
+ *                            driver that cannot tell, as opposed to a GPU
+ *                            without the feature)
+ *   FAKE_NVML_SLOT_GEN=4     the system's maximum PCIe generation (the slot);
+ *                            the GPUs' own stays 5
  *   FAKE_NVML_TEMP_C=45      GPU temperature
  *   FAKE_NVML_POWER_W=300    power draw
  *   FAKE_NVML_REASONS=0      clocks-event reasons, hex
@@ -20,7 +25,9 @@
  *   FAKE_NVML_NVSWITCH=1     the NVLinks end at an NVSwitch, as on HGX
  *
  * fake_nvml_refcount() and fake_nvml_live_event_sets() let a test check
- * that nvmlShutdown and nvmlEventSetFree were called.
+ * that nvmlShutdown and nvmlEventSetFree were called;
+ * fake_nvml_nvlink_state_calls() counts nvmlDeviceGetNvLinkState calls since
+ * nvmlInit_v2 (the NVLink census is read once per device).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,11 +63,20 @@ static struct {
 	unsigned xid_gpu[FAKE_MAX_XIDS];
 	size_t n_xids, next_xid;
 	int nvswitch;
+	unsigned slot_gen;
+	unsigned long nvlink_state_calls;
 	char missing[1024];
+	char failing[1024];
 } fake;
 
 int fake_nvml_refcount(void);
 int fake_nvml_live_event_sets(void);
+unsigned long fake_nvml_nvlink_state_calls(void);
+
+unsigned long fake_nvml_nvlink_state_calls(void)
+{
+	return fake.nvlink_state_calls;
+}
 
 int fake_nvml_refcount(void)
 {
@@ -100,6 +116,7 @@ static void parse_xids(const char *s)
 static void read_env(void)
 {
 	const char *m = getenv("FAKE_NVML_MISSING");
+	const char *f = getenv("FAKE_NVML_FAIL");
 
 	fake.temp_c = (unsigned)env_num("FAKE_NVML_TEMP_C", 45, 10);
 	fake.power_w = (unsigned)env_num("FAKE_NVML_POWER_W", 300, 10);
@@ -107,15 +124,18 @@ static void read_env(void)
 	fake.dbe_step = env_num("FAKE_NVML_ECC_DBE", 0, 10);
 	fake.nvswitch = (int)env_num("FAKE_NVML_NVSWITCH", 0, 10);
 	memset(fake.dbe_calls, 0, sizeof(fake.dbe_calls));
+	fake.slot_gen = (unsigned)env_num("FAKE_NVML_SLOT_GEN", 5, 10);
+	fake.nvlink_state_calls = 0;
 	snprintf(fake.missing, sizeof(fake.missing), "%s", m ? m : "");
+	snprintf(fake.failing, sizeof(fake.failing), "%s", f ? f : "");
 	parse_xids(getenv("FAKE_NVML_XIDS"));
 }
 
-static int is_missing(const char *fn)
+static int in_list(const char *list, const char *fn)
 {
 	size_t n = strlen(fn);
 
-	for (const char *p = fake.missing; *p;) {
+	for (const char *p = list; *p;) {
 		size_t len = strcspn(p, ",");
 
 		if (len == n && !strncmp(p, fn, n))
@@ -137,8 +157,10 @@ static int valid(nvmlDevice_t d)
 	do {                                             \
 		if (!fake.refcount)                      \
 			return NVML_ERROR_UNINITIALIZED; \
-		if (is_missing(__func__))                \
+		if (in_list(fake.missing, __func__))     \
 			return NVML_ERROR_NOT_SUPPORTED; \
+		if (in_list(fake.failing, __func__))     \
+			return NVML_ERROR_UNKNOWN;       \
 	} while (0)
 #define ENTER_DEV(d)                                      \
 	do {                                              \
@@ -283,7 +305,7 @@ nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t device, nvmlBrandType_t *type)
 	return NVML_SUCCESS;
 }
 
-/* ---- clocks, memory, PCIe, power, ECC, NUMA ---- */
+/* ---- clocks, memory, PCIe, power, ECC (the NUMA node comes from sysfs) ---- */
 
 nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockType_t type,
 				       unsigned int *clock)
@@ -334,7 +356,7 @@ nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsigned int *c
 nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGen)
 {
 	ENTER_DEV(device);
-	*maxLinkGen = 5;
+	*maxLinkGen = fake.slot_gen;
 	return NVML_SUCCESS;
 }
 
@@ -368,18 +390,12 @@ nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *curren
 	return NVML_SUCCESS;
 }
 
-nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int *node)
-{
-	ENTER_DEV(device);
-	*node = device->index;
-	return NVML_SUCCESS;
-}
-
 /* ---- NVLink and topology ---- */
 
 nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link,
 				      nvmlEnableState_t *isActive)
 {
+	fake.nvlink_state_calls++;
 	ENTER_DEV(device);
 	if (link >= FAKE_LINKS)
 		return NVML_ERROR_INVALID_ARGUMENT;

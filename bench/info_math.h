@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * info_math.h - what collecting the GPUs found that the report must show
+ * (CPU only): NVML missing or partial, a GPU whose properties cannot be
+ * read, a PCIe slot slower than its GPU. Each becomes a check of an "info"
+ * entry in benchmarks[], so it reaches the verdict and every output format,
+ * not only stderr.
+ */
+#ifndef GPUBENCH_BENCH_INFO_MATH_H
+#define GPUBENCH_BENCH_INFO_MATH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "bench/nvml.h"
+#include "report/result.h"
+
+#define GB_INFO_MAX_DEVICES 64
+
+/* One GPU as collection left it. */
+struct gb_device_note {
+	int device;               /* CUDA index */
+	char cuda_error[256];     /* its properties could not be read: why; "" when they could */
+	bool nvml_asked;          /* NVML was loaded and asked about it: nvml is valid */
+	struct gb_nvml_gaps nvml;
+};
+
+struct gb_info_notes {
+	char nvml_error[512];     /* NVML could not be loaded: why; "" when it was (or not tried) */
+	struct gb_device_note dev[GB_INFO_MAX_DEVICES];
+	size_t n;
+};
+
+/*
+ * Add an "info" benchmark entry to run holding a check per finding in
+ * notes, and return it; NULL (and nothing added) when there is none.
+ *   nvml         WARNING  NVML could not be loaded (no telemetry, fields null)
+ *   nvml_fields  WARNING  per GPU: the fields NVML could not read (unsupported
+ *                         features, like ECC on GeForce, are not a finding)
+ *   pcie_slot    WARNING  per GPU: the slot's maximum generation is below the
+ *                         GPU's (observed: slot, threshold: GPU)
+ *   device_lost  ERROR    per GPU: its properties could not be read; `run`
+ *                         leaves it out of every step (lost_math.h)
+ */
+struct gb_bench_result *gb_info_notes_apply(struct gb_run *run, const struct gb_info_notes *notes);
+
+#endif

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# The process watchdog (README: "A hung GPU"; docs/robustness.md, Faults): a
+# step that makes no progress for GPUBENCH_WATCHDOG ends the run with its
+# report written (run.status "error", the reason naming what hung), exit 3,
+# instead of hanging for ever. Without a GPU the hang is simulated by the
+# test-only GPUBENCH_TEST_STALL, which blocks the GPU setup like a driver call
+# that never returns (and ignores the stop flag, as such a call would). It
+# runs before the GPU probe, so this test runs the same on any machine.
+# shellcheck source=tests/cli/lib.sh disable=SC1091,SC2154 # rc, out, err come from lib.sh's run
+. "$(dirname "$0")/lib.sh"
+
+# hung COMMAND...: run with a 60 s stall and a 1 s limit; sets $secs
+hung() {
+	local t0=$SECONDS
+	run env GPUBENCH_TEST_STALL=60s GPUBENCH_WATCHDOG=1s timeout 30 "$BIN" "$@"
+	secs=$((SECONDS - t0))
+}
+
+for cmd in info run; do
+	report="$TMP/hung-$cmd.json"
+	hung "$cmd" -o "$report"
+	expect_rc 3 "$cmd: hung setup"
+	expect_one_error "^gpubench: error: hung: no progress for [0-9]+ s during GPU setup \(limit 1 s\)$" \
+		"$cmd: hung message"
+	checks=$((checks + 1))
+	[ "$secs" -lt 15 ] || fail "$cmd: the watchdog took $secs s for a 1 s limit"
+	checks=$((checks + 1))
+	if [ ! -f "$report" ]; then
+		fail "$cmd: no report written by the watchdog"
+		continue
+	fi
+	validate "$report"
+	checks=$((checks + 1))
+	[ "$(json_get "$report" '["run"]["status"]')" = error ] || fail "$cmd: run.status is not error"
+	checks=$((checks + 1))
+	json_get "$report" '["run"]["reason"]' | grep -q "^hung: no progress for" ||
+		fail "$cmd: run.reason does not say hung"
+	checks=$((checks + 1))
+	[ "$(json_get "$report" '["verdict"]["exit_code"]')" = 3 ] || fail "$cmd: verdict.exit_code"
+	checks=$((checks + 1))
+	[ "$(json_get "$report" '["run"]["finished_at"]')" != None ] || fail "$cmd: no finished_at"
+	checks=$((checks + 1))
+	if compgen -G "$report.tmp.*" >/dev/null; then
+		fail "$cmd: a temporary report file was left behind"
+	fi
+done
+
+# --json: the watchdog's report goes to stdout too, as a whole document
+hung run --json -q
+expect_rc 3 "run --json: hung setup"
+printf '%s' "$out" >"$TMP/stdout.json"
+validate "$TMP/stdout.json"
+
+# off: the same stall just takes its time, and the run goes on as usual
+t0=$SECONDS
+run env GPUBENCH_TEST_STALL=2s GPUBENCH_WATCHDOG=off timeout 30 "$BIN" info -o "$TMP/off.json"
+checks=$((checks + 1))
+[ $((SECONDS - t0)) -ge 2 ] || fail "watchdog off: the stall did not happen"
+checks=$((checks + 1))
+printf '%s' "$err" | grep -q "hung" && fail "watchdog off: it fired anyway: $err"
+checks=$((checks + 1))
+[ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || fail "watchdog off: exit $rc: $err"
+
+# a limit longer than the stall does not fire either
+run env GPUBENCH_TEST_STALL=1s GPUBENCH_WATCHDOG=10s timeout 30 "$BIN" info
+checks=$((checks + 1))
+printf '%s' "$err" | grep -q "hung" && fail "1 s stall under a 10 s limit: fired: $err"
+
+# bad values are bad input: one line, exit 2, an existing report untouched
+echo '{"sentinel": true}' >"$TMP/keep.json"
+for bad in "GPUBENCH_WATCHDOG=10" "GPUBENCH_WATCHDOG=abc" "GPUBENCH_WATCHDOG=-5s" \
+	"GPUBENCH_STOP_GRACE=soon"; do
+	run env "$bad" "$BIN" info -o "$TMP/keep.json"
+	expect_rc 2 "$bad"
+	expect_one_error "invalid value '.*' for ${bad%%=*}: expected a duration" "$bad message"
+	checks=$((checks + 1))
+	[ "$(cat "$TMP/keep.json")" = '{"sentinel": true}' ] || fail "$bad: report clobbered"
+done
+
+# ---- signals while stuck ----
+# A signal sets the stop flag, but a call that never returns never looks at
+# it: the watchdog writes the report after GPUBENCH_STOP_GRACE, or at once on
+# a second signal (exit 130, run.status "interrupted"). This also pins that
+# `info` catches the signals: a process killed by SIGINT exits 130 as well,
+# so the report is what tells them apart.
+
+# stuck NAME SIGNALS ENV...: start `info` stalled for 60 s, send each of
+# SIGNALS (space separated) 0.5 s apart, wait up to 20 s; check the report
+stuck() {
+	local name=$1 sigs=$2 report="$TMP/stuck-$1.json" pid waited=0 sig
+	shift 2
+	env GPUBENCH_TEST_STALL=60s "$@" "$BIN" info -o "$report" >"$TMP/out-$name" \
+		2>"$TMP/err-$name" &
+	pid=$!
+	for sig in $sigs; do
+		sleep 0.5
+		kill "-$sig" "$pid" 2>/dev/null
+	done
+	while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt 200 ]; do
+		sleep 0.1
+		waited=$((waited + 1))
+	done
+	checks=$((checks + 1))
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -KILL "$pid"
+		wait "$pid" 2>/dev/null
+		fail "$name: still running 20 s after the signal"
+		return
+	fi
+	wait "$pid"
+	rc=$?
+	# shellcheck disable=SC2034 # read by lib.sh's expect_rc
+	err=$(cat "$TMP/err-$name")
+	expect_rc 130 "$name: exit code"
+	checks=$((checks + 1))
+	if [ ! -f "$report" ]; then
+		fail "$name: no report written (killed by the signal?)"
+		return
+	fi
+	validate "$report"
+	checks=$((checks + 1))
+	[ "$(json_get "$report" '["run"]["status"]')" = interrupted ] ||
+		fail "$name: run.status is not interrupted"
+	checks=$((checks + 1))
+	[ "$(json_get "$report" '["verdict"]["exit_code"]')" = 130 ] ||
+		fail "$name: verdict.exit_code is not 130"
+	stuck_reason=$(json_get "$report" '["run"]["reason"]')
+	echo "$name: exit $rc after $((waited / 10)) s: $stuck_reason"
+}
+
+# one signal: the run is given the grace period, then the watchdog writes the report
+stuck grace INT GPUBENCH_STOP_GRACE=1s
+checks=$((checks + 1))
+printf '%s' "$stuck_reason" | grep -q "after the stop signal" || fail "grace: reason '$stuck_reason'"
+stuck grace-term TERM GPUBENCH_STOP_GRACE=1s
+# two signals: no grace (the default 30 s would outlast the 20 s wait)
+stuck twice "INT TERM"
+checks=$((checks + 1))
+printf '%s' "$stuck_reason" | grep -q "^interrupted twice" || fail "twice: reason '$stuck_reason'"
+
+finish
