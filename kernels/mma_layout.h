@@ -32,17 +32,10 @@
 #define GPUBENCH_KERNELS_MMA_LAYOUT_H
 
 #include "bench/own_gemm_math.h"
+#include "kernels/hd.h"
 
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#ifndef GB_HD
-#ifdef __CUDACC__
-#define GB_HD __host__ __device__
-#else
-#define GB_HD
-#endif
 #endif
 
 /* ---- shape (GB_MMA_TILE, _BK, _THREADS, _MIN/MAX_STAGES: own_gemm_math.h) ---- */

@@ -29,17 +29,10 @@
 #include <stdint.h>
 
 #include "bench/own_gemm_math.h"
+#include "kernels/hd.h"
 
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#ifndef GB_HD
-#ifdef __CUDACC__
-#define GB_HD __host__ __device__
-#else
-#define GB_HD
-#endif
 #endif
 
 /* ---- shape (GB_WGMMA_TILE_M/_N, _BK, _STAGES, _THREADS: own_gemm_math.h) ---- */
