@@ -43,18 +43,15 @@ void gb_ce_flag_free(struct gb_ce_flag *flag)
 
 cudaError_t gb_ce_stream_open(struct gb_ce_stream *st, int dev, struct gb_ce_flag *flag)
 {
-	int khz = 0;
 	cudaError_t e;
 
 	st->dev = dev;
 	if ((e = cudaSetDevice(dev)) != cudaSuccess ||
-	    (e = cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev)) != cudaSuccess ||
 	    (e = cudaStreamCreateWithFlags(&st->s, cudaStreamNonBlocking)) != cudaSuccess ||
 	    (e = cudaEventCreate(&st->start)) != cudaSuccess ||
 	    (e = cudaEventCreate(&st->stop)) != cudaSuccess)
 		return e;
-	/* clock64() counts SM cycles: at a clock below the peak the timeout only gets longer */
-	st->spin_cycles = (long long)(GB_CE_SPIN_TIMEOUT_S * (khz > 0 ? khz : 2000000) * 1e3);
+	st->spin_ns = (unsigned long long)(GB_CE_SPIN_TIMEOUT_S * 1e9);
 	/* with UVA this is the host pointer, but the runtime only promises it per device */
 	if (flag)
 		e = cudaHostGetDevicePointer((void **)&st->flag_view, flag, 0);
@@ -111,7 +108,7 @@ static int block_streams(struct gb_bench_result *res, const struct gb_ce_sample 
 		}
 		GB_CUDA_GOTO(res, cudaSetDevice(st->dev), out);
 		GB_CUDA_GOTO(res, gb_launch_spin_wait(&st->flag_view->release,
-						      &st->flag_view->timed_out, st->spin_cycles,
+						      &st->flag_view->timed_out, st->spin_ns,
 						      st->s),
 			     out);
 	}

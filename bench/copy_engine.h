@@ -63,7 +63,7 @@ struct gb_ce_stream {
 	cudaStream_t s;
 	cudaEvent_t start, stop;
 	struct gb_ce_flag *flag_view; /* dev's pointer to the flag; NULL without one */
-	long long spin_cycles;        /* GB_CE_SPIN_TIMEOUT_S in dev's SM cycles */
+	unsigned long long spin_ns;   /* GB_CE_SPIN_TIMEOUT_S in ns of the GPU's global timer */
 };
 
 /*

@@ -52,24 +52,43 @@ int gb_cuda_error_is_sticky(cudaError_t e)
 	return gb_cuda_code_is_sticky((int)e);
 }
 
+int gb_cuda_current_device(void)
+{
+	int d = -1;
+
+	/* may answer an earlier asynchronous error, yet the device is thread state: keep it if set */
+	(void)cudaGetDevice(&d);
+	return d;
+}
+
+/* "on GPU n" where the device is known */
+static const char *on_gpu(int device, char *buf, size_t len)
+{
+	if (device < 0)
+		return "";
+	snprintf(buf, len, " on GPU %d", device);
+	return buf;
+}
+
 int gb_cuda_fail(struct gb_bench_result *res, int device, const char *call, cudaError_t e,
 		 const char *file, int line)
 {
-	char b[160];
+	char b[160], on_buf[32];
+	const char *on = on_gpu(device, on_buf, sizeof(on_buf));
 
 	gb_cuda_errstr(e, b, sizeof(b));
 	if (gb_cuda_error_is_sticky(e))
 		gb_bench_device_lost(res, device, GB_STATUS_FAILED,
-				     "'%s' failed on GPU %d: %s at %s:%d; the context is lost, the "
+				     "'%s' failed%s: %s at %s:%d; the context is lost, the "
 				     "GPU needs a reset",
-				     call, device, b, file, line);
+				     call, on, b, file, line);
 	else if (res->status == GB_STATUS_FAILED || res->status == GB_STATUS_INTERRUPTED)
 		/* a finding or an interruption outranks could-not-run: keep it, note the call */
 		gb_bench_add_check(res, "cuda_call", GB_STATUS_ERROR, GB_SEV_ERROR, device, NAN, NAN,
-				   "'%s' failed on GPU %d: %s at %s:%d", call, device, b, file, line);
+				   "'%s' failed%s: %s at %s:%d", call, on, b, file, line);
 	else
-		gb_bench_set_status(res, GB_STATUS_ERROR, "'%s' failed on GPU %d: %s at %s:%d", call,
-				    device, b, file, line);
+		gb_bench_set_status(res, GB_STATUS_ERROR, "'%s' failed%s: %s at %s:%d", call, on, b,
+				    file, line);
 	return -1;
 }
 
@@ -236,6 +255,7 @@ static bool collect_one(struct gb_run *run, int dev, struct gb_device_note *note
 	if (gb_nvml_loaded() && d->pci_bus_id) {
 		gb_nvml_fill_device_gaps(d, &note->nvml);
 		note->nvml_asked = true;
+		d->pcie_gpu_max_gen = note->nvml.gpu_max_pcie_gen;
 	}
 	if (e == cudaSuccess)
 		fill_peaks(d);

@@ -66,18 +66,18 @@ int gb_cuda_error_is_sticky(cudaError_t e);
  * A CUDA call of a benchmark failed on GPU device. A sticky error is a
  * finding about that GPU: a FAILED `device_lost` check on it (the benchmark
  * becomes FAILED, exit 1), which also tells `run` to leave the GPU out of
- * its later steps. Any other error is could-not-run, as GB_CUDA_GOTO: the
- * benchmark ERROR with the same message (a benchmark already FAILED or
- * interrupted stays so, with an ERROR check `cuda_call`). The message is
- * "'call' failed on GPU n: name (text) at file:line". Returns -1, for
- * `rc = gb_cuda_fail(...)`.
+ * its later steps. Any other error is could-not-run: the benchmark ERROR
+ * with the message (a benchmark already FAILED or interrupted stays so,
+ * with an ERROR check `cuda_call`). The message is "'call' failed on GPU n:
+ * name (text) at file:line" (no "on GPU n" when device is -1, unknown).
+ * Returns -1, for `rc = gb_cuda_fail(...)`.
  */
 int gb_cuda_fail(struct gb_bench_result *res, int device, const char *call, cudaError_t e,
 		 const char *file, int line);
 
 /*
- * GB_CUDA_GOTO_DEV(res, dev, call, label): GB_CUDA_GOTO for a call on GPU
- * dev, through gb_cuda_fail(). Expects `int rc` in scope.
+ * GB_CUDA_GOTO_DEV(res, dev, call, label): on failure of a call on GPU dev,
+ * rc = gb_cuda_fail(...) and jump to label. Expects `int rc` in scope.
  */
 #define GB_CUDA_GOTO_DEV(res, dev, call, label)                                           \
 	do {                                                                              \
@@ -89,19 +89,25 @@ int gb_cuda_fail(struct gb_bench_result *res, int device, const char *call, cuda
 	} while (0)
 
 /*
- * GB_CUDA_GOTO(res, call, label): on failure set the benchmark ERROR with
- * "'call' failed: name (text) at file:line", set rc = -1 and jump to label.
- * Expects `int rc` in scope.
+ * The calling thread's current CUDA device (what cudaSetDevice last chose
+ * on this thread), or -1 when CUDA cannot say. For GB_CUDA_GOTO, which is
+ * used where the device is implied rather than named.
+ */
+int gb_cuda_current_device(void);
+
+/*
+ * GB_CUDA_GOTO(res, call, label): GB_CUDA_GOTO_DEV on the calling thread's
+ * current device. Every call site of a benchmark sets its device before its
+ * CUDA calls, so a sticky error still marks the right GPU lost (FAILED, and
+ * `run` leaves it out later) rather than passing as could-not-run. Expects
+ * `int rc` in scope.
  */
 #define GB_CUDA_GOTO(res, call, label)                                                        \
 	do {                                                                                  \
 		cudaError_t gb_e_ = (call);                                                   \
 		if (gb_e_ != cudaSuccess) {                                                   \
-			char gb_b_[160];                                                      \
-			gb_bench_set_status((res), GB_STATUS_ERROR, "'%s' failed: %s at %s:%d", \
-					    #call, gb_cuda_errstr(gb_e_, gb_b_, sizeof(gb_b_)), \
-					    __FILE__, __LINE__);                              \
-			rc = -1;                                                              \
+			rc = gb_cuda_fail((res), gb_cuda_current_device(), #call, gb_e_,       \
+					  __FILE__, __LINE__);                                \
 			goto label;                                                           \
 		}                                                                             \
 	} while (0)

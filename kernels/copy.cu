@@ -62,13 +62,22 @@ __device__ __forceinline__ double stream_value(int op, double x, double y, doubl
 
 } // namespace
 
-__global__ static void spin_kernel(const volatile int *release, int *timed_out,
-				   long long timeout_cycles)
+/* nanoseconds of the GPU's global timer, which runs at the same rate whatever the SM clock */
+__device__ static unsigned long long global_ns(void)
 {
-	long long start = clock64();
+	unsigned long long t;
+
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	return t;
+}
+
+__global__ static void spin_kernel(const volatile int *release, int *timed_out,
+				   unsigned long long timeout_ns)
+{
+	unsigned long long start = global_ns();
 
 	while (*release == 0) {
-		if (clock64() - start > timeout_cycles) {
+		if (global_ns() - start > timeout_ns) {
 			*(volatile int *)timed_out = 1;
 			__threadfence_system();
 			return;
@@ -240,9 +249,9 @@ extern "C" cudaError_t gb_copy_preload(void)
 }
 
 extern "C" cudaError_t gb_launch_spin_wait(const volatile int *release, int *timed_out,
-					   long long timeout_cycles, cudaStream_t stream)
+					   unsigned long long timeout_ns, cudaStream_t stream)
 {
-	spin_kernel<<<1, 1, 0, stream>>>(release, timed_out, timeout_cycles);
+	spin_kernel<<<1, 1, 0, stream>>>(release, timed_out, timeout_ns);
 	return cudaGetLastError();
 }
 

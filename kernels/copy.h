@@ -36,11 +36,13 @@ cudaError_t gb_copy_preload(void);
  * The stream blocker: one thread spins until *release (host-mapped memory)
  * becomes non-zero, so everything queued behind it starts at once when the
  * host releases it, and host enqueue time stays out of the measurement.
- * After timeout_cycles of clock64() it gives up and sets *timed_out (also
- * host-mapped) to 1, so a stream the host never releases cannot hang.
+ * After timeout_ns of the GPU's global timer (wall time: an SM cycle count
+ * would stretch the timeout at a low idle clock) it gives up and sets
+ * *timed_out (also host-mapped) to 1, so a stream the host never releases
+ * cannot hang.
  */
 cudaError_t gb_launch_spin_wait(const volatile int *release, int *timed_out,
-				long long timeout_cycles, cudaStream_t stream);
+				unsigned long long timeout_ns, cudaStream_t stream);
 
 /* Fill buf with the pattern of seed (16-byte words, grid-stride). */
 cudaError_t gb_launch_pattern_fill(void *buf, size_t bytes, uint64_t seed, int sm_count,

@@ -141,6 +141,7 @@ static cJSON *device_json(const struct gb_device_info *d)
 	gb_json_add_int(pcie, "width", d->pcie_width);
 	gb_json_add_int(pcie, "max_gen", d->pcie_max_gen);
 	gb_json_add_int(pcie, "max_width", d->pcie_max_width);
+	gb_json_add_int(pcie, "gpu_max_gen", d->pcie_gpu_max_gen);
 	cJSON_AddItemToObject(o, "pcie", pcie);
 	gb_json_add_num(o, "power_limit_w", d->power_limit_w);
 	if (d->ecc >= 0)

@@ -523,7 +523,8 @@ static int load_device(struct ld *ld, const cJSON *o, const char *path, struct g
 	if (get_int(ld, pcie, sub, "gen", &d->pcie_gen) ||
 	    get_int(ld, pcie, sub, "width", &d->pcie_width) ||
 	    get_int(ld, pcie, sub, "max_gen", &d->pcie_max_gen) ||
-	    get_int(ld, pcie, sub, "max_width", &d->pcie_max_width))
+	    get_int(ld, pcie, sub, "max_width", &d->pcie_max_width) ||
+	    get_int(ld, pcie, sub, "gpu_max_gen", &d->pcie_gpu_max_gen))
 		return -1;
 	snprintf(sub, sizeof(sub), "%s.nvlink", path);
 	if (get_int(ld, nvlink, sub, "links_up", &d->nvlink_up) ||

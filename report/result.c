@@ -197,6 +197,7 @@ void gb_device_info_init(struct gb_device_info *d)
 	d->max_sm_mhz = d->max_mem_mhz = NAN;
 	d->mem_bus_bits = -1;
 	d->pcie_gen = d->pcie_width = d->pcie_max_gen = d->pcie_max_width = -1;
+	d->pcie_gpu_max_gen = -1;
 	d->power_limit_w = NAN;
 	d->ecc = -1;
 	d->numa_node = -1;

@@ -131,6 +131,7 @@ struct gb_device_info {
 	double max_mem_mhz;
 	int mem_bus_bits;
 	int pcie_gen, pcie_width, pcie_max_gen, pcie_max_width;
+	int pcie_gpu_max_gen;    /* the GPU's own maximum; pcie_max_gen is the lesser of GPU and slot */
 	double power_limit_w;
 	int ecc;                 /* 1 on, 0 off, -1 unknown */
 	int numa_node;

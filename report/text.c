@@ -123,8 +123,11 @@ static void print_device_detail(FILE *out, const struct gb_device_info *d, const
 	/* the device record is read before any load: H100s idle at Gen1 */
 	gb_fmt_pcie(now, sizeof(now), d->pcie_gen, d->pcie_width);
 	gb_fmt_pcie(max, sizeof(max), d->pcie_max_gen, d->pcie_max_width);
-	fprintf(out, "    PCIe %s%s (max %s); power limit ", now, strcmp(now, "-") ? " (idle)" : "",
-		max);
+	fprintf(out, "    PCIe %s%s (max %s", now, strcmp(now, "-") ? " (idle)" : "", max);
+	/* the slot holds the GPU back: say what the GPU itself could do */
+	if (d->pcie_gpu_max_gen > d->pcie_max_gen && d->pcie_max_gen > 0)
+		fprintf(out, "; the GPU does gen %d", d->pcie_gpu_max_gen);
+	fputs("); power limit ", out);
 	num(out, "%.0f W", d->power_limit_w);
 	fprintf(out, "; ECC %s; NVLink links up ", d->ecc < 0 ? "-" : d->ecc ? "on" : "off");
 	if (d->nvlink_up >= 0)

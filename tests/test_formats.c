@@ -416,6 +416,8 @@ static void test_info_text(void **state)
 
 	(void)state;
 	make_info(&run, 3);
+	run.devices[0].pcie_gpu_max_gen = 6; /* a faster GPU than its slot */
+	run.devices[2].pcie_gpu_max_gen = 5; /* as fast as its slot: nothing to say */
 	text = render_text(&run, true);
 	/* unknown is '-', never -1 or 0.0 */
 	assert_null(strstr(text, " -1"));
@@ -426,6 +428,8 @@ static void test_info_text(void **state)
 	assert_non_null(strstr(text, "bus -; clocks"));
 	assert_non_null(strstr(text, "PCIe gen 1 x16 (idle) (max gen 5 x16)"));
 	assert_non_null(strstr(text, "PCIe - (max -)"));
+	assert_non_null(strstr(text, "(max gen 5 x16; the GPU does gen 6)"));
+	assert_null(strstr(text, "the GPU does gen 5"));
 	assert_non_null(strstr(text, "ECC -; NVLink links up -\n"));
 	assert_non_null(strstr(text, "NVLink links up 18\n"));
 	/* three GPUs: a grid, row -> column, not N x (N-1) lines */

@@ -196,6 +196,7 @@ static void build_run(struct gb_run *run)
 	d->pcie_gen = d->pcie_max_gen = 5;
 	d->pcie_width = 8;
 	d->pcie_max_width = 16;
+	d->pcie_gpu_max_gen = 6; /* unlike max_gen: a mix-up of the two fields shows */
 	d->power_limit_w = 700.0;
 	d->ecc = 0; /* false must not read back as unknown */
 	d->numa_node = 1;
@@ -320,6 +321,7 @@ static void assert_device_equal(const struct gb_device_info *a, const struct gb_
 	assert_int_equal(a->pcie_width, b->pcie_width);
 	assert_int_equal(a->pcie_max_gen, b->pcie_max_gen);
 	assert_int_equal(a->pcie_max_width, b->pcie_max_width);
+	assert_int_equal(a->pcie_gpu_max_gen, b->pcie_gpu_max_gen);
 	assert_num(a->power_limit_w, b->power_limit_w);
 	assert_int_equal(a->ecc, b->ecc);
 	assert_int_equal(a->numa_node, b->numa_node);
@@ -1050,6 +1052,7 @@ static void test_load_example(void **state)
 	assert_int_equal(run.devices[0].cc_major, 9);
 	assert_int_equal(run.devices[0].cc_minor, 0);
 	assert_int_equal(run.devices[0].ecc, 1);
+	assert_int_equal(run.devices[0].pcie_gpu_max_gen, -1); /* older than the field: unknown */
 	assert_scaled(run.devices[0].peaks.spec[GB_PREC_BF16], 989.4e12);
 	assert_scaled(run.devices[0].peaks.mem_bw_bps_spec, 3350e9);
 	assert_int_equal(run.n_benches, 1);
