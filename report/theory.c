@@ -167,8 +167,17 @@ static const struct arch_rates arch_table[] = {
 	{ 9, 0, false, {    128,  256,   256, 2048, 4096, 4096,  4096,  8192,  8192 } },
 	/* Blackwell datacenter: B200, GB200 */
 	{ 10, 0, false, {   128,  128,   256, 4096, 8192, 8192,  8192, 16384, 16384 } },
-	/* B300 treated as B200 (its FP64 and INT8 are cut: see docs/theory.md) */
-	{ 10, 3, false, {   128,  128,   256, 4096, 8192, 8192,  8192, 16384, 16384 } },
+	/*
+	 * Blackwell Ultra: B300, GB300. FP32, TF32, FP16/BF16 and FP8 are B200's
+	 * (same per-GPU figures, same 148 SMs). FP64 and INT8 are cut; those two
+	 * are back-computed from the per-GPU HGX B300 figures (FP64 = FP64 TC
+	 * 1.2 TFLOPS, INT8 0.15 POPS dense) at the spec clocks, 148 SMs:
+	 * 1.2e12 / (148 x 1965 MHz) = 4.125 and 150e12 / (148 x 1860 MHz) = 545.
+	 * They are not powers of two because NVIDIA's clock for these figures is
+	 * not published; the table reproduces the datasheet rather than guess the
+	 * silicon (docs/theory.md, "B300").
+	 */
+	{ 10, 3, false, { 4.125, 4.125,  256, 4096, 8192, 8192,  8192, 16384,   545 } },
 	/* Blackwell GeForce / RTX PRO: RTX 5090 half rate with FP32 accumulate */
 	{ 12, 0, true, {      4,    0,   256,  512, 1024, 1024,  1024,  2048,  2048 } },
 	/* GB10 (DGX Spark), treated as sm_120 */
@@ -489,6 +498,28 @@ static const struct gb_gpu_spec catalog[] = {
 		.source = "NVIDIA H100 datasheet (PCIe; clocks back-computed; NVLink via bridge)",
 	},
 	{
+		.key = "h100-nvl",
+		.name = "NVIDIA H100 NVL",
+		.match = { "H100 NVL", NULL },
+		.cc_major = 9, .cc_minor = 0, .cls = GB_CLASS_DATACENTER,
+		.sm_count = 132, .boost_mhz = 1776, .tensor_mhz = 1545,
+		.memory_gb = 94, .mem_bw_bps = 3.9e12,
+		/* The NVLink bridge: 600 GB/s both ways = 12 links x 25 GB/s per direction. */
+		.pcie_gen = 5, .nvlink_gen = 4, .nvlink_links = 12, .tdp_w = 400,
+		.spec_tflops = {
+			[GB_PREC_FP64] = 30, [GB_PREC_FP64_TC] = 60, [GB_PREC_FP32] = 60,
+			[GB_PREC_TF32] = 417.5, [GB_PREC_FP16] = 835.5, [GB_PREC_BF16] = 835.5,
+			[GB_PREC_FP16_ACC16] = 835.5, [GB_PREC_FP8] = 1670.5,
+			[GB_PREC_INT8] = 1670.5,
+		},
+		/*
+		 * Clocks back-computed like the PCIe card's: FP32 60 = 132 x 256 x 1.776 GHz,
+		 * BF16 835.5 = 132 x 4096 x 1.545 GHz (TF32, FP8 and INT8 fit it too).
+		 */
+		.source = "NVIDIA H100 datasheet (H100 NVL, per GPU, sparse halved; 350-400 W); "
+			  "clocks back-computed",
+	},
+	{
 		.key = "h200",
 		.name = "NVIDIA H200 SXM 141GB",
 		.match = { "H200", NULL },
@@ -519,6 +550,24 @@ static const struct gb_gpu_spec catalog[] = {
 		},
 		.source = "NVIDIA HGX/DGX B200 datasheets, per GPU, sparse halved; "
 			  "tensor clock ~1860 MHz back-computed",
+	},
+	{
+		.key = "b300",
+		.name = "NVIDIA B300",
+		.match = { "B300", NULL },
+		.cc_major = 10, .cc_minor = 3, .cls = GB_CLASS_DATACENTER,
+		/* 148 SMs as devices report them; clocks as B200's, whose figures it shares. */
+		.sm_count = 148, .boost_mhz = 1965, .tensor_mhz = 1860,
+		.memory_gb = 288, .mem_bw_bps = 8.0e12,
+		.pcie_gen = 6, .nvlink_gen = 5, .nvlink_links = 18, .tdp_w = 1100,
+		.spec_tflops = {
+			[GB_PREC_FP64] = 1.2, [GB_PREC_FP64_TC] = 1.2, [GB_PREC_FP32] = 75,
+			[GB_PREC_TF32] = 1125, [GB_PREC_FP16] = 2250, [GB_PREC_BF16] = 2250,
+			[GB_PREC_FP16_ACC16] = 2250, [GB_PREC_FP8] = 4500, [GB_PREC_INT8] = 150,
+		},
+		.source = "NVIDIA Blackwell Architecture Technical Brief v2.1, HGX B300 per GPU "
+			  "(dense; INT8 and FP64 cut); 288 GB and 8 TB/s from NVIDIA's Blackwell "
+			  "Ultra blog (HGX table: 270 GB, 7.7 TB/s)",
 	},
 	{
 		.key = "rtx5090",

@@ -59,6 +59,15 @@ static const struct published published[] = {
 	{ "h100-pcie", GB_PREC_FP32, 51.2 },
 	{ "h100-pcie", GB_PREC_FP64, 25.6 },
 	{ "h100-pcie", GB_PREC_FP64_TC, 51.2 },
+	/* H100 NVL per GPU: datasheet sparse TF32 835, BF16 1671, FP8 3341 halved. */
+	{ "h100-nvl", GB_PREC_FP64, 30 },
+	{ "h100-nvl", GB_PREC_FP64_TC, 60 },
+	{ "h100-nvl", GB_PREC_FP32, 60 },
+	{ "h100-nvl", GB_PREC_TF32, 417.5 },
+	{ "h100-nvl", GB_PREC_FP16, 835.5 },
+	{ "h100-nvl", GB_PREC_BF16, 835.5 },
+	{ "h100-nvl", GB_PREC_FP8, 1670.5 },
+	{ "h100-nvl", GB_PREC_INT8, 1670.5 },
 	{ "h200", GB_PREC_BF16, 989.4 },
 	{ "h200", GB_PREC_FP8, 1978.9 },
 	{ "h200", GB_PREC_TF32, 494.7 },
@@ -104,6 +113,15 @@ static const struct published published[] = {
 	{ "b200", GB_PREC_FP8, 4500 },
 	{ "b200", GB_PREC_FP32, 75 },
 	{ "b200", GB_PREC_FP64, 37 },
+	{ "b200", GB_PREC_INT8, 4500 },
+	/* HGX B300 per GPU, dense: B200's except the cut FP64 and INT8. */
+	{ "b300", GB_PREC_FP64, 1.2 },
+	{ "b300", GB_PREC_FP64_TC, 1.2 },
+	{ "b300", GB_PREC_FP32, 75 },
+	{ "b300", GB_PREC_TF32, 1125 },
+	{ "b300", GB_PREC_BF16, 2250 },
+	{ "b300", GB_PREC_FP8, 4500 },
+	{ "b300", GB_PREC_INT8, 150 },
 	{ "rtx5090", GB_PREC_FP32, 104.8 },
 	{ "rtx5090", GB_PREC_TF32, 104.8 },
 	{ "rtx5090", GB_PREC_BF16, 209.5 },
@@ -171,13 +189,34 @@ static void test_rates_table(void **state)
 	assert_rel(gb_flops_per_clk_per_sm(10, 0, GB_PREC_FP64_TC, GB_CLASS_DATACENTER), 128, 0);
 	assert_rel(gb_flops_per_clk_per_sm(8, 6, GB_PREC_FP32, GB_CLASS_DATACENTER), 256, 0);
 	assert_rel(gb_flops_per_clk_per_sm(7, 5, GB_PREC_INT8, GB_CLASS_DATACENTER), 2048, 0);
-	/* sm_103 and sm_121 follow sm_100 and sm_120. */
-	for (int p = 0; p < GB_PREC_COUNT; p++) {
-		assert_rel(gb_flops_per_clk_per_sm(10, 3, p, GB_CLASS_DATACENTER),
-			   gb_flops_per_clk_per_sm(10, 0, p, GB_CLASS_DATACENTER), 0);
+	/* sm_121 follows sm_120. */
+	for (int p = 0; p < GB_PREC_COUNT; p++)
 		assert_rel(gb_flops_per_clk_per_sm(12, 1, p, GB_CLASS_GEFORCE),
 			   gb_flops_per_clk_per_sm(12, 0, p, GB_CLASS_GEFORCE), 0);
-	}
+}
+
+/* B300 (sm_103) is B200 except for its cut FP64 and INT8. */
+static void test_rates_b300(void **state)
+{
+	static const enum gb_precision same[] = { GB_PREC_FP32, GB_PREC_TF32, GB_PREC_FP16,
+						  GB_PREC_BF16, GB_PREC_FP16_ACC16, GB_PREC_FP8 };
+	const enum gb_product_class dc = GB_CLASS_DATACENTER;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_LEN(same); i++)
+		assert_rel(gb_flops_per_clk_per_sm(10, 3, same[i], dc),
+			   gb_flops_per_clk_per_sm(10, 0, same[i], dc), 0);
+	/* 1.2 TFLOPS / (148 SMs x 1965 MHz) and 150 TOPS / (148 x 1860 MHz) */
+	assert_rel(gb_flops_per_clk_per_sm(10, 3, GB_PREC_FP64, dc), 4.125, 0);
+	assert_rel(gb_flops_per_clk_per_sm(10, 3, GB_PREC_FP64_TC, dc), 4.125, 0);
+	assert_rel(gb_flops_per_clk_per_sm(10, 3, GB_PREC_INT8, dc), 545, 0);
+	/* About 1/31 of B200's FP64 and 1/30 of its INT8, as the datasheets say. */
+	assert_true(gb_flops_per_clk_per_sm(10, 3, GB_PREC_FP64, dc) <
+		    gb_flops_per_clk_per_sm(10, 0, GB_PREC_FP64, dc) / 30);
+	assert_true(gb_flops_per_clk_per_sm(10, 3, GB_PREC_INT8, dc) <
+		    gb_flops_per_clk_per_sm(10, 0, GB_PREC_INT8, dc) / 30);
+	/* Still NVLink 5 */
+	assert_int_equal(gb_nvlink_gen_for_cc(10, 3), 5);
 }
 
 static void test_geforce_half_rate(void **state)
@@ -331,6 +370,16 @@ static void test_catalog_clocks(void **state)
 	assert_int_equal(must_key("h100-sxm")->sm_count, 132);
 	assert_int_equal(must_key("h100-pcie")->sm_count, 114);
 	assert_int_equal(must_key("l4")->sm_count, 58);
+	/* H100 NVL: the full 132 SMs of the SXM part at PCIe-card clocks. */
+	assert_int_equal(must_key("h100-nvl")->sm_count, 132);
+	assert_rel(must_key("h100-nvl")->boost_mhz, 1776, 0);
+	assert_rel(must_key("h100-nvl")->tensor_mhz, 1545, 0);
+	assert_rel(must_key("h100-nvl")->memory_gb, 94, 0);
+	assert_rel(must_key("h100-nvl")->mem_bw_bps, 3.9e12, 1e-3);
+	assert_int_equal(must_key("h100-nvl")->pcie_gen, 5);
+	assert_int_equal(must_key("b300")->sm_count, 148);
+	assert_int_equal(must_key("b300")->cc_minor, 3);
+	assert_int_equal(must_key("b300")->pcie_gen, 6);
 	/* Spec memory bandwidth, B/s. */
 	assert_rel(h100->mem_bw_bps, 3.35e12, 1e-3);
 	assert_rel(must_key("a100-sxm4-80gb")->mem_bw_bps, 2039e9, 1e-3);
@@ -380,7 +429,9 @@ static void test_nvlink(void **state)
 		const char *key;
 		double gbps;
 	} totals[] = { { "a100-sxm4-80gb", 300 }, { "h100-sxm", 450 }, { "h200", 450 },
-		       { "b200", 900 }, { "v100-sxm2", 150 } };
+		       { "b200", 900 }, { "b300", 900 }, { "v100-sxm2", 150 },
+		       /* the H100 NVL bridge: "600 GB/s" both ways */
+		       { "h100-nvl", 300 } };
 
 	(void)state;
 	assert_rel(gb_nvlink_link_bps(1), 20e9, 1e-12);
@@ -460,6 +511,9 @@ static const struct name_case names[] = {
 	{ "NVIDIA H100 80GB HBM3", 0, "h100-sxm" },
 	{ "NVIDIA H100 PCIe", 114, "h100-pcie" },
 	{ "NVIDIA H100 PCIe", 0, "h100-pcie" },
+	{ "NVIDIA H100 NVL", 132, "h100-nvl" },
+	{ "NVIDIA H100 NVL", 0, "h100-nvl" },
+	{ "nvidia h100-nvl", 132, "h100-nvl" },
 	{ "NVIDIA H200", 132, "h200" },
 	{ "NVIDIA A100-SXM4-80GB", 108, "a100-sxm4-80gb" },
 	{ "NVIDIA A100 80GB PCIe", 108, "a100-pcie-80gb" },
@@ -475,6 +529,8 @@ static const struct name_case names[] = {
 	{ "Tesla V100-PCIE-16GB", 80, "v100-pcie" },
 	{ "NVIDIA A10", 72, "a10" },
 	{ "NVIDIA B200", 148, "b200" },
+	{ "NVIDIA B300 SXM6 AC", 148, "b300" },
+	{ "NVIDIA B300", 0, "b300" },
 	{ "NVIDIA GeForce RTX 5090", 170, "rtx5090" },
 	{ "nvidia l40s", 0, "l40s" },
 	/*
@@ -485,13 +541,13 @@ static const struct name_case names[] = {
 	{ "NVIDIA H100 80GB HBM3", 60, NULL },
 	{ "NVIDIA H100 80GB HBM3", 16, NULL },
 	{ "NVIDIA A100-SXM4-80GB", 42, NULL },
+	{ "NVIDIA H100 NVL MIG 1g.12gb", 16, NULL },
 	{ "NVIDIA H100 80GB HBM3", 0, "h100-sxm" },
 	/* The SM count tells SXM from PCIe when the name does not. */
 	{ "NVIDIA H100", 132, "h100-sxm" },
 	{ "NVIDIA H100", 114, "h100-pcie" },
 	{ "NVIDIA H100", 0, NULL },
 	/* Other parts whose names contain a catalog name. */
-	{ "NVIDIA H100 NVL", 132, NULL },
 	{ "NVIDIA H200 NVL", 132, NULL },
 	{ "NVIDIA GeForce RTX 3090 Ti", 84, NULL },
 	{ "NVIDIA GeForce RTX 4090 D", 114, NULL },
@@ -501,6 +557,7 @@ static const struct name_case names[] = {
 	{ "NVIDIA A100", 0, NULL },
 	{ "NVIDIA GH200 480GB", 132, NULL },
 	{ "NVIDIA GB200", 148, NULL },
+	{ "NVIDIA GB300", 160, NULL },
 	{ "Tesla V100S-PCIE-32GB", 80, NULL },
 	{ "NVIDIA RTX A6000", 84, NULL },
 	{ "NVIDIA T400", 6, NULL },
@@ -525,6 +582,8 @@ static void test_name_match(void **state)
 	assert_string_equal(gb_gpu_spec_match_name("NVIDIA H100 80GB HBM3")->key, "h100-sxm");
 	assert_string_equal(gb_gpu_spec_match_name("NVIDIA A100-SXM4-40GB MIG 1g.5gb")->key,
 			    "a100-40gb");
+	assert_string_equal(gb_gpu_spec_match_name("NVIDIA H100 NVL MIG 1g.12gb")->key,
+			    "h100-nvl");
 	assert_null(gb_gpu_spec_match_name("NVIDIA H100"));
 	assert_null(gb_gpu_spec_match_name(NULL));
 }
@@ -535,6 +594,7 @@ int main(void)
 		cmocka_unit_test(test_precision_names),
 		cmocka_unit_test(test_precision_is_tensor),
 		cmocka_unit_test(test_rates_table),
+		cmocka_unit_test(test_rates_b300),
 		cmocka_unit_test(test_geforce_half_rate),
 		cmocka_unit_test(test_unsupported),
 		cmocka_unit_test(test_peak_flops_formula),

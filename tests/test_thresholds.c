@@ -188,7 +188,7 @@ static void test_unknown_gpu_warns(void **state)
 static void test_spec_unknown_warns(void **state)
 {
 	struct gb_run run;
-	struct gb_bench_result *b = make_run(&run, 2, "NVIDIA H100 NVL", false, "gemm");
+	struct gb_bench_result *b = make_run(&run, 2, "NVIDIA H800", false, "gemm");
 	const struct gb_check *c;
 
 	(void)state;
@@ -207,7 +207,7 @@ static void test_spec_unknown_warns(void **state)
 	assert_non_null(c);
 	assert_int_equal(c->status, GB_STATUS_WARNING);
 	assert_string_equal(c->message,
-			    "GPU 1 'NVIDIA H100 NVL' is not in the spec-sheet catalog: efficiency "
+			    "GPU 1 'NVIDIA H800' is not in the spec-sheet catalog: efficiency "
 			    "is judged with TFLOPS against the peak at its max clock and memory "
 			    "bandwidth against the bandwidth from its clocks");
 	assert_non_null(find_check(b, "spec_unknown", 0));

@@ -19,7 +19,7 @@ expect_out "nvlink4 \(default\)" "defaults to the GPU's NVLink"
 
 run "$BIN" theory --gpu h1000
 expect_rc 2 "unknown GPU"
-expect_one_error "unknown GPU 'h1000'; did you mean: h100-sxm, h100-pcie\?" \
+expect_one_error "unknown GPU 'h1000'; did you mean: h100-sxm, h100-pcie, h100-nvl\?" \
 	"unknown GPU suggests the close keys"
 
 run "$BIN" theory --gpu "RTX 4090" --count 2
