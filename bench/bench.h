@@ -59,6 +59,15 @@ struct gb_ctx {
 	 */
 	void (*beat)(void *user, const char *line, double expect_s);
 	void *beat_user;
+	/*
+	 * A live status block that cmd/ redraws in place of the previous one:
+	 * offered only when stderr is a terminal (not with -q or the report on
+	 * stdout), else NULL. text is the whole block, one '\n' between lines
+	 * and none at the end; NULL clears it. A benchmark that shows one
+	 * instead of periodic progress lines calls gb_status(), which beats too.
+	 */
+	void (*status)(void *user, const char *text);
+	void *status_user;
 };
 
 enum gb_bench_flags {
@@ -111,6 +120,15 @@ void gb_run_model_lock(void);
 void gb_run_model_unlock(void);
 /* Take it within timeout_s; false when it could not (the holder is stuck). */
 bool gb_run_model_lock_within(double timeout_s);
+
+/* Show (or with NULL clear) the live status block; always a beat, as gb_progress() is. */
+static inline void gb_status(const struct gb_ctx *ctx, const char *text)
+{
+	if (ctx->beat)
+		ctx->beat(ctx->beat_user, text, 0);
+	if (ctx->status)
+		ctx->status(ctx->status_user, text);
+}
 
 /* Whether to stop (SIGINT/SIGTERM); each call is also a beat for the watchdog. */
 static inline bool gb_should_stop(const struct gb_ctx *ctx)

@@ -88,6 +88,7 @@ GB_SAME_BIT(GB_CLK_RELIABILITY, nvmlClocksEventReasonReliability);
 	GB_NVML_OPTIONAL(nvmlDeviceGetUtilizationRates)        \
 	GB_NVML_OPTIONAL(nvmlDeviceGetMemoryInfo)              \
 	GB_NVML_OPTIONAL(nvmlDeviceGetCurrentClocksEventReasons) \
+	GB_NVML_OPTIONAL(nvmlDeviceGetViolationStatus)         \
 	GB_NVML_OPTIONAL(nvmlDeviceGetTotalEccErrors)          \
 	GB_NVML_OPTIONAL(nvmlDeviceGetRetiredPages)            \
 	GB_NVML_OPTIONAL(nvmlDeviceGetRetiredPagesPendingStatus) \
@@ -101,8 +102,9 @@ GB_SAME_BIT(GB_CLK_RELIABILITY, nvmlClocksEventReasonReliability);
 
 /*
  * nvmlDeviceGetTemperature is deprecated in NVML 13 but it is all that
- * drivers older than nvmlDeviceGetTemperatureV have; naming its type is not
- * a use worth a warning.
+ * drivers older than nvmlDeviceGetTemperatureV have; nvmlDeviceGetViolationStatus
+ * is deprecated in favour of field values but still exported and answers on
+ * every driver that has it. Naming their types is not a use worth a warning.
  */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
@@ -911,6 +913,34 @@ int gb_nvml_sample(const char *pci_bus_id, struct gb_telemetry_sample *s)
 		s->have_reasons = true;
 	}
 	return 0;
+}
+
+/* ---- violation counters ---- */
+
+int gb_nvml_violations(const char *pci_bus_id, struct gb_nvml_violations *v)
+{
+	static const nvmlPerfPolicyType_t policy[GB_VIOL_KINDS] = {
+		[GB_VIOL_POWER] = NVML_PERF_POLICY_POWER,
+		[GB_VIOL_THERMAL] = NVML_PERF_POLICY_THERMAL,
+	};
+	struct gb_nvml_device *d;
+	nvmlViolationTime_t t;
+	int n = 0;
+
+	memset(v, 0, sizeof(*v));
+	d = gb_nvml_device_by_pci(pci_bus_id);
+	if (!d)
+		return -1;
+	for (int k = 0; k < GB_VIOL_KINDS; k++) {
+		memset(&t, 0, sizeof(t));
+		/* an older driver without the entry point answers FUNCTION_NOT_FOUND through NV() */
+		if (NV(nvmlDeviceGetViolationStatus, d->handle, policy[k], &t) != NVML_SUCCESS)
+			continue;
+		v->ns[k] = t.violationTime;
+		v->ok[k] = true;
+		n++;
+	}
+	return n;
 }
 
 /* ---- health ---- */

@@ -89,6 +89,23 @@ int gb_nvml_topology(const char *pci_a, const char *pci_b, const char **type, in
  * Returns 0, -1 if the device is unknown. */
 int gb_nvml_sample(const char *pci_bus_id, struct gb_telemetry_sample *s);
 
+/*
+ * NVML's cumulative violation counters (nvmlDeviceGetViolationStatus): the
+ * time, in ns since the driver loaded, that the GPU was held below its
+ * application clocks by one cause. POWER is the power limit (the counter
+ * behind the sw_power_cap reason), THERMAL the driver's thermal slowdown
+ * (sw_thermal). Unlike a clock-event sample, which is an instant, two reads
+ * give the exact time throttled between them.
+ */
+enum gb_nvml_viol { GB_VIOL_POWER = 0, GB_VIOL_THERMAL, GB_VIOL_KINDS };
+struct gb_nvml_violations {
+	uint64_t ns[GB_VIOL_KINDS];
+	bool ok[GB_VIOL_KINDS];   /* read; false where NVML lacks or refused it */
+};
+/* Read every counter of the device: how many were read (0 when the driver
+ * lacks the entry point), or -1 if the device is unknown (all not ok). */
+int gb_nvml_violations(const char *pci_bus_id, struct gb_nvml_violations *v);
+
 /* Health counters read before and after a run; -1 (or NAN) where unknown. */
 struct gb_nvml_health {
 	int64_t ecc_sbe_volatile;       /* corrected, volatile, total */

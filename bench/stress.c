@@ -305,6 +305,7 @@ struct worker {
 	uint64_t mt_bytes;              /* memtest: the tested region at w->slots */
 	struct mt_where mt;
 	double load_start_s;            /* gb_now_s() when load began */
+	struct gb_stress_viol viol;     /* NVML violation counters at load start and end */
 
 	/* shared with the monitor, under lock */
 	pthread_mutex_t lock;
@@ -1228,6 +1229,45 @@ static void recheck_references(struct worker *w)
 	}
 }
 
+/* The GPU's bus id for NVML, NULL when unknown. */
+static const char *worker_pci(const struct worker *w)
+{
+	return w->info ? w->info->pci_bus_id : NULL;
+}
+
+/*
+ * Read NVML's violation counters at the start or end of the load. Read
+ * into a copy and stored under the lock: the monitor takes w->viol under it
+ * even from a worker it gave up on.
+ */
+static void viol_read(struct worker *w, bool end)
+{
+	struct gb_stress_viol v;
+
+	pthread_mutex_lock(&w->lock);
+	v = w->viol;
+	pthread_mutex_unlock(&w->lock);
+	gb_stress_viol_read(&v, worker_pci(w), end, gb_now_s());
+	pthread_mutex_lock(&w->lock);
+	w->viol = v;
+	pthread_mutex_unlock(&w->lock);
+}
+
+/*
+ * The load begins now: running, and NVML's violation counters read, so the
+ * exact throttle shares cover the load and not the set-up before it.
+ */
+static void load_began(struct worker *w)
+{
+	pthread_mutex_lock(&w->lock);
+	w->state = W_RUNNING;
+	w->loaded = true;
+	w->load_start_s = gb_now_s();
+	w->heartbeat_s = w->load_start_s;
+	pthread_mutex_unlock(&w->lock);
+	viol_read(w, false);
+}
+
 static void gemm_load(struct worker *w)
 {
 	double deadline;
@@ -1235,11 +1275,7 @@ static void gemm_load(struct worker *w)
 
 	if (worker_setup(w))
 		return;
-	pthread_mutex_lock(&w->lock);
-	w->state = W_RUNNING;
-	w->loaded = true;
-	w->load_start_s = gb_now_s();
-	pthread_mutex_unlock(&w->lock);
+	load_began(w);
 	deadline = w->load_start_s + w->sh->p->duration_s;
 	gb_stress_batcher_init(&w->batcher, w->sz.slots - w->sh->n_phases, STRESS_BATCH_TARGET_S);
 	if (make_references(w))
@@ -1438,12 +1474,7 @@ static void memtest_load(struct worker *w)
 						       : sizeof(*w->hv)), out);
 	if (memtest_alloc(w, &words))
 		return;
-	pthread_mutex_lock(&w->lock);
-	w->state = W_RUNNING;
-	w->loaded = true;
-	w->load_start_s = gb_now_s();
-	w->heartbeat_s = w->load_start_s;
-	pthread_mutex_unlock(&w->lock);
+	load_began(w);
 	deadline = w->load_start_s + w->sh->p->duration_s;
 	for (uint64_t pass = 0; !should_stop(w) && gb_now_s() < deadline; pass++) {
 		size_t n = memtest_plan(plan, sizeof(plan) / sizeof(plan[0]), pass);
@@ -1470,6 +1501,8 @@ static void *worker_main(void *arg)
 	/* abandoned: the GPU may be wedged in a call; touch nothing of it */
 	if (w->abandon)
 		return NULL;
+	if (w->loaded)
+		viol_read(w, true);
 	worker_teardown(w);
 	pthread_mutex_lock(&w->lock);
 	if (w->state == W_RUNNING || w->state == W_STARTING)
@@ -1675,10 +1708,10 @@ static void progress_line(struct monitor *m, size_t i)
 	gb_progress(m->sh->ctx, "%s", line);
 }
 
-#ifdef GB_CTX_HAS_STATUS
 /*
  * The live status: a line per GPU that cmd/ redraws in place on a terminal
  * (bench never prints). Text, one '\n' between lines; NULL clears it.
+ * gb_status() is also a beat for the watchdog, as a progress line is.
  */
 static void live_status(struct monitor *m, bool clear)
 {
@@ -1689,7 +1722,7 @@ static void live_status(struct monitor *m, bool clear)
 	if (!m->live || !ctx->status)
 		return;
 	if (clear || !(text = malloc(len))) {
-		ctx->status(ctx->status_user, NULL);
+		gb_status(ctx, NULL);
 		return;
 	}
 	text[0] = '\0';
@@ -1702,17 +1735,9 @@ static void live_status(struct monitor *m, bool clear)
 		gb_stress_progress_text(&p, text + used, 255);
 		used += strlen(text + used);
 	}
-	ctx->status(ctx->status_user, text);
+	gb_status(ctx, text);
 	free(text);
 }
-#else
-/* without a status channel in ctx the periodic lines are the progress */
-static void live_status(struct monitor *m, bool clear)
-{
-	(void)m;
-	(void)clear;
-}
-#endif
 
 static void progress(struct monitor *m)
 {
@@ -1789,6 +1814,7 @@ static void worker_to_obs(struct worker *w, struct gb_stress_obs *o, const struc
 	o->nan_count = w->nonfinite;
 	o->mem_errors = w->mem_errors;
 	o->mem_bytes_tested = w->mem_bytes;
+	o->viol = w->viol;
 	for (size_t ph = 0; !p->memtest && ph < sh->n_phases; ph++) {
 		gb_stress_obs_add_abft_ratio(o, w->ph[ph].abft_max_ratio);
 		if (w->ph[ph].picked)
@@ -2174,14 +2200,10 @@ static int progress_every(const struct stress_params *p, const struct gb_ctx *ct
 	*live = false;
 	if (p->progress == PROGRESS_NONE || *jsonl)
 		return 0;
-#ifdef GB_CTX_HAS_STATUS
 	/* cmd/ offers the status channel only on a terminal: it replaces the periodic lines */
 	*live = ctx->status != NULL;
 	if (*live)
 		return 0;
-#else
-	(void)ctx;
-#endif
 	/* a terminal gets a line per GPU every 5 s; a log file every minute */
 	every_s = p->progress == PROGRESS_TTY || isatty(STDERR_FILENO) ? 5.0 : 60.0;
 	return (int)fmax(1.0, floor(every_s / p->interval_s + 0.5));
@@ -2206,6 +2228,7 @@ static int start_workers(struct monitor *m, uint64_t throttle_mask)
 		gb_stress_obs_series(&m->obs[i], m->sh->n_series, m->sh->series_label);
 		pthread_mutex_init(&w->lock, NULL);
 		w->heartbeat_s = gb_now_s();
+		gb_stress_viol_init(&w->viol);
 		for (size_t p = 0; p < GB_STRESS_MAX_PHASES; p++)
 			w->ph[p].abft_max_ratio = NAN;
 	}

@@ -166,6 +166,19 @@ size_t gb_stress_monitor_poll_xids(struct gb_stress_monitor *m, unsigned timeout
 	return taken;
 }
 
+void gb_stress_viol_read(struct gb_stress_viol *v, const char *pci, bool end, double now_s)
+{
+	struct gb_nvml_violations *into = end ? &v->end : &v->start;
+
+	/* unknown device or no NVML: every counter stays not ok, and the share NaN */
+	if (!pci || gb_nvml_violations(pci, into) < 0)
+		memset(into, 0, sizeof(*into));
+	if (end)
+		v->end_s = now_s;
+	else
+		v->start_s = now_s;
+}
+
 /* health fields either reading left unknown */
 static void health_missing(struct gb_stress_obs *o)
 {

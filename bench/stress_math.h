@@ -510,6 +510,39 @@ struct gb_stress_tp {
 	size_t n, cap;
 };
 
+/*
+ * NVML's violation counters at the start and at the end of one GPU's load
+ * (the time from its first batch to its last), with when each was read.
+ */
+struct gb_stress_viol {
+	struct gb_nvml_violations start, end;
+	double start_s, end_s;     /* gb_now_s() of each read; NaN when not read */
+};
+
+/*
+ * The exact share of a window spent throttled, from two reads of a
+ * cumulative ns counter: (after - before) / window, clamped to [0, 1]
+ * (a counter that updates a little behind the clock may overshoot a short
+ * window). NaN when either read failed, the window is not positive, or the
+ * counter went down (a driver reload reset it: a 64-bit ns counter does not
+ * wrap in centuries, so a decrease is never a wrap).
+ */
+double gb_stress_time_share(bool ok_before, uint64_t before_ns, bool ok_after, uint64_t after_ns,
+			    double window_ns);
+
+/* gb_stress_time_share() of one counter of v over its own window. */
+double gb_stress_viol_share(const struct gb_stress_viol *v, enum gb_nvml_viol kind);
+
+/* No reads yet: every counter not ok, times NaN. */
+void gb_stress_viol_init(struct gb_stress_viol *v);
+
+/*
+ * Read the counters of the GPU with bus id pci (NULL: none) into v's start
+ * or end, stamped now_s (stress_health_math.c). A driver without them
+ * leaves the counters not ok: the verdict then uses the sampled reasons.
+ */
+void gb_stress_viol_read(struct gb_stress_viol *v, const char *pci, bool end, double now_s);
+
 /* Everything the verdict rules look at for one GPU. */
 struct gb_stress_obs {
 	int device;
@@ -537,6 +570,8 @@ struct gb_stress_obs {
 	uint64_t reason_samples[GB_STRESS_REASON_BITS]; /* samples with bit b set */
 	uint64_t throttled_samples; /* samples with any bit of the throttle mask */
 	uint64_t throttle_mask;     /* the mask throttled_samples was counted with */
+	/* NVML's violation counters over the load: exact power and thermal shares */
+	struct gb_stress_viol viol;
 	/* health before and after */
 	bool have_health;
 	struct gb_nvml_health before, after;

@@ -196,6 +196,33 @@ void gb_stress_obs_init(struct gb_stress_obs *o, int device)
 	o->n_series = 1;
 	o->abft_max_ratio = NAN;
 	o->before.ecc_dbe_volatile = o->after.ecc_dbe_volatile = -1;
+	gb_stress_viol_init(&o->viol);
+}
+
+void gb_stress_viol_init(struct gb_stress_viol *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->start_s = v->end_s = NAN;
+}
+
+double gb_stress_time_share(bool ok_before, uint64_t before_ns, bool ok_after, uint64_t after_ns,
+			    double window_ns)
+{
+	double share;
+
+	if (!ok_before || !ok_after || !(window_ns > 0) || !isfinite(window_ns) ||
+	    after_ns < before_ns)
+		return NAN;
+	share = (double)(after_ns - before_ns) / window_ns;
+	return share > 1.0 ? 1.0 : share;
+}
+
+double gb_stress_viol_share(const struct gb_stress_viol *v, enum gb_nvml_viol kind)
+{
+	if ((unsigned)kind >= GB_VIOL_KINDS)
+		return NAN;
+	return gb_stress_time_share(v->start.ok[kind], v->start.ns[kind], v->end.ok[kind],
+				    v->end.ns[kind], (v->end_s - v->start_s) * 1e9);
 }
 
 void gb_stress_obs_release(struct gb_stress_obs *o)
@@ -550,38 +577,84 @@ static void reason_shares(const struct gb_stress_obs *o, uint64_t mask, char *bu
 	}
 }
 
-static void judge_clocks(struct judge *j, const struct gb_stress_obs *o,
-			 const struct gb_stress_thresholds *th)
+/* " (sampled)" or " (exact, NVML violation counter)": where a share came from */
+static const char *share_source(bool exact)
 {
-	double share, cap;
-	char list[192];
+	return exact ? " (exact, NVML violation counter)" : " (sampled)";
+}
 
-	if (!o->n_reasons) {
+/*
+ * The throttle rule: the sampled share of the mask's reasons, and, where
+ * NVML counts it, the exact share of time in thermal slowdown (sw_thermal;
+ * the counters do not cover hw_slowdown, hw_thermal or hw_power_brake, so
+ * the samples stay the judge of those). Either over the limit fails; an
+ * exact share is a duration, so it needs no minimum count of samples.
+ */
+static void judge_throttle(struct judge *j, const struct gb_stress_obs *o,
+			   const struct gb_stress_thresholds *th)
+{
+	double thermal = (o->throttle_mask & GB_CLK_SW_THERMAL)
+				 ? gb_stress_viol_share(&o->viol, GB_VIOL_THERMAL)
+				 : NAN;
+	double share = o->n_reasons ? (double)o->throttled_samples / (double)o->n_reasons : NAN;
+	bool sampled_over = o->n_reasons && share > th->throttle_share_max &&
+			    o->throttled_samples >= th->throttle_min_samples;
+	bool exact_over = !isnan(thermal) && thermal > th->throttle_share_max;
+	double observed = isnan(share) || thermal > share ? thermal : share;
+	char list[192] = "", exact[96] = "";
+
+	if (o->n_reasons)
+		reason_shares(o, o->throttle_mask, list, sizeof(list));
+	if (!isnan(thermal))
+		snprintf(exact, sizeof(exact), "; thermal slowdown %.1f%% of the time%s",
+			 100 * thermal, share_source(true));
+	if (!o->n_reasons && !exact_over)
 		add(j, "throttle", GB_STATUS_SKIPPED, NAN, th->throttle_share_max,
-		    "clock-event reasons could not be read");
+		    "clock-event reasons could not be read%s", exact);
+	else if (sampled_over || exact_over)
+		add(j, "throttle", GB_STATUS_FAILED, observed, th->throttle_share_max,
+		    "throttled %.1f%% of the time%s%s%s%s, above %.1f%%", 100 * observed,
+		    list[0] ? " (" : "", list, list[0] ? ")" : "", exact,
+		    100 * th->throttle_share_max);
+	else
+		add(j, "throttle", GB_STATUS_PASSED, observed, th->throttle_share_max,
+		    "throttled %.1f%% of the time%s%s%s%s", 100 * observed, list[0] ? " (" : "",
+		    list, list[0] ? ")" : "", exact);
+}
+
+/*
+ * The power-cap rule prefers NVML's power violation counter (exact time at
+ * the power limit) to the share of samples showing sw_power_cap.
+ */
+static void judge_power_cap(struct judge *j, const struct gb_stress_obs *o,
+			    const struct gb_stress_thresholds *th)
+{
+	double cap = gb_stress_viol_share(&o->viol, GB_VIOL_POWER);
+	bool exact = !isnan(cap);
+
+	if (!exact && !o->n_reasons) {
 		add(j, "power_cap", GB_STATUS_SKIPPED, NAN, th->power_cap_share_warn,
 		    "clock-event reasons could not be read");
 		return;
 	}
-	share = (double)o->throttled_samples / (double)o->n_reasons;
-	reason_shares(o, o->throttle_mask, list, sizeof(list));
-	if (share > th->throttle_share_max && o->throttled_samples >= th->throttle_min_samples)
-		add(j, "throttle", GB_STATUS_FAILED, share, th->throttle_share_max,
-		    "throttled %.1f%% of the time (%s), above %.1f%%", 100 * share, list,
-		    100 * th->throttle_share_max);
-	else
-		add(j, "throttle", GB_STATUS_PASSED, share, th->throttle_share_max,
-		    "throttled %.1f%% of the time%s%s%s", 100 * share, list[0] ? " (" : "", list,
-		    list[0] ? ")" : "");
-	cap = (double)o->reason_samples[__builtin_ctzll(GB_CLK_SW_POWER_CAP)] / (double)o->n_reasons;
+	if (!exact)
+		cap = (double)o->reason_samples[__builtin_ctzll(GB_CLK_SW_POWER_CAP)] /
+		      (double)o->n_reasons;
 	if (cap > th->power_cap_share_warn)
 		add(j, "power_cap", GB_STATUS_WARNING, cap, th->power_cap_share_warn,
-		    "held at the power limit %.1f%% of the time: clocks and throughput are "
+		    "held at the power limit %.1f%% of the time%s: clocks and throughput are "
 		    "below boost",
-		    100 * cap);
+		    100 * cap, share_source(exact));
 	else
 		add(j, "power_cap", GB_STATUS_PASSED, cap, th->power_cap_share_warn,
-		    "power-capped %.1f%% of the time", 100 * cap);
+		    "power-capped %.1f%% of the time%s", 100 * cap, share_source(exact));
+}
+
+static void judge_clocks(struct judge *j, const struct gb_stress_obs *o,
+			 const struct gb_stress_thresholds *th)
+{
+	judge_throttle(j, o, th);
+	judge_power_cap(j, o, th);
 }
 
 /* after - before, or -1 when either is unknown */
@@ -860,6 +933,16 @@ static void add_share(struct gb_bench_result *b, const struct gb_stress_obs *o, 
 	m->description = gb_strdup(what);
 }
 
+/* null where the driver has no violation counters */
+static void add_exact_share(struct gb_bench_result *b, const struct gb_stress_obs *o,
+			    const char *name, enum gb_nvml_viol kind, const char *what)
+{
+	struct gb_metric *m = gb_bench_add_value(b, name, "fraction", GB_BETTER_LOWER, o->device,
+						 gb_stress_viol_share(&o->viol, kind), NAN);
+
+	m->description = gb_strdup(what);
+}
+
 static void add_health_metrics(struct gb_bench_result *b, const struct gb_stress_obs *o)
 {
 	const struct gb_nvml_health *x = &o->before, *y = &o->after;
@@ -931,6 +1014,12 @@ void gb_stress_add_metrics(struct gb_bench_result *b, const struct gb_stress_obs
 	add_share(b, o, "power_cap_share",
 		  o->reason_samples[__builtin_ctzll(GB_CLK_SW_POWER_CAP)],
 		  "share of samples held at the power limit");
+	add_exact_share(b, o, "throttle_power_share", GB_VIOL_POWER,
+			"share of the load's time held below application clocks by the power "
+			"limit (NVML violation counter, exact)");
+	add_exact_share(b, o, "throttle_thermal_share", GB_VIOL_THERMAL,
+			"share of the load's time held below application clocks by thermal "
+			"slowdown (NVML violation counter, exact)");
 	if (o->memtest) {
 		add_count(b, "mem_errors", d, (double)o->mem_errors, "memory words read back wrong");
 	} else {

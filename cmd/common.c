@@ -30,6 +30,7 @@
 #include "build_info.h"
 #include "cmd.h"
 #include "log.h"
+#include "status_line.h"
 #include "watchdog.h"
 #include "report/exitcodes.h"
 #include "report/host.h"
@@ -544,11 +545,43 @@ int gb_cmd_resolve_bench_devices(const struct gb_bench *bench, void *params, int
  */
 static void print_progress(void *user, const char *line)
 {
-	(void)user;
+	struct gb_status_line *live = user;
+	char buf[600];
+
 	if (line[0] == '{')
-		fprintf(stderr, "%s\n", line);
+		snprintf(buf, sizeof(buf), "%s", line);
 	else
-		fprintf(stderr, "gpubench: %s\n", line);
+		snprintf(buf, sizeof(buf), "gpubench: %s", line);
+	/* with a live block on screen the line goes above it, and the block below */
+	if (live)
+		gb_status_line_print(live, buf);
+	else
+		fprintf(stderr, "%s\n", buf);
+}
+
+/* The live status block (bench.h: gb_ctx.status) on stderr. */
+static void show_status(void *user, const char *text)
+{
+	gb_status_line_show(user, text);
+}
+
+/* The report goes to stdout: the terminal is left to it and to plain lines. */
+static bool report_on_stdout(const struct gb_common *c)
+{
+	return c->json || c->format == GB_FORMAT_JSON || (c->output && !strcmp(c->output, "-"));
+}
+
+/*
+ * A live block is for a person at a terminal: not with -q, not when the
+ * report is on stdout, not when stderr is a file or a pipe (a log gets the
+ * periodic lines instead). Colour follows --no-color and NO_COLOR.
+ */
+static bool offer_status(const struct gb_common *c, bool *color)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	*color = !c->no_color && !(nc && *nc);
+	return !c->quiet && !report_on_stdout(c) && isatty(STDERR_FILENO);
 }
 
 /* The benchmark's beats (bench.h: gb_ctx.beat) into the watchdog. */
@@ -570,10 +603,12 @@ struct gb_bench_result *gb_cmd_run_one_bench(const struct gb_bench *bench, struc
 		.quiet = c->quiet,
 		.progress = c->quiet ? NULL : print_progress,
 	};
+	struct gb_status_line live = { 0 };
 	struct gb_bench_result *res;
 	char why[512];
 	const char *reason;
 	double t0 = gb_now_s();
+	bool color;
 
 	/* commands that did not start it (they may name no setup phase) get it here */
 	gb_cmd_watchdog_start(run, c, false);
@@ -596,8 +631,16 @@ struct gb_bench_result *gb_cmd_run_one_bench(const struct gb_bench *bench, struc
 		gb_cmd_watchdog_phase(why, -1);
 		return res;
 	}
+	if (offer_status(c, &color)) {
+		gb_status_line_init(&live, stderr, color);
+		ctx.status = show_status;
+		ctx.status_user = &live;
+		ctx.progress_user = &live;
+	}
 	res->started_s = t0 - run_start_s;
 	bench->run(&ctx, params, res);
+	/* a block left by Ctrl-C or an early return goes before the summary is printed */
+	gb_status_line_release(&live);
 	/* what follows (the next step, the report) is no longer this benchmark's */
 	snprintf(why, sizeof(why), "cleanup after %s", bench->name);
 	gb_cmd_watchdog_phase(why, -1);

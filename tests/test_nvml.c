@@ -37,7 +37,8 @@
 static const char *const fake_vars[] = {
 	"FAKE_NVML_FAIL_INIT", "FAKE_NVML_MISSING", "FAKE_NVML_TEMP_C", "FAKE_NVML_POWER_W",
 	"FAKE_NVML_REASONS",   "FAKE_NVML_ECC_DBE", "FAKE_NVML_XIDS",   "FAKE_NVML_NVSWITCH",
-	"FAKE_NVML_FAIL",      "FAKE_NVML_SLOT_GEN",
+	"FAKE_NVML_FAIL",      "FAKE_NVML_SLOT_GEN", "FAKE_NVML_VIOL_POWER_NS",
+	"FAKE_NVML_VIOL_THERMAL_NS", "FAKE_NVML_ABSENT",
 };
 
 /* The fake's own counters, reached through a handle this test holds open. */
@@ -755,6 +756,49 @@ static void test_health(void **state)
 	assert_int_equal(after.remap_pending, -1);
 }
 
+/* ---- violation counters ---- */
+
+static void test_violations(void **state)
+{
+	struct gb_nvml_violations a, b;
+
+	(void)state;
+	setenv("FAKE_NVML_VIOL_POWER_NS", "250000000", 1);
+	setenv("FAKE_NVML_VIOL_THERMAL_NS", "7", 1);
+	load_fake();
+	assert_int_equal(gb_nvml_violations(BUS0, &a), GB_VIOL_KINDS);
+	assert_int_equal(gb_nvml_violations(BUS0, &b), GB_VIOL_KINDS);
+	assert_true(a.ok[GB_VIOL_POWER] && a.ok[GB_VIOL_THERMAL]);
+	assert_true(b.ok[GB_VIOL_POWER] && b.ok[GB_VIOL_THERMAL]);
+	/* the policies asked are the right ones: power grows by its step, thermal by its own */
+	assert_int_equal(b.ns[GB_VIOL_POWER] - a.ns[GB_VIOL_POWER], 250000000);
+	assert_int_equal(b.ns[GB_VIOL_THERMAL] - a.ns[GB_VIOL_THERMAL], 7);
+	/* an unknown device reads nothing */
+	assert_int_equal(gb_nvml_violations("0000:17:00.0", &a), -1);
+	assert_false(a.ok[GB_VIOL_POWER] || a.ok[GB_VIOL_THERMAL]);
+}
+
+/* A driver without the entry point, one that refuses it, one that fails: nothing read, no crash. */
+static void test_violations_absent_or_failing(void **state)
+{
+	static const char *const how[] = { "FAKE_NVML_ABSENT", "FAKE_NVML_MISSING",
+					   "FAKE_NVML_FAIL" };
+	struct gb_nvml_violations v;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_LEN(how); i++) {
+		setup(NULL);
+		setenv(how[i], "nvmlDeviceGetViolationStatus", 1);
+		setenv("FAKE_NVML_VIOL_POWER_NS", "5", 1);
+		load_fake();
+		assert_int_equal(gb_nvml_violations(BUS0, &v), 0);
+		assert_false(v.ok[GB_VIOL_POWER] || v.ok[GB_VIOL_THERMAL]);
+		/* the rest of NVML still answers */
+		assert_int_equal(gb_nvml_violations(BUS1, &v), 0);
+		gb_nvml_unload();
+	}
+}
+
 static void test_health_missing(void **state)
 {
 	struct gb_nvml_health h;
@@ -891,6 +935,8 @@ int main(void)
 		T(test_sample_missing),
 		T(test_health),
 		T(test_health_missing),
+		T(test_violations),
+		T(test_violations_absent_or_failing),
 		T(test_xid_events),
 		T(test_xid_events_some_devices),
 		T(test_xid_events_unsupported),

@@ -1188,6 +1188,99 @@ static void test_verdict_throttle(void **state)
 	gb_stress_obs_release(&o);
 }
 
+/* delta ns / window ns: clamped, NaN for a failed read, an empty window or a reset counter */
+static void test_time_share(void **state)
+{
+	(void)state;
+	assert_true(gb_stress_time_share(true, 1000, true, 1250, 1000.0) == 0.25);
+	assert_true(gb_stress_time_share(true, 5, true, 5, 1e9) == 0.0);
+	/* a counter a little ahead of the clock: clamped, not 110 % */
+	assert_true(gb_stress_time_share(true, 0, true, 1100, 1000.0) == 1.0);
+	/* near the top of the 64-bit range the difference is still exact */
+	assert_true(gb_stress_time_share(true, UINT64_MAX - 100, true, UINT64_MAX, 400.0) == 0.25);
+	/* either read failed */
+	assert_true(isnan(gb_stress_time_share(false, 0, true, 10, 100.0)));
+	assert_true(isnan(gb_stress_time_share(true, 0, false, 10, 100.0)));
+	/* went down: the driver was reloaded and the counter restarted, the delta is unknown */
+	assert_true(isnan(gb_stress_time_share(true, 500, true, 100, 1000.0)));
+	/* no window */
+	assert_true(isnan(gb_stress_time_share(true, 0, true, 0, 0.0)));
+	assert_true(isnan(gb_stress_time_share(true, 0, true, 0, -1.0)));
+	assert_true(isnan(gb_stress_time_share(true, 0, true, 0, NAN)));
+	assert_true(isnan(gb_stress_time_share(true, 0, true, 0, INFINITY)));
+}
+
+static void set_viol(struct gb_stress_viol *v, enum gb_nvml_viol k, uint64_t a, uint64_t b,
+		     double window_s)
+{
+	v->start.ok[k] = v->end.ok[k] = true;
+	v->start.ns[k] = a;
+	v->end.ns[k] = b;
+	v->start_s = 10.0;
+	v->end_s = 10.0 + window_s;
+}
+
+static void test_viol_share(void **state)
+{
+	struct gb_stress_viol v;
+
+	(void)state;
+	gb_stress_viol_init(&v);
+	assert_true(isnan(gb_stress_viol_share(&v, GB_VIOL_POWER)));
+	set_viol(&v, GB_VIOL_THERMAL, 1000000000ULL, 3000000000ULL, 40.0);
+	assert_true(fabs(gb_stress_viol_share(&v, GB_VIOL_THERMAL) - 0.05) < 1e-12);
+	/* one counter read does not make the other known */
+	assert_true(isnan(gb_stress_viol_share(&v, GB_VIOL_POWER)));
+	assert_true(isnan(gb_stress_viol_share(&v, GB_VIOL_KINDS)));
+	/* the end was never read (a GPU given up on) */
+	v.end_s = NAN;
+	assert_true(isnan(gb_stress_viol_share(&v, GB_VIOL_THERMAL)));
+}
+
+/* The exact counters in the verdict: preferred for the power cap, added for thermal. */
+static void test_verdict_exact_shares(void **state)
+{
+	struct gb_stress_obs o;
+	struct gb_stress_thresholds th;
+	struct gb_stress_check c[GB_STRESS_MAX_CHECKS];
+
+	(void)state;
+	/* samples saw the cap half the time; the counter says 0.5 %: the counter wins */
+	obs_clean(&o);
+	add_reason_samples(&o, GB_CLK_SW_POWER_CAP, 50);
+	set_viol(&o.viol, GB_VIOL_POWER, 0, 50000000ULL, 10.0);
+	assert_int_equal(status_of(&o, "power_cap", NAN), GB_STATUS_PASSED);
+	/* thermal slowdown 2 % of the time, between samples: fails without a sample count */
+	set_viol(&o.viol, GB_VIOL_THERMAL, 0, 200000000ULL, 10.0);
+	assert_int_equal(status_of(&o, "throttle", NAN), GB_STATUS_FAILED);
+	/* ... unless sw_thermal is not in the mask the thresholds ask for */
+	gb_stress_thresholds_default(&th);
+	o.throttle_mask = GB_CLK_HW_SLOWDOWN;
+	for (size_t i = 0, n = gb_stress_judge(&o, &th, NULL, c, ARRAY_LEN(c)); i < n; i++)
+		if (!strcmp(c[i].name, "throttle"))
+			assert_int_equal(c[i].status, GB_STATUS_PASSED);
+	o.throttle_mask = th.throttle_mask;
+	/* below the limit, and the samples clean: passes */
+	set_viol(&o.viol, GB_VIOL_THERMAL, 0, 50000000ULL, 10.0);
+	assert_int_equal(status_of(&o, "throttle", NAN), GB_STATUS_PASSED);
+	/* the samples still judge what the counters do not cover */
+	add_reason_samples(&o, GB_CLK_HW_SLOWDOWN, 10);
+	assert_int_equal(status_of(&o, "throttle", NAN), GB_STATUS_FAILED);
+	gb_stress_obs_release(&o);
+
+	/* no samples with reasons, but the counters: the cap is judged, throttle fails only on
+	 * an exact finding and is otherwise skipped (hw slowdown is unknown) */
+	gb_stress_obs_init(&o, 0);
+	o.ran = true;
+	set_viol(&o.viol, GB_VIOL_POWER, 0, 5000000000ULL, 10.0);
+	set_viol(&o.viol, GB_VIOL_THERMAL, 0, 0, 10.0);
+	assert_int_equal(status_of(&o, "power_cap", NAN), GB_STATUS_WARNING);
+	assert_int_equal(status_of(&o, "throttle", NAN), GB_STATUS_SKIPPED);
+	set_viol(&o.viol, GB_VIOL_THERMAL, 0, 1000000000ULL, 10.0);
+	assert_int_equal(status_of(&o, "throttle", NAN), GB_STATUS_FAILED);
+	gb_stress_obs_release(&o);
+}
+
 static void test_verdict_temperature(void **state)
 {
 	struct gb_stress_obs o;
@@ -1667,6 +1760,9 @@ int main(void)
 		cmocka_unit_test(test_verdict_could_not_run),
 		cmocka_unit_test(test_verdict_layers),
 		cmocka_unit_test(test_verdict_throttle),
+		cmocka_unit_test(test_time_share),
+		cmocka_unit_test(test_viol_share),
+		cmocka_unit_test(test_verdict_exact_shares),
 		cmocka_unit_test(test_verdict_temperature),
 		cmocka_unit_test(test_verdict_health),
 		cmocka_unit_test(test_verdict_xid),

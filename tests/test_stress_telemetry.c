@@ -36,6 +36,7 @@
 static const char *const fake_vars[] = {
 	"FAKE_NVML_FAIL_INIT", "FAKE_NVML_MISSING", "FAKE_NVML_TEMP_C", "FAKE_NVML_POWER_W",
 	"FAKE_NVML_REASONS",   "FAKE_NVML_ECC_DBE", "FAKE_NVML_XIDS",   "FAKE_NVML_NVSWITCH",
+	"FAKE_NVML_VIOL_POWER_NS", "FAKE_NVML_VIOL_THERMAL_NS", "FAKE_NVML_ABSENT",
 };
 
 static int setup(void **state)
@@ -70,7 +71,8 @@ struct fixture {
 	size_t xids;
 };
 
-static void observe(struct fixture *f, const char *bus1)
+/* counters: read NVML's violation counters at the load's start (t 0) and end (t 40 s) */
+static void observe_run(struct fixture *f, const char *bus1, bool counters)
 {
 	const char *const pci[2] = { BUS0, bus1 };
 	const double tflops[2] = { 700.0, 690.0 };
@@ -90,13 +92,22 @@ static void observe(struct fixture *f, const char *bus1)
 			 0);
 	f->answered = 0;
 	f->xids = 0;
+	for (int i = 0; counters && i < 2; i++)
+		gb_stress_viol_read(&f->obs[i].viol, pci[i], false, 100.0);
 	for (int t = 1; t <= 40; t++) {
 		f->answered += gb_stress_monitor_sample(&m, t, tflops, f->last);
 		for (int i = 0; i < 2; i++)
 			gb_stress_obs_add_throughput(&f->obs[i], 0, t, tflops[i]);
 		f->xids += gb_stress_monitor_poll_xids(&m, 0);
 	}
+	for (int i = 0; counters && i < 2; i++)
+		gb_stress_viol_read(&f->obs[i].viol, pci[i], true, 140.0);
 	gb_stress_monitor_end(&m);
+}
+
+static void observe(struct fixture *f, const char *bus1)
+{
+	observe_run(f, bus1, false);
 }
 
 static void release(struct fixture *f)
@@ -400,6 +411,96 @@ static void test_no_nvml(void **state)
 	release(&f);
 }
 
+/*
+ * NVML's violation counters give the exact shares: 10 s of 40 at the power
+ * limit, 2 s in thermal slowdown, while no sample happened to catch either.
+ * The exact ones decide: power_cap warns at 25 %, throttle fails at 5 %.
+ */
+static void test_exact_shares_decide(void **state)
+{
+	struct gb_stress_check c[GB_STRESS_MAX_CHECKS];
+	const struct gb_stress_check *ck;
+	struct gb_run run;
+	struct gb_bench_result *b;
+	const char *argv[] = { "gpubench", "stress" };
+	struct fixture f;
+
+	(void)state;
+	setenv("FAKE_NVML_VIOL_POWER_NS", "10000000000", 1);
+	setenv("FAKE_NVML_VIOL_THERMAL_NS", "2000000000", 1);
+	load_fake();
+	observe_run(&f, BUS1, true);
+	assert_int_equal(f.obs[0].throttled_samples, 0);
+	ck = check_of(&f.obs[0], "power_cap", c, ARRAY_LEN(c));
+	assert_int_equal(ck->status, GB_STATUS_WARNING);
+	assert_true(fabs(ck->observed - 0.25) < 1e-12);
+	assert_non_null(strstr(ck->message, "25.0% of the time (exact, NVML violation counter)"));
+	ck = check_of(&f.obs[1], "throttle", c, ARRAY_LEN(c));
+	assert_int_equal(ck->status, GB_STATUS_FAILED);
+	assert_true(fabs(ck->observed - 0.05) < 1e-12);
+	assert_non_null(strstr(ck->message, "thermal slowdown 5.0% of the time (exact"));
+	assert_int_equal(exit_code_of(&f), GB_EXIT_CHECK_FAILED);
+
+	gb_run_init(&run, "stress", 2, argv);
+	b = gb_run_add_bench(&run, "stress");
+	gb_stress_add_metrics(b, &f.obs[1]);
+	assert_true(fabs(gb_bench_find_metric(b, "throttle_power_share", 1)->value - 0.25) < 1e-12);
+	assert_true(fabs(gb_bench_find_metric(b, "throttle_thermal_share", 1)->value - 0.05) <
+		    1e-12);
+	assert_string_equal(gb_bench_find_metric(b, "throttle_thermal_share", 1)->unit, "fraction");
+	/* the sampled estimates stay in the report beside them */
+	assert_true(gb_bench_find_metric(b, "power_cap_share", 1)->value == 0.0);
+	gb_run_release(&run);
+	release(&f);
+}
+
+/* Counters that read but did not grow: the exact zero wins over samples that saw the cap. */
+static void test_exact_zero_beats_samples(void **state)
+{
+	struct gb_stress_check c[GB_STRESS_MAX_CHECKS];
+	const struct gb_stress_check *ck;
+	struct fixture f;
+
+	(void)state;
+	setenv("FAKE_NVML_REASONS", "0x4", 1);
+	load_fake();
+	observe_run(&f, BUS1, true);
+	ck = check_of(&f.obs[0], "power_cap", c, ARRAY_LEN(c));
+	assert_int_equal(ck->status, GB_STATUS_PASSED);
+	assert_true(ck->observed == 0.0);
+	release(&f);
+}
+
+/* A driver without the counters: quietly back to the samples, and null metrics. */
+static void test_exact_absent_falls_back(void **state)
+{
+	struct gb_stress_check c[GB_STRESS_MAX_CHECKS];
+	const struct gb_stress_check *ck;
+	struct gb_run run;
+	struct gb_bench_result *b;
+	const char *argv[] = { "gpubench", "stress" };
+	struct fixture f;
+
+	(void)state;
+	setenv("FAKE_NVML_ABSENT", "nvmlDeviceGetViolationStatus", 1);
+	setenv("FAKE_NVML_REASONS", "0x4", 1);
+	load_fake();
+	observe_run(&f, BUS1, true);
+	ck = check_of(&f.obs[0], "power_cap", c, ARRAY_LEN(c));
+	assert_int_equal(ck->status, GB_STATUS_WARNING);
+	assert_non_null(strstr(ck->message, "100.0% of the time (sampled)"));
+	assert_int_equal(status_of(&f.obs[0], "throttle"), GB_STATUS_PASSED);
+	/* not a telemetry gap worth a warning: the samples cover it */
+	assert_string_equal(f.obs[0].missing, "");
+	gb_run_init(&run, "stress", 2, argv);
+	b = gb_run_add_bench(&run, "stress");
+	gb_stress_add_metrics(b, &f.obs[0]);
+	assert_true(isnan(gb_bench_find_metric(b, "throttle_power_share", 0)->value));
+	assert_true(isnan(gb_bench_find_metric(b, "throttle_thermal_share", 0)->value));
+	gb_run_release(&run);
+	release(&f);
+}
+
 /* A GPU that could not run makes the run "could not run" (exit 3), never a pass. */
 static void test_could_not_run(void **state)
 {
@@ -474,6 +575,9 @@ int main(void)
 		T(test_no_nvml),
 		T(test_could_not_run),
 		T(test_metrics),
+		T(test_exact_shares_decide),
+		T(test_exact_zero_beats_samples),
+		T(test_exact_absent_falls_back),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

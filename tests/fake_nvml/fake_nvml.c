@@ -20,6 +20,14 @@
  *   FAKE_NVML_REASONS=0      clocks-event reasons, hex
  *   FAKE_NVML_ECC_DBE=0      volatile uncorrected ECC count grows by this much
  *                            on each call after a device's first (which is 0)
+ *   FAKE_NVML_VIOL_POWER_NS=0, FAKE_NVML_VIOL_THERMAL_NS=0
+ *                            nvmlDeviceGetViolationStatus: the power and
+ *                            thermal counters grow by this many ns on each
+ *                            call after a device's first (which is 0)
+ *   FAKE_NVML_ABSENT=a,b     these entry points answer
+ *                            NVML_ERROR_FUNCTION_NOT_FOUND, which is what
+ *                            bench/nvml.c answers for a symbol the library
+ *                            does not export (an older driver)
  *   FAKE_NVML_XIDS=79,48:1   XIDs nvmlEventSetWait_v2 delivers one by one,
  *                            ":N" naming the GPU (default 0); then TIMEOUT
  *   FAKE_NVML_NVSWITCH=1     the NVLinks end at an NVSwitch, as on HGX
@@ -59,6 +67,8 @@ static struct {
 	unsigned long long reasons;
 	unsigned long long dbe_step;
 	unsigned long long dbe_calls[FAKE_GPUS];
+	unsigned long long viol_step[2];            /* power, thermal */
+	unsigned long long viol_calls[2][FAKE_GPUS];
 	unsigned long long xid[FAKE_MAX_XIDS];
 	unsigned xid_gpu[FAKE_MAX_XIDS];
 	size_t n_xids, next_xid;
@@ -67,6 +77,7 @@ static struct {
 	unsigned long nvlink_state_calls;
 	char missing[1024];
 	char failing[1024];
+	char absent[1024];
 } fake;
 
 int fake_nvml_refcount(void);
@@ -117,6 +128,7 @@ static void read_env(void)
 {
 	const char *m = getenv("FAKE_NVML_MISSING");
 	const char *f = getenv("FAKE_NVML_FAIL");
+	const char *a = getenv("FAKE_NVML_ABSENT");
 
 	fake.temp_c = (unsigned)env_num("FAKE_NVML_TEMP_C", 45, 10);
 	fake.power_w = (unsigned)env_num("FAKE_NVML_POWER_W", 300, 10);
@@ -124,10 +136,14 @@ static void read_env(void)
 	fake.dbe_step = env_num("FAKE_NVML_ECC_DBE", 0, 10);
 	fake.nvswitch = (int)env_num("FAKE_NVML_NVSWITCH", 0, 10);
 	memset(fake.dbe_calls, 0, sizeof(fake.dbe_calls));
+	fake.viol_step[0] = env_num("FAKE_NVML_VIOL_POWER_NS", 0, 10);
+	fake.viol_step[1] = env_num("FAKE_NVML_VIOL_THERMAL_NS", 0, 10);
+	memset(fake.viol_calls, 0, sizeof(fake.viol_calls));
 	fake.slot_gen = (unsigned)env_num("FAKE_NVML_SLOT_GEN", 5, 10);
 	fake.nvlink_state_calls = 0;
 	snprintf(fake.missing, sizeof(fake.missing), "%s", m ? m : "");
 	snprintf(fake.failing, sizeof(fake.failing), "%s", f ? f : "");
+	snprintf(fake.absent, sizeof(fake.absent), "%s", a ? a : "");
 	parse_xids(getenv("FAKE_NVML_XIDS"));
 }
 
@@ -161,6 +177,8 @@ static int valid(nvmlDevice_t d)
 			return NVML_ERROR_NOT_SUPPORTED; \
 		if (in_list(fake.failing, __func__))     \
 			return NVML_ERROR_UNKNOWN;       \
+		if (in_list(fake.absent, __func__))      \
+			return NVML_ERROR_FUNCTION_NOT_FOUND; \
 	} while (0)
 #define ENTER_DEV(d)                                      \
 	do {                                              \
@@ -497,6 +515,24 @@ nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device,
 {
 	ENTER_DEV(device);
 	*clocksEventReasons = fake.reasons;
+	return NVML_SUCCESS;
+}
+
+/* Power and thermal counters that grow by their step on each call; other policies 0. */
+nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType,
+					  nvmlViolationTime_t *violTime)
+{
+	unsigned k;
+
+	ENTER_DEV(device);
+	if (!violTime || perfPolicyType >= NVML_PERF_POLICY_COUNT)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	violTime->referenceTime = 0;
+	violTime->violationTime = 0;
+	if (perfPolicyType != NVML_PERF_POLICY_POWER && perfPolicyType != NVML_PERF_POLICY_THERMAL)
+		return NVML_SUCCESS;
+	k = perfPolicyType == NVML_PERF_POLICY_POWER ? 0 : 1;
+	violTime->violationTime = fake.viol_step[k] * fake.viol_calls[k][device->index]++;
 	return NVML_SUCCESS;
 }
 
