@@ -636,10 +636,12 @@ struct gb_bench_result *gb_cmd_run_one_bench(const struct gb_bench *bench, struc
 		ctx.status = show_status;
 		ctx.status_user = &live;
 		ctx.progress_user = &live;
+		gb_log_set_live_block(&live);
 	}
 	res->started_s = t0 - run_start_s;
 	bench->run(&ctx, params, res);
 	/* a block left by Ctrl-C or an early return goes before the summary is printed */
+	gb_log_set_live_block(NULL);
 	gb_status_line_release(&live);
 	/* what follows (the next step, the report) is no longer this benchmark's */
 	snprintf(why, sizeof(why), "cleanup after %s", bench->name);

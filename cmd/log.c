@@ -2,11 +2,20 @@
 /* log.c - stderr diagnostics; see log.h for the message style. */
 #include "log.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "report/result.h"
+#include "status_line.h"
 
 static int verbosity;
+/* the live block on stderr, if one is shown: a diagnostic goes above it, not through it */
+static _Atomic(struct gb_status_line *) live_block;
+
+void gb_log_set_live_block(struct gb_status_line *s)
+{
+	atomic_store(&live_block, s);
+}
 
 void gb_log_set_verbosity(int level)
 {
@@ -21,11 +30,16 @@ int gb_log_verbosity(void)
 /* one line, always: a message that quotes user input must not break the line */
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
-	char msg[2048];
+	char msg[2048], line[2100];
+	struct gb_status_line *live = atomic_load(&live_block);
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	gb_str_printable(msg);
-	fprintf(stderr, "gpubench: %s%s\n", prefix, msg);
+	snprintf(line, sizeof(line), "gpubench: %s%s", prefix, msg);
+	if (live)
+		gb_status_line_print(live, line);
+	else
+		fprintf(stderr, "%s\n", line);
 }
 
 int gb_error(const char *fmt, ...)

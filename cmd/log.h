@@ -22,6 +22,14 @@ void gb_note(const char *fmt, ...) GB_PRINTF(1, 2);
 /* only printed when verbosity > 0 */
 void gb_debug(const char *fmt, ...) GB_PRINTF(1, 2);
 
+/*
+ * While a live status block is shown on stderr (cmd/status_line.h), every
+ * diagnostic is printed above it, so neither garbles the other; NULL when
+ * the block is gone (before it is released).
+ */
+struct gb_status_line;
+void gb_log_set_live_block(struct gb_status_line *s);
+
 /* -q lowers, -v raises; notes are silenced below 0, debug shown above 0 */
 void gb_log_set_verbosity(int level);
 int gb_log_verbosity(void);

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "bench/bench.h"
+#include "cmd/log.h"
 #include "cmd/status_line.h"
 
 #include <stdio.h>
@@ -192,6 +193,31 @@ static void test_print_without_block(void **state)
 	free(mem);
 }
 
+/* A diagnostic (cmd/log.c) while a block is shown goes above it; after, to stderr again. */
+static void test_warning_above_block(void **state)
+{
+	struct gb_status_line s;
+	char *mem = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&mem, &n);
+
+	(void)state;
+	assert_non_null(f);
+	gb_status_line_init(&s, f, false);
+	gb_status_line_show(&s, "g0");
+	gb_log_set_live_block(&s);
+	gb_warn("no progress for %d s", 120);
+	gb_log_set_live_block(NULL);
+	gb_status_line_release(&s);
+	gb_warn("after the block: on stderr, not in the block's file");
+	fclose(f);
+	assert_string_equal(mem, "\r\033[Kgpubench: g0\n"
+				 "\033[1A\r\033[J" "gpubench: warning: no progress for 120 s\n"
+				 "\r\033[Kgpubench: g0\n"
+				 "\033[1A\r\033[J");
+	free(mem);
+}
+
 /* gb_status() (bench.h) is a watchdog beat, as a progress line is, with or without a block. */
 struct seen {
 	int beats, shows;
@@ -255,6 +281,7 @@ int main(void)
 		cmocka_unit_test(test_truncated_buffer),
 		cmocka_unit_test(test_print_around_block),
 		cmocka_unit_test(test_print_without_block),
+		cmocka_unit_test(test_warning_above_block),
 		cmocka_unit_test(test_status_beats),
 	};
 
