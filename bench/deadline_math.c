@@ -109,6 +109,22 @@ void gb_deadline_arm(struct gb_deadline *w, double seconds, const char *what)
 	pthread_mutex_unlock(&w->lock);
 }
 
+/* a before b */
+static bool earlier(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+void gb_deadline_hurry(struct gb_deadline *w, double seconds)
+{
+	struct timespec soon = after(seconds);
+
+	pthread_mutex_lock(&w->lock);
+	if (w->armed && earlier(&soon, &w->deadline))
+		w->deadline = soon;
+	pthread_mutex_unlock(&w->lock);
+}
+
 bool gb_deadline_disarm(struct gb_deadline *w)
 {
 	bool fired;

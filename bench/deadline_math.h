@@ -41,6 +41,17 @@ struct gb_deadline *gb_deadline_start(gb_deadline_fire_fn fire, void *user,
 void gb_deadline_arm(struct gb_deadline *w, double seconds, const char *what);
 
 /*
+ * Bring an armed deadline forward to at most `seconds` from now (a later
+ * deadline is left alone); nothing happens when it is not armed, so a call
+ * that already returned is never fired at. For ending a watched call early
+ * because its peers have given up: since the deadline can only move to
+ * `seconds` after now, and now is after the arming, it still fires no
+ * sooner than `seconds` after gb_deadline_arm(), which leaves the watched
+ * thread that long to get from arming into the call it watches.
+ */
+void gb_deadline_hurry(struct gb_deadline *w, double seconds);
+
+/*
  * Stop the countdown. true when it fired since gb_deadline_arm()
  * (fire has then returned); false when the call beat the deadline.
  */

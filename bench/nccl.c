@@ -32,6 +32,9 @@
  *     for it) is ended by a watchdog thread that aborts the communicators;
  *     waits on the GPU are polled events, as before.
  *
+ * Both kinds, the watchdog and the tear-down live in nccl_comm.c, which
+ * `gpubench scaling` shares.
+ *
  * With an NCCL older than 2.18 the operations run on the non-blocking
  * communicators, polled with a short spin; the report says which
  * ("launch"). Every failure ends in an error naming rank and GPU (after
@@ -40,7 +43,6 @@
 #include "nccl.h"
 
 #include <math.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,16 +61,12 @@
 #include "../kernels/kernels.h"
 #include "../report/json_util.h"
 #include "gpu.h"
+#include "nccl_comm.h"
 #include "nccl_dl.h"
 #include "telemetry.h"
-#include "deadline_math.h"
 
-/* How late the watchdog may notice a passed deadline (--timeout is at least 1 s). */
-#define WATCHDOG_RESOLUTION_S 0.05
 /* Telemetry while the sweep runs: often enough for a group of a few tenths of a second. */
 #define TELEMETRY_INTERVAL_S 0.1
-/* Spin (yielding) this long on a non-blocking call before sleeping between polls. */
-#define POLL_SPIN_S 0.002
 
 static const ncclDataType_t nccl_types[GB_NCCL_DTYPE_COUNT] = {
 	[GB_NCCL_INT8] = ncclInt8,	[GB_NCCL_UINT8] = ncclUint8,
@@ -87,8 +85,6 @@ static const ncclRedOp_t nccl_ops[GB_NCCL_REDOP_COUNT] = {
 struct gpu {
 	int dev; /* CUDA index */
 	int rank;
-	ncclComm_t init_comm; /* non-blocking: joins the job, every wait polled */
-	ncclComm_t comm;      /* what operations use: init_comm's blocking split, or init_comm */
 	cudaStream_t stream;
 	cudaEvent_t start, stop, done;
 	char *send, *recv; /* e->span bytes each: the slices operations rotate over */
@@ -106,9 +102,8 @@ struct engine {
 	struct gpu *g;
 	int n; /* local GPUs */
 	int nranks;
-	bool blocking;	       /* operations run on blocking communicators */
-	struct gb_deadline *wd; /* ends a blocking call that passed --timeout */
-	uint64_t span;	       /* bytes of each send and receive buffer */
+	struct gb_nccl_comms comms; /* the communicators of the local GPUs, e->g's order */
+	uint64_t span; /* bytes of each send and receive buffer */
 	uint64_t sizes[GB_NCCL_SWEEP_MAX];
 	size_t n_sizes;
 	struct gb_sampler *sampler; /* NULL without NVML */
@@ -132,182 +127,24 @@ struct op {
 
 /* ---- errors and waits ---- */
 
-/*
- * Between two polls of a non-blocking call: yield at first (an operation
- * launched by NCCL's thread is ready within microseconds, and a sleep would
- * add tens of them to each one), then sleep, so a long wait does not burn a
- * core that NCCL's own threads need.
- */
-static void poll_pause(double since)
-{
-	struct timespec ts = { 0, 50000 }; /* 50 us: short next to any wait worth sleeping */
-
-	if (gb_now_s() - since < POLL_SPIN_S)
-		sched_yield();
-	else
-		nanosleep(&ts, NULL);
-}
-
 static bool nccl_ok(ncclResult_t r)
 {
 	return r == ncclSuccess || r == ncclInProgress;
 }
 
-static void abort_comms(struct engine *e);
-
 /*
- * Set the benchmark ERROR for a failed NCCL call on g (NULL: no GPU in
- * particular) and abort the communicators: after a failure they may be
- * stuck mid-operation, and only an abort cannot hang.
+ * Set the benchmark ERROR for a failed CUDA call on g and abort the
+ * communicators: after a failure they may be stuck mid-operation, and only
+ * an abort cannot hang.
  */
-static int nccl_fail(struct engine *e, const struct gpu *g, ncclResult_t r, const char *what)
-{
-	const char *last = gb_nccl_last_error(g ? g->comm : NULL);
-
-	if (g)
-		gb_bench_set_status(e->res, GB_STATUS_ERROR,
-				    "'%s' failed on rank %d (GPU %d%s%s): %s%s%s", what, g->rank,
-				    g->dev, e->host ? ", host " : "", e->host ? e->host : "",
-				    gb_nccl.ncclGetErrorString(r), *last ? ": " : "", last);
-	else
-		gb_bench_set_status(e->res, GB_STATUS_ERROR, "'%s' failed: %s%s%s", what,
-				    gb_nccl.ncclGetErrorString(r), *last ? ": " : "", last);
-	abort_comms(e);
-	return -1;
-}
-
-/* The same for a CUDA call on g. */
 static int cuda_fail(struct engine *e, const struct gpu *g, cudaError_t c, const char *what)
 {
 	char b[160];
 
 	gb_bench_set_status(e->res, GB_STATUS_ERROR, "'%s' failed on rank %d (GPU %d): %s", what,
 			    g->rank, g->dev, gb_cuda_errstr(c, b, sizeof(b)));
-	abort_comms(e);
+	gb_nccl_comms_abort(&e->comms);
 	return -1;
-}
-
-/* Abort every communicator, the blocking splits first (they hold the GPU work). */
-static void abort_all(const struct engine *e)
-{
-	for (int i = 0; i < e->n; i++)
-		if (e->g[i].comm && e->g[i].comm != e->g[i].init_comm)
-			gb_nccl.ncclCommAbort(e->g[i].comm);
-	for (int i = 0; i < e->n; i++)
-		if (e->g[i].init_comm)
-			gb_nccl.ncclCommAbort(e->g[i].init_comm);
-}
-
-/* Drop every handle: the communicators are gone (aborted, or never made). */
-static void forget_comms(struct engine *e)
-{
-	for (int i = 0; i < e->n; i++)
-		e->g[i].comm = e->g[i].init_comm = NULL;
-}
-
-static void abort_comms(struct engine *e)
-{
-	abort_all(e);
-	forget_comms(e);
-}
-
-static int timed_out(struct engine *e, const struct gpu *g, const char *what)
-{
-	gb_bench_set_status(e->res, GB_STATUS_ERROR,
-			    "%s did not finish within %g s on rank %d (GPU %d%s%s): a rank stopped "
-			    "answering or a link hangs",
-			    what, e->p->timeout_s, g->rank, g->dev, e->host ? ", host " : "",
-			    e->host ? e->host : "");
-	abort_comms(e);
-	return -1;
-}
-
-/*
- * On the watchdog's thread, when a watched call passed --timeout: aborting
- * is what makes a blocked NCCL call return (every NCCL wait checks the
- * communicator's abort flag). The main thread touches no handle while it is
- * inside the watched call, and learns of this from gb_deadline_disarm().
- */
-static void watchdog_fire(void *user, const char *what)
-{
-	(void)what;
-	abort_all(user);
-}
-
-/* Watch a call that may block: the watchdog ends it after --timeout. */
-static void watch(struct engine *e, const char *what)
-{
-	gb_deadline_arm(e->wd, e->p->timeout_s, what);
-}
-
-/* The watched call returned: 0, or -1 (ERROR set) when the watchdog had to end it. */
-static int unwatch(struct engine *e, const char *what)
-{
-	if (!gb_deadline_disarm(e->wd))
-		return 0;
-	forget_comms(e); /* the watchdog aborted them all */
-	return timed_out(e, &e->g[0], what);
-}
-
-/* The state of non-blocking work on c: 1 still in progress, 0 idle, -1 error (set). */
-static int comm_state(struct engine *e, const struct gpu *g, ncclComm_t c, const char *what)
-{
-	ncclResult_t a = ncclSuccess, r;
-
-	if (!c)
-		return 0;
-	r = gb_nccl.ncclCommGetAsyncError(c, &a);
-	if (r != ncclSuccess)
-		a = r;
-	if (a == ncclInProgress)
-		return 1;
-	return a == ncclSuccess ? 0 : nccl_fail(e, g, a, what);
-}
-
-/* Wait, up to --timeout, until no init (or operation) comm has a call in progress. */
-static int wait_comms(struct engine *e, bool init, const char *what)
-{
-	double start = gb_now_s(), deadline = start + e->p->timeout_s;
-
-	for (;;) {
-		int busy = -1;
-
-		for (int i = 0; i < e->n; i++) {
-			struct gpu *g = &e->g[i];
-			int st = comm_state(e, g, init ? g->init_comm : g->comm, what);
-
-			if (st < 0)
-				return -1;
-			if (st > 0 && busy < 0)
-				busy = i;
-		}
-		if (busy < 0)
-			return 0;
-		if (gb_now_s() > deadline)
-			return timed_out(e, &e->g[busy], what);
-		poll_pause(start);
-	}
-}
-
-/*
- * Close a group of calls (a failed call in it is g's, with result r):
- * bounded either way, by the watchdog while a blocking group launches, by
- * polling while a non-blocking one runs on NCCL's thread.
- */
-static int end_group(struct engine *e, const struct gpu *failed, ncclResult_t r, bool init,
-		     const char *what)
-{
-	ncclResult_t end;
-
-	watch(e, what);
-	end = gb_nccl.ncclGroupEnd(); /* a group is always closed, even after a failure */
-	if (unwatch(e, what))
-		return -1;
-	if (failed)
-		return nccl_fail(e, failed, r, what);
-	if (!nccl_ok(end))
-		return nccl_fail(e, NULL, end, "ncclGroupEnd");
-	return end == ncclInProgress ? wait_comms(e, init, what) : 0;
 }
 
 /* Wait, up to --timeout, until every GPU's stream has drained (polling, never blocking). */
@@ -330,14 +167,14 @@ static int wait_gpus(struct engine *e, const char *what)
 				busy = busy < 0 ? i : busy;
 			else if (c != cudaSuccess)
 				return cuda_fail(e, &e->g[i], c, what);
-			if (comm_state(e, &e->g[i], e->g[i].comm, what) < 0)
+			if (gb_nccl_comms_state(&e->comms, i, false, what) < 0)
 				return -1;
 		}
 		if (busy < 0)
 			return 0;
 		if (gb_now_s() > deadline)
-			return timed_out(e, &e->g[busy], what);
-		poll_pause(start);
+			return gb_nccl_comms_timed_out(&e->comms, busy, what);
+		gb_nccl_poll_pause(start);
 	}
 }
 
@@ -412,132 +249,6 @@ out:
 	return rc;
 }
 
-/* Join the job: non-blocking communicators, the wait for the other ranks polled. */
-static int init_comms(struct engine *e, const unsigned char *id_bytes)
-{
-	ncclUniqueId id;
-	ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
-	ncclResult_t r = ncclSuccess;
-	int rc = 0, failed = -1;
-
-	memcpy(&id, id_bytes, sizeof(id));
-	cfg.blocking = 0; /* every wait is ours to bound */
-	gb_nccl.ncclGroupStart();
-	for (int i = 0; i < e->n && failed < 0; i++) {
-		GB_CUDA_GOTO(e->res, cudaSetDevice(e->g[i].dev), group_done);
-		r = gb_nccl.ncclCommInitRankConfig(&e->g[i].init_comm, e->nranks, id,
-						   e->g[i].rank, &cfg);
-		if (!nccl_ok(r))
-			failed = i;
-	}
-group_done:
-	if (rc) {
-		gb_nccl.ncclGroupEnd();
-		abort_comms(e);
-		return rc;
-	}
-	return end_group(e, failed >= 0 ? &e->g[failed] : NULL, r, true, "ncclCommInitRankConfig");
-}
-
-/*
- * The communicators operations use: blocking splits of the non-blocking
- * ones (see the top of the file). The split is a group on the non-blocking
- * parents, so it runs on NCCL's thread and is polled like the init; an
- * abort of a parent also ends a split in progress. Without ncclCommSplit
- * (NCCL before 2.18) the non-blocking communicators serve.
- */
-static int split_comms(struct engine *e)
-{
-	ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
-	ncclResult_t r = ncclSuccess;
-	int rc = 0, failed = -1;
-
-	if (!gb_nccl.ncclCommSplit) {
-		for (int i = 0; i < e->n; i++)
-			e->g[i].comm = e->g[i].init_comm;
-		return 0;
-	}
-	cfg.blocking = 1;
-	gb_nccl.ncclGroupStart();
-	for (int i = 0; i < e->n && failed < 0; i++) {
-		GB_CUDA_GOTO(e->res, cudaSetDevice(e->g[i].dev), group_done);
-		r = gb_nccl.ncclCommSplit(e->g[i].init_comm, 0, e->g[i].rank, &e->g[i].comm, &cfg);
-		if (!nccl_ok(r))
-			failed = i;
-	}
-group_done:
-	if (rc) {
-		gb_nccl.ncclGroupEnd();
-		abort_comms(e);
-		return rc;
-	}
-	if (end_group(e, failed >= 0 ? &e->g[failed] : NULL, r, true, "ncclCommSplit"))
-		return -1;
-	for (int i = 0; i < e->n; i++)
-		if (!e->g[i].comm)
-			return nccl_fail(e, &e->g[i], ncclInternalError, "ncclCommSplit");
-	e->blocking = true;
-	return 0;
-}
-
-/*
- * Flush what one set of communicators has outstanding, so the peers end in
- * a clean state: the blocking splits (init false) or the non-blocking ones.
- * One group, because a blocking finalize of one local rank may wait for the
- * others, which in a loop would wait for ever.
- */
-static int finalize_set(struct engine *e, bool init)
-{
-	ncclResult_t r = ncclSuccess;
-	const struct gpu *failed = NULL;
-
-	gb_nccl.ncclGroupStart();
-	for (int i = 0; i < e->n && !failed; i++) {
-		ncclComm_t c = init ? e->g[i].init_comm : e->g[i].comm;
-
-		if (!c || (!init && c == e->g[i].init_comm))
-			continue;
-		r = gb_nccl.ncclCommFinalize(c);
-		if (!nccl_ok(r))
-			failed = &e->g[i];
-	}
-	return end_group(e, failed, r, init, "ncclCommFinalize");
-}
-
-/* Finalize the splits, then the communicators they came from: 0, or -1 (aborted). */
-static int finalize_comms(struct engine *e)
-{
-	if (!gb_nccl.ncclCommFinalize)
-		return 0;
-	return finalize_set(e, false) || finalize_set(e, true) ? -1 : 0;
-}
-
-/* Destroy one communicator; anything but success (or in progress) falls back to abort. */
-static void destroy_one(ncclComm_t c)
-{
-	ncclResult_t r = gb_nccl.ncclCommDestroy(c);
-
-	if (!nccl_ok(r))
-		gb_nccl.ncclCommAbort(c);
-}
-
-static void destroy_comms(struct engine *e, bool clean)
-{
-	if (clean && finalize_comms(e))
-		clean = false;
-	if (!clean) {
-		abort_comms(e);
-		return;
-	}
-	for (int i = 0; i < e->n; i++)
-		if (e->g[i].comm && e->g[i].comm != e->g[i].init_comm)
-			destroy_one(e->g[i].comm);
-	for (int i = 0; i < e->n; i++)
-		if (e->g[i].init_comm)
-			destroy_one(e->g[i].init_comm);
-	forget_comms(e);
-}
-
 static void free_gpu(struct gpu *g)
 {
 	cudaSetDevice(g->dev);
@@ -586,28 +297,30 @@ static void op_buffers(const struct gpu *g, const struct op *o, uint64_t offset,
 	}
 }
 
-static ncclResult_t alltoall(const struct engine *e, const struct gpu *g, const char *s, char *r,
-			     size_t count, ncclDataType_t t, size_t elt)
+static ncclResult_t alltoall(const struct engine *e, int i, const char *s, char *r, size_t count,
+			     ncclDataType_t t, size_t elt)
 {
+	const struct gpu *g = &e->g[i];
+	ncclComm_t c = e->comms.comm[i];
 	ncclResult_t rr = ncclSuccess, end;
 
 	if (gb_nccl.ncclAlltoAll)
-		return gb_nccl.ncclAlltoAll(s, r, count, t, g->comm, g->stream);
+		return gb_nccl.ncclAlltoAll(s, r, count, t, c, g->stream);
 	/* before NCCL 2.28: NCCL's documented all-to-all, a send and a receive per peer */
 	gb_nccl.ncclGroupStart();
 	for (int p = 0; p < e->nranks && nccl_ok(rr); p++) {
-		rr = gb_nccl.ncclSend(s + (size_t)p * count * elt, count, t, p, g->comm, g->stream);
+		rr = gb_nccl.ncclSend(s + (size_t)p * count * elt, count, t, p, c, g->stream);
 		if (nccl_ok(rr))
-			rr = gb_nccl.ncclRecv(r + (size_t)p * count * elt, count, t, p, g->comm,
-					      g->stream);
+			rr = gb_nccl.ncclRecv(r + (size_t)p * count * elt, count, t, p, c, g->stream);
 	}
 	end = gb_nccl.ncclGroupEnd(); /* nested in post()'s group: it only closes this level */
 	return nccl_ok(rr) ? end : rr;
 }
 
-static ncclResult_t post_one(const struct engine *e, const struct gpu *g, const struct op *o,
-			     uint64_t offset)
+static ncclResult_t post_one(const struct engine *e, int i, const struct op *o, uint64_t offset)
 {
+	const struct gpu *g = &e->g[i];
+	ncclComm_t c = e->comms.comm[i];
 	ncclDataType_t t = nccl_types[o->dtype];
 	ncclRedOp_t op = o->redop >= 0 ? nccl_ops[o->redop] : ncclSum;
 	size_t n = o->shape.param_count;
@@ -616,17 +329,17 @@ static ncclResult_t post_one(const struct engine *e, const struct gpu *g, const 
 	op_buffers(g, o, offset, &s, &r);
 	switch (o->coll) {
 	case GB_NCCL_ALLREDUCE:
-		return gb_nccl.ncclAllReduce(s, r, n, t, op, g->comm, g->stream);
+		return gb_nccl.ncclAllReduce(s, r, n, t, op, c, g->stream);
 	case GB_NCCL_ALLGATHER:
-		return gb_nccl.ncclAllGather(s, r, n, t, g->comm, g->stream);
+		return gb_nccl.ncclAllGather(s, r, n, t, c, g->stream);
 	case GB_NCCL_REDUCESCATTER:
-		return gb_nccl.ncclReduceScatter(s, r, n, t, op, g->comm, g->stream);
+		return gb_nccl.ncclReduceScatter(s, r, n, t, op, c, g->stream);
 	case GB_NCCL_BROADCAST:
-		return gb_nccl.ncclBroadcast(s, r, n, t, o->root, g->comm, g->stream);
+		return gb_nccl.ncclBroadcast(s, r, n, t, o->root, c, g->stream);
 	case GB_NCCL_REDUCE:
-		return gb_nccl.ncclReduce(s, r, n, t, op, o->root, g->comm, g->stream);
+		return gb_nccl.ncclReduce(s, r, n, t, op, o->root, c, g->stream);
 	case GB_NCCL_ALLTOALL:
-		return alltoall(e, g, s, r, n, t, gb_nccl_dtype_size(o->dtype));
+		return alltoall(e, i, s, r, n, t, gb_nccl_dtype_size(o->dtype));
 	default:
 		return ncclInvalidArgument;
 	}
@@ -640,12 +353,11 @@ static int post_at(struct engine *e, const struct op *o, uint64_t offset)
 
 	gb_nccl.ncclGroupStart();
 	for (int i = 0; i < e->n && failed < 0; i++) {
-		r = post_one(e, &e->g[i], o, offset);
+		r = post_one(e, i, o, offset);
 		if (!nccl_ok(r))
 			failed = i;
 	}
-	return end_group(e, failed >= 0 ? &e->g[failed] : NULL, r, false,
-			 gb_nccl_coll_names[o->coll]);
+	return gb_nccl_comms_end_group(&e->comms, failed, r, false, gb_nccl_coll_names[o->coll]);
 }
 
 /* Enqueue the next operation of the timed or warm-up loops, on the next slice. */
@@ -785,7 +497,7 @@ static int time_op(struct engine *e, struct op *o, struct gb_nccl_row *row)
 	 */
 	if (!rc && e->world && gb_mpi_barrier(e->world, "the timed loop", err, sizeof(err))) {
 		gb_bench_set_status(e->res, GB_STATUS_ERROR, "%s", err);
-		abort_comms(e);
+		gb_nccl_comms_abort(&e->comms);
 		rc = -1;
 	}
 	for (size_t s = 0; s < n && !rc; s++)
@@ -1057,7 +769,7 @@ static int engine_check(struct engine *e)
 static void record_method(struct engine *e)
 {
 	gb_bench_param_str(e->res, "launch",
-			   e->blocking ? "blocking communicators (split off non-blocking ones)"
+			   e->comms.blocking ? "blocking communicators (split off non-blocking ones)"
 				       : "non-blocking communicators (NCCL before 2.18: small "
 					 "sizes include host launch time)");
 	gb_bench_param_num(e->res, "rotation_bytes", (double)e->span);
@@ -1077,9 +789,9 @@ static int engine_sweep(struct engine *e, const unsigned char *id)
 	for (int i = 0; i < e->n && !rc; i++)
 		rc = alloc_gpu(e, &e->g[i]);
 	if (!rc)
-		rc = init_comms(e, id);
+		rc = gb_nccl_comms_init(&e->comms, id);
 	if (!rc)
-		rc = split_comms(e);
+		rc = gb_nccl_comms_split(&e->comms);
 	if (!rc) {
 		record_method(e);
 		e->sampler = gb_sampler_start(e->ctx, e->ctx->devices, e->ctx->n_devices,
@@ -1089,7 +801,7 @@ static int engine_sweep(struct engine *e, const unsigned char *id)
 		gb_sampler_stop(e->sampler);
 		e->sampler = NULL;
 	}
-	destroy_comms(e, rc == 0);
+	gb_nccl_comms_destroy(&e->comms, rc == 0);
 	return rc;
 }
 
@@ -1104,11 +816,12 @@ static int engine_run(struct engine *e, int first_rank, const unsigned char *id)
 
 	e->g = calloc((size_t)e->n, sizeof(*e->g));
 	e->telemetry = cJSON_CreateArray();
-	e->wd = gb_deadline_start(watchdog_fire, e, WATCHDOG_RESOLUTION_S);
-	if (!e->g || !e->wd) {
-		gb_bench_set_status(e->res, GB_STATUS_ERROR,
-				    e->g ? "cannot start the watchdog thread" : "out of host memory");
-		gb_deadline_stop(e->wd);
+	if (!e->g) {
+		gb_bench_set_status(e->res, GB_STATUS_ERROR, "out of host memory");
+		return -1;
+	}
+	if (gb_nccl_comms_start(&e->comms, e->res, e->ctx->devices, e->n, first_rank, e->nranks,
+				e->p->timeout_s, e->host, false)) {
 		free(e->g);
 		e->g = NULL;
 		return -1;
@@ -1120,8 +833,7 @@ static int engine_run(struct engine *e, int first_rank, const unsigned char *id)
 		e->g[i].rank = first_rank + i;
 	}
 	rc = engine_sweep(e, id);
-	gb_deadline_stop(e->wd);
-	e->wd = NULL;
+	gb_nccl_comms_stop(&e->comms);
 	for (int i = 0; i < e->n; i++)
 		free_gpu(&e->g[i]);
 	free(e->g);

@@ -23,9 +23,15 @@
  *   report    per N: step time, throughput, speedup and efficiency with
  *             their spread over steps, the model's no-overlap and
  *             perfect-overlap range, and a check placing the speedup in it
- * Every wait polls with a deadline, NCCL communicators are non-blocking, and
- * a failed worker releases the others, so a hung GPU or link ends in an
- * error, not a process that waits forever. Never prints, never exits.
+ * NCCL (bench/nccl_comm.h): the communicators join non-blocking, so that
+ * wait is polled against a deadline, and the steps and the sweep run on
+ * their blocking splits, so an all-reduce returns once enqueued and no host
+ * polling lands inside a timed step. Every blocking NCCL call is watched:
+ * past the timeout, or soon after another worker failed, a watchdog aborts
+ * the communicator it is blocked in. Waits on the GPU poll events with a
+ * deadline, and a failed worker releases the others, so a hung GPU or link
+ * ends in an error, not a process that waits forever. Never prints, never
+ * exits.
  */
 #include <math.h>
 #include <pthread.h>
@@ -49,6 +55,7 @@
 #include "report/stats.h"
 
 #if GPUBENCH_HAVE_NCCL
+#include "bench/nccl_comm.h"
 #include "bench/nccl_dl.h"
 #endif
 
@@ -79,6 +86,7 @@ struct gate {
 	size_t n, arrived;
 	unsigned long gen;
 	bool failed;                    /* a worker failed: everyone leaves */
+	int first;                      /* the slot of the worker that failed first, -1 none */
 	bool stop;                      /* the last to arrive saw the stop flag */
 	volatile sig_atomic_t *stop_flag;
 };
@@ -99,6 +107,7 @@ static void gate_arm(struct gate *g, size_t n)
 	g->n = n;
 	g->arrived = 0;
 	g->failed = false;
+	g->first = -1;
 	g->stop = false;
 	pthread_mutex_unlock(&g->mu);
 }
@@ -133,9 +142,12 @@ static int gate_wait(struct gate *g)
 	return rc;
 }
 
-static void gate_fail(struct gate *g)
+/* Worker slot `who` failed (the first to call this is the one the report names). */
+static void gate_fail(struct gate *g, int who)
 {
 	pthread_mutex_lock(&g->mu);
+	if (!g->failed)
+		g->first = who;
 	g->failed = true;
 	pthread_cond_broadcast(&g->cv);
 	pthread_mutex_unlock(&g->mu);
@@ -171,9 +183,6 @@ struct worker {
 	cublasLtMatmulAlgo_t algo;
 	void *a, *b, *d, *ws;
 	float *grad, *scratch;    /* scratch: the copy that replaces the all-reduce */
-#if GPUBENCH_HAVE_NCCL
-	ncclComm_t comm;
-#endif
 	double *step_s;           /* this phase's timed steps */
 	size_t n_steps;
 	char err[640];            /* set by this worker's thread only; main reports it */
@@ -217,6 +226,9 @@ struct sc {
 	bool any_repeat;
 	enum ar_mode mode;        /* of the phase running */
 	struct gate gate;
+#if GPUBENCH_HAVE_NCCL
+	struct gb_nccl_comms comms; /* of the NCCL phase running: rank i is worker i */
+#endif
 	char note[256];           /* why fp32, when it is */
 };
 
@@ -273,9 +285,17 @@ static bool nccl_ok(ncclResult_t r)
 	return r == ncclSuccess || r == ncclInProgress;
 }
 
+/* w's communicator in the phase running, NULL when the phase has none (or it was aborted). */
+static ncclComm_t worker_comm(const struct worker *w)
+{
+	const struct gb_nccl_comms *c = &w->s->comms;
+
+	return w->s->mode == AR_NCCL && w->slot < c->n ? c->comm[w->slot] : NULL;
+}
+
 static int nccl_werr(struct worker *w, ncclResult_t r, const char *what)
 {
-	const char *last = gb_nccl_last_error(w->comm);
+	const char *last = gb_nccl_last_error(worker_comm(w));
 
 	return werr(w, "'%s' failed on rank %d (GPU %d): %s%s%s", what, w->slot, w->dev,
 		    gb_nccl.ncclGetErrorString(r), *last ? ": " : "", last);
@@ -284,13 +304,8 @@ static int nccl_werr(struct worker *w, ncclResult_t r, const char *what)
 /* w's communicator: 1 a call in progress, 0 idle, -1 an asynchronous error (in w->err) */
 static int comm_state(struct worker *w, const char *what)
 {
-	ncclResult_t a = ncclSuccess, r;
+	ncclResult_t a = gb_nccl_comm_query(worker_comm(w));
 
-	if (!w->comm)
-		return 0;
-	r = gb_nccl.ncclCommGetAsyncError(w->comm, &a);
-	if (r != ncclSuccess)
-		a = r;
 	if (a == ncclInProgress)
 		return 1;
 	return a == ncclSuccess ? 0 : nccl_werr(w, a, what);
@@ -301,102 +316,54 @@ static int comm_check(struct worker *w, const char *what)
 	return comm_state(w, what) < 0 ? -1 : 0;
 }
 
-/* Wait, up to the timeout, until none of the first n communicators is busy (main thread). */
-static int comms_wait(struct sc *s, int n, const char *what)
+/* A worker failed: the others' watched NCCL calls end soon, not at the timeout. */
+static void hurry_nccl(struct sc *s)
 {
-	double deadline = gb_now_s() + s->timeout_s;
-
-	for (;;) {
-		int busy = -1;
-
-		for (int i = 0; i < n; i++) {
-			int st = comm_state(&s->w[i], what);
-
-			if (st < 0)
-				return fail_from(s, &s->w[i]);
-			if (st > 0 && busy < 0)
-				busy = i;
-		}
-		if (busy < 0)
-			return 0;
-		if (gb_now_s() > deadline) {
-			gb_bench_set_status(s->res, GB_STATUS_ERROR,
-					    "%s did not finish within %.0f s on rank %d (GPU %d): a "
-					    "GPU stopped answering or a link hangs",
-					    what, s->timeout_s, busy, s->w[busy].dev);
-			return -1;
-		}
-		nap();
-	}
+	if (s->mode == AR_NCCL)
+		gb_nccl_comms_hurry_ranks(&s->comms);
 }
 
-/* A communicator over workers 0..n-1, ranks in worker order. */
+/*
+ * The communicators of workers 0..n-1, ranks in worker order (main thread):
+ * non-blocking parents, so joining is bounded, and their blocking splits for
+ * the steps and the sweep (bench/nccl_comm.h), with a watchdog per worker
+ * for the calls each worker's thread makes on its own.
+ */
 static int comms_init(struct sc *s, int n)
 {
 	ncclUniqueId id;
-	ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
-	ncclResult_t r, end;
-	int failed = -1;
-	cudaError_t e = cudaSuccess;
+	ncclResult_t r = gb_nccl.ncclGetUniqueId(&id);
 
-	r = gb_nccl.ncclGetUniqueId(&id);
 	if (r != ncclSuccess) {
-		nccl_werr(&s->w[0], r, "ncclGetUniqueId");
-		return fail_from(s, &s->w[0]);
+		gb_bench_set_status(s->res, GB_STATUS_ERROR, "'ncclGetUniqueId' failed: %s%s%s",
+				    gb_nccl.ncclGetErrorString(r),
+				    *gb_nccl_last_error(NULL) ? ": " : "", gb_nccl_last_error(NULL));
+		return -1;
 	}
-	cfg.blocking = 0; /* every wait is ours to bound */
-	gb_nccl.ncclGroupStart();
-	for (int i = 0; i < n && failed < 0; i++) {
-		if ((e = cudaSetDevice(s->w[i].dev)) != cudaSuccess) {
-			failed = i;
-			break;
-		}
-		r = gb_nccl.ncclCommInitRankConfig(&s->w[i].comm, n, id, i, &cfg);
-		if (!nccl_ok(r))
-			failed = i;
-	}
-	end = gb_nccl.ncclGroupEnd(); /* a group is always closed, even after a failure */
-	if (failed >= 0) {
-		if (e != cudaSuccess)
-			cuda_werr(&s->w[failed], e, "cudaSetDevice");
-		else
-			nccl_werr(&s->w[failed], r, "ncclCommInitRankConfig");
-		return fail_from(s, &s->w[failed]);
-	}
-	if (!nccl_ok(end)) {
-		nccl_werr(&s->w[0], end, "ncclGroupEnd");
-		return fail_from(s, &s->w[0]);
-	}
-	return comms_wait(s, n, "ncclCommInitRankConfig");
+	if (gb_nccl_comms_start(&s->comms, s->res, s->dev, n, 0, n, s->timeout_s, NULL, true))
+		return -1;
+	if (gb_nccl_comms_init(&s->comms, &id) || gb_nccl_comms_split(&s->comms))
+		return -1;
+	return 0;
 }
 
-static void comms_destroy(struct sc *s, int n, bool clean)
+/* Finalized and destroyed when clean, else aborted; then the watchdogs stop (main thread). */
+static void comms_destroy(struct sc *s, bool clean)
 {
-	if (clean && gb_nccl.ncclCommFinalize) {
-		/* finalize flushes outstanding work and leaves the peers in a clean state */
-		for (int i = 0; i < n; i++)
-			if (s->w[i].comm && !nccl_ok(gb_nccl.ncclCommFinalize(s->w[i].comm)))
-				clean = false;
-		if (clean && comms_wait(s, n, "ncclCommFinalize"))
-			clean = false;
-	}
-	for (int i = 0; i < n; i++) {
-		if (!s->w[i].comm)
-			continue;
-		/* after a failure a communicator may be stuck mid-operation: only abort cannot hang */
-		if (clean)
-			gb_nccl.ncclCommDestroy(s->w[i].comm);
-		else
-			gb_nccl.ncclCommAbort(s->w[i].comm);
-		s->w[i].comm = NULL;
-	}
+	gb_nccl_comms_destroy(&s->comms, clean);
+	gb_nccl_comms_stop(&s->comms);
 }
 
-/* One in-place all-reduce on w's own communicator (worker thread). */
-static int worker_allreduce(struct worker *w, float *p, uint64_t count)
+/*
+ * NCCL before 2.18 (no ncclCommSplit): the all-reduce on a non-blocking
+ * communicator, polled until enqueued, which puts host time into the step
+ * (params.launch says so).
+ */
+static int worker_allreduce_polled(struct worker *w, float *p, uint64_t count)
 {
 	double deadline = gb_now_s() + w->s->timeout_s;
-	ncclResult_t r = gb_nccl.ncclAllReduce(p, p, count, ncclFloat32, ncclSum, w->comm, w->ns);
+	ncclResult_t r = gb_nccl.ncclAllReduce(p, p, count, ncclFloat32, ncclSum, worker_comm(w),
+					       w->ns);
 	int st;
 
 	if (!nccl_ok(r))
@@ -413,29 +380,47 @@ static int worker_allreduce(struct worker *w, float *p, uint64_t count)
 	return 0;
 }
 
+/*
+ * One in-place all-reduce on w's own blocking communicator (worker thread):
+ * it returns once enqueued, with no polling, so the next slice's GEMMs
+ * follow at once. A call that blocks (a lost GPU, or a peer whose worker
+ * failed before its first all-reduce connected) is ended by w's watchdog,
+ * at the timeout or soon after another worker failed.
+ */
+static int worker_allreduce(struct worker *w, float *p, uint64_t count)
+{
+	struct gb_nccl_comms *c = &w->s->comms;
+	ncclResult_t r;
+
+	if (!c->blocking)
+		return worker_allreduce_polled(w, p, count);
+	gb_nccl_comms_watch_rank(c, w->slot, "ncclAllReduce");
+	r = gb_nccl.ncclAllReduce(p, p, count, ncclFloat32, ncclSum, c->comm[w->slot], w->ns);
+	if (gb_nccl_comms_unwatch_rank(c, w->slot)) {
+		if (gate_failed(&w->s->gate))
+			return werr(w, "ncclAllReduce on rank %d (GPU %d) was aborted: another "
+				    "worker failed", w->slot, w->dev);
+		return werr(w, "ncclAllReduce did not return within %g s on rank %d (GPU %d): a "
+			    "GPU stopped answering or a link hangs", c->timeout_s, w->slot, w->dev);
+	}
+	return r == ncclSuccess ? 0 : nccl_werr(w, r, "ncclAllReduce");
+}
+
 /* One in-place all-reduce of count floats on every one of the first n workers, grouped. */
 static int group_allreduce(struct sc *s, int n, uint64_t count)
 {
-	ncclResult_t r = ncclSuccess, end;
+	ncclResult_t r = ncclSuccess;
 	int failed = -1;
 
 	gb_nccl.ncclGroupStart();
 	for (int i = 0; i < n && failed < 0; i++) {
 		r = gb_nccl.ncclAllReduce(s->w[i].grad, s->w[i].grad, count, ncclFloat32, ncclSum,
-					  s->w[i].comm, s->w[i].ns);
+					  s->comms.comm[i], s->w[i].ns);
 		if (!nccl_ok(r))
 			failed = i;
 	}
-	end = gb_nccl.ncclGroupEnd();
-	if (failed >= 0) {
-		nccl_werr(&s->w[failed], r, "ncclAllReduce");
-		return fail_from(s, &s->w[failed]);
-	}
-	if (!nccl_ok(end)) {
-		nccl_werr(&s->w[0], end, "ncclGroupEnd");
-		return fail_from(s, &s->w[0]);
-	}
-	return end == ncclInProgress ? comms_wait(s, n, "ncclAllReduce") : 0;
+	/* blocking: launched inline under the watchdog; before 2.18: polled */
+	return gb_nccl_comms_end_group(&s->comms, failed, r, false, "ncclAllReduce");
 }
 
 #else /* built without NCCL: ddp cannot run, and says so before any of these is reached */
@@ -447,6 +432,11 @@ static int comm_check(struct worker *w, const char *what)
 	return 0;
 }
 
+static void hurry_nccl(struct sc *s)
+{
+	(void)s;
+}
+
 static int comms_init(struct sc *s, int n)
 {
 	(void)n;
@@ -454,10 +444,9 @@ static int comms_init(struct sc *s, int n)
 	return -1;
 }
 
-static void comms_destroy(struct sc *s, int n, bool clean)
+static void comms_destroy(struct sc *s, bool clean)
 {
 	(void)s;
-	(void)n;
 	(void)clean;
 }
 
@@ -477,6 +466,13 @@ static int group_allreduce(struct sc *s, int n, uint64_t count)
 }
 
 #endif
+
+/* w failed: the others leave at their next wait or barrier, or their watched call ends. */
+static void workers_fail(struct worker *w)
+{
+	gate_fail(&w->s->gate, w->slot);
+	hurry_nccl(w->s);
+}
 
 /* ---- waiting ---- */
 
@@ -610,14 +606,14 @@ static void *worker_main(void *arg)
 
 	if (e != cudaSuccess) {
 		cuda_werr(w, e, "cudaSetDevice");
-		gate_fail(&s->gate);
+		workers_fail(w);
 		return NULL;
 	}
 	for (int64_t k = 0; k < total; k++) {
 		if (gate_wait(&s->gate))
 			break;
 		if (worker_step(w, k >= s->p->warmup_steps)) {
-			gate_fail(&s->gate);
+			workers_fail(w);
 			break;
 		}
 	}
@@ -988,18 +984,25 @@ static int run_steps(struct sc *s, struct phase *ph)
 	for (; started < n; started++) {
 		if (pthread_create(&th[started], NULL, worker_main, &w[started])) {
 			werr(&w[started], "cannot start the thread of worker %d", w[started].slot);
-			gate_fail(&s->gate);
+			workers_fail(&w[started]);
 			break;
 		}
 	}
 	for (int i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
 	if (gate_failed(&s->gate)) {
-		/* the first worker with a reason failed first or saw why; the others followed */
-		int first = 0;
+		/*
+		 * The worker that failed first says why; the others followed (a
+		 * watched all-reduce aborted because of it says only that). Failing
+		 * that, the first worker with a reason.
+		 */
+		int first = s->gate.first - ph->first;
 
-		while (first < n - 1 && !w[first].err[0])
-			first++;
+		if (first < 0 || first >= n || !w[first].err[0]) {
+			first = 0;
+			while (first < n - 1 && !w[first].err[0])
+				first++;
+		}
 		rc = fail_from(s, &w[first]);
 		gate_arm(&s->gate, 0); /* the main thread's own waits go on */
 	}
@@ -1018,14 +1021,14 @@ static int run_phase(struct sc *s, struct phase *ph)
 		    (long long)s->p->warmup_steps, (long long)s->p->steps);
 	s->mode = ph->mode;
 	if (ph->mode == AR_NCCL && comms_init(s, ph->n)) {
-		comms_destroy(s, ph->n, false);
+		comms_destroy(s, false);
 		return -1;
 	}
 	rc = run_steps(s, ph);
 	if (!rc && ph->mode == AR_NCCL && ph->n >= 2 && s->p->link < 0 && !gb_should_stop(s->ctx))
 		rc = sweep(s, ph);
 	if (ph->mode == AR_NCCL)
-		comms_destroy(s, ph->n, rc == 0);
+		comms_destroy(s, rc == 0);
 	return rc;
 }
 
@@ -1554,6 +1557,11 @@ static int load_libraries(struct sc *s)
 		return -1;
 	}
 	gb_bench_param_num(s->res, "nccl_version", gb_nccl.version);
+	gb_bench_param_str(s->res, "launch",
+			   gb_nccl.ncclCommSplit
+				   ? "blocking communicators (split off non-blocking ones)"
+				   : "non-blocking communicators (NCCL before 2.18: each all-reduce "
+				     "is polled until enqueued, inside the step)");
 	return 0;
 #else
 	gb_bench_set_status(s->res, GB_STATUS_ERROR,

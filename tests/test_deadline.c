@@ -3,8 +3,9 @@
  * test_deadline.c - unit tests for bench/deadline_math.c, the watchdog that
  * ends a blocking NCCL call: it fires once a deadline passes and makes a
  * "blocked call" (here, a loop waiting for the fire) return; it stays quiet
- * when the call beats the deadline; it can be re-armed after firing; and it
- * stops at once even while armed far ahead.
+ * when the call beats the deadline; it can be re-armed after firing; it
+ * stops at once even while armed far ahead; and hurrying brings an armed
+ * deadline forward, never back, and never fires a call that returned.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -125,6 +126,65 @@ static void test_stop_while_armed(void **state)
 	gb_deadline_stop(NULL);
 }
 
+/* Another thread's failure hurries a call that was watched far ahead: it is ended soon. */
+static void test_hurry_ends_a_long_wait(void **state)
+{
+	struct fires f = { 0, NULL };
+	struct gb_deadline *w = gb_deadline_start(on_fire, &f, 0.005);
+	double t0 = now_s(), took;
+
+	(void)state;
+	gb_deadline_arm(w, 3600, "ncclAllReduce");
+	gb_deadline_hurry(w, 0.05);
+	blocked_call(&f);
+	took = now_s() - t0;
+	assert_true(gb_deadline_disarm(w));
+	assert_string_equal(f.what, "ncclAllReduce");
+	/* no sooner than the grace it was given, and long before the hour */
+	assert_true(took >= 0.05);
+	assert_true(took < 2);
+	gb_deadline_stop(w);
+}
+
+/* Hurrying moves a deadline earlier only: a sooner one still fires on time. */
+static void test_hurry_never_delays(void **state)
+{
+	struct fires f = { 0, NULL };
+	struct gb_deadline *w = gb_deadline_start(on_fire, &f, 0.005);
+	double t0 = now_s();
+
+	(void)state;
+	gb_deadline_arm(w, 0.05, "soon");
+	gb_deadline_hurry(w, 3600);
+	blocked_call(&f);
+	assert_true(now_s() - t0 < 2);
+	assert_true(gb_deadline_disarm(w));
+	gb_deadline_stop(w);
+}
+
+/*
+ * A call that already returned (disarmed) is never fired at, and the hurry
+ * does not carry over to the next arming: the watchdog may only abort
+ * while the watched thread is inside its call.
+ */
+static void test_hurry_leaves_unarmed_alone(void **state)
+{
+	struct fires f = { 0, NULL };
+	struct gb_deadline *w = gb_deadline_start(on_fire, &f, 0.005);
+
+	(void)state;
+	gb_deadline_arm(w, 5, "returned");
+	assert_false(gb_deadline_disarm(w));
+	gb_deadline_hurry(w, 0);
+	sleep_s(0.1);
+	assert_int_equal(atomic_load(&f.n), 0);
+	gb_deadline_arm(w, 5, "next");
+	sleep_s(0.1);
+	assert_int_equal(atomic_load(&f.n), 0);
+	assert_false(gb_deadline_disarm(w));
+	gb_deadline_stop(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -132,6 +192,9 @@ int main(void)
 		cmocka_unit_test(test_quiet_when_in_time),
 		cmocka_unit_test(test_rearm_after_firing),
 		cmocka_unit_test(test_stop_while_armed),
+		cmocka_unit_test(test_hurry_ends_a_long_wait),
+		cmocka_unit_test(test_hurry_never_delays),
+		cmocka_unit_test(test_hurry_leaves_unarmed_alone),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -67,7 +67,7 @@ EOF
 # every source that sees nccl.h, directly or through the loader
 root=$(cd "$HERE/../.." && pwd)
 files=$(cd "$root" && grep -lE '#include (<nccl\.h>|"(bench/)?nccl_dl\.h")' bench/*.c cmd/*.c)
-for f in bench/nccl.c bench/nccl_dl.c; do
+for f in bench/nccl.c bench/nccl_dl.c bench/nccl_comm.c bench/scaling.c; do
 	checks=$((checks + 1))
 	printf '%s\n' "$files" | grep -qx "$f" || fail "$f is not among the sources that see nccl.h"
 done

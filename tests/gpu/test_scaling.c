@@ -129,6 +129,9 @@ static void test_ddp_one_gpu(void **state)
 	/* the whole path on one rank: buckets, overlap, the communicator */
 	assert_single_gpu(f, "nccl");
 	assert_int_equal(cJSON_GetObjectItem(f->res->params, "n_buckets")->valuedouble, 4);
+	/* timed on blocking communicators: no host polling inside the step */
+	assert_non_null(strstr(cJSON_GetObjectItem(f->res->params, "launch")->valuestring,
+			       "blocking communicators (split"));
 }
 
 /* Two workers on GPU 0: contention, reported as such; N = 1 agrees with a plain run. */

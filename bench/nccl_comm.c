@@ -1,0 +1,399 @@
+/* SPDX-License-Identifier: MIT */
+/* nccl_comm.c - bounded NCCL communicators of local ranks (see nccl_comm.h). */
+#include "nccl_comm.h"
+
+#if GPUBENCH_HAVE_NCCL
+
+#include <sched.h>
+#include <string.h>
+#include <time.h>
+
+#include <cuda_runtime_api.h>
+
+#include "gpu.h"
+#include "nccl_dl.h"
+
+/* How late a watchdog may notice a passed deadline (timeouts are at least 1 s). */
+#define WATCHDOG_RESOLUTION_S 0.05
+/* Spin (yielding) this long on a non-blocking call before sleeping between polls. */
+#define POLL_SPIN_S 0.002
+/*
+ * How soon a hurried rank's call is ended: far longer than a thread needs
+ * from arming its watchdog to entering the call it watches, so a hurry can
+ * never abort a comm its thread is about to enter (deadline_math.h).
+ */
+#define HURRY_GRACE_S 1.0
+
+static bool nccl_ok(ncclResult_t r)
+{
+	return r == ncclSuccess || r == ncclInProgress;
+}
+
+void gb_nccl_poll_pause(double since)
+{
+	/* 50 us: short next to any wait worth sleeping */
+	struct timespec ts = { 0, 50000 };
+
+	/*
+	 * Yield at first (an operation launched by NCCL's thread is ready within
+	 * microseconds, and a sleep would add tens of them to each one), then
+	 * sleep, so a long wait does not burn a core that NCCL's own threads need.
+	 */
+	if (gb_now_s() - since < POLL_SPIN_S)
+		sched_yield();
+	else
+		nanosleep(&ts, NULL);
+}
+
+ncclResult_t gb_nccl_comm_query(ncclComm_t c)
+{
+	ncclResult_t a = ncclSuccess, r;
+
+	if (!c)
+		return ncclSuccess;
+	r = gb_nccl.ncclCommGetAsyncError(c, &a);
+	return r != ncclSuccess ? r : a;
+}
+
+/* ---- aborting ---- */
+
+/* Abort every communicator, the blocking splits first (they hold the GPU work). */
+static void abort_all(const struct gb_nccl_comms *s)
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->comm[i] && s->comm[i] != s->parent[i])
+			gb_nccl.ncclCommAbort(s->comm[i]);
+	for (int i = 0; i < s->n; i++)
+		if (s->parent[i])
+			gb_nccl.ncclCommAbort(s->parent[i]);
+}
+
+/* Drop every handle: the communicators are gone (aborted, or never made). */
+static void forget_all(struct gb_nccl_comms *s)
+{
+	for (int i = 0; i < s->n; i++)
+		s->comm[i] = s->parent[i] = NULL;
+}
+
+void gb_nccl_comms_abort(struct gb_nccl_comms *s)
+{
+	abort_all(s);
+	forget_all(s);
+}
+
+/*
+ * On the watchdog's thread, when a watched call of the driving thread passed
+ * the timeout: aborting is what makes a blocked NCCL call return (every NCCL
+ * wait checks the communicator's abort flag). The driving thread touches no
+ * handle while it is inside the watched call, and learns of this from
+ * gb_deadline_disarm().
+ */
+static void fire_all(void *user, const char *what)
+{
+	(void)what;
+	abort_all(user);
+}
+
+/*
+ * The same for one rank's own thread: only that rank's comm, the one its
+ * thread is inside. The other ranks' threads may be using theirs; they are
+ * ended by their own watchdogs (gb_nccl_comms_hurry_ranks), and the parents,
+ * which no rank thread touches, by the driving thread afterwards.
+ */
+static void fire_rank(void *user, const char *what)
+{
+	struct gb_nccl_rank_watch *rw = user;
+	struct gb_nccl_comms *s = rw->set;
+
+	(void)what;
+	if (s->comm[rw->i] && s->comm[rw->i] != s->parent[rw->i])
+		gb_nccl.ncclCommAbort(s->comm[rw->i]);
+}
+
+/* ---- errors ---- */
+
+int gb_nccl_comms_fail(struct gb_nccl_comms *s, int i, ncclResult_t r, const char *what)
+{
+	const char *last = gb_nccl_last_error(i >= 0 ? s->comm[i] : NULL);
+
+	if (i >= 0)
+		gb_bench_set_status(s->res, GB_STATUS_ERROR,
+				    "'%s' failed on rank %d (GPU %d%s%s): %s%s%s", what, s->rank[i],
+				    s->dev[i], s->host ? ", host " : "", s->host ? s->host : "",
+				    gb_nccl.ncclGetErrorString(r), *last ? ": " : "", last);
+	else
+		gb_bench_set_status(s->res, GB_STATUS_ERROR, "'%s' failed: %s%s%s", what,
+				    gb_nccl.ncclGetErrorString(r), *last ? ": " : "", last);
+	gb_nccl_comms_abort(s);
+	return -1;
+}
+
+int gb_nccl_comms_timed_out(struct gb_nccl_comms *s, int i, const char *what)
+{
+	gb_bench_set_status(s->res, GB_STATUS_ERROR,
+			    "%s did not finish within %g s on rank %d (GPU %d%s%s): a rank stopped "
+			    "answering or a link hangs",
+			    what, s->timeout_s, s->rank[i], s->dev[i], s->host ? ", host " : "",
+			    s->host ? s->host : "");
+	gb_nccl_comms_abort(s);
+	return -1;
+}
+
+/* ---- watching blocking calls ---- */
+
+void gb_nccl_comms_watch(struct gb_nccl_comms *s, const char *what)
+{
+	gb_deadline_arm(s->wd, s->timeout_s, what);
+}
+
+int gb_nccl_comms_unwatch(struct gb_nccl_comms *s, const char *what)
+{
+	if (!gb_deadline_disarm(s->wd))
+		return 0;
+	forget_all(s); /* the watchdog aborted them all */
+	return gb_nccl_comms_timed_out(s, 0, what);
+}
+
+void gb_nccl_comms_watch_rank(struct gb_nccl_comms *s, int i, const char *what)
+{
+	gb_deadline_arm(s->rw[i].wd, s->timeout_s, what);
+}
+
+bool gb_nccl_comms_unwatch_rank(struct gb_nccl_comms *s, int i)
+{
+	if (!gb_deadline_disarm(s->rw[i].wd))
+		return false;
+	s->comm[i] = NULL; /* aborted: only the parent is left, for the driving thread */
+	return true;
+}
+
+void gb_nccl_comms_hurry_ranks(struct gb_nccl_comms *s)
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->rw[i].wd)
+			gb_deadline_hurry(s->rw[i].wd, HURRY_GRACE_S);
+}
+
+/* ---- waiting on non-blocking work ---- */
+
+int gb_nccl_comms_state(struct gb_nccl_comms *s, int i, bool parent, const char *what)
+{
+	ncclComm_t c = parent ? s->parent[i] : s->comm[i];
+	ncclResult_t a = gb_nccl_comm_query(c);
+
+	if (a == ncclInProgress)
+		return 1;
+	return a == ncclSuccess ? 0 : gb_nccl_comms_fail(s, i, a, what);
+}
+
+int gb_nccl_comms_wait(struct gb_nccl_comms *s, bool parents, const char *what)
+{
+	double start = gb_now_s(), deadline = start + s->timeout_s;
+
+	for (;;) {
+		int busy = -1;
+
+		for (int i = 0; i < s->n; i++) {
+			int st = gb_nccl_comms_state(s, i, parents, what);
+
+			if (st < 0)
+				return -1;
+			if (st > 0 && busy < 0)
+				busy = i;
+		}
+		if (busy < 0)
+			return 0;
+		if (gb_now_s() > deadline)
+			return gb_nccl_comms_timed_out(s, busy, what);
+		gb_nccl_poll_pause(start);
+	}
+}
+
+int gb_nccl_comms_end_group(struct gb_nccl_comms *s, int failed, ncclResult_t r, bool parents,
+			    const char *what)
+{
+	ncclResult_t end;
+
+	gb_nccl_comms_watch(s, what);
+	end = gb_nccl.ncclGroupEnd(); /* a group is always closed, even after a failure */
+	if (gb_nccl_comms_unwatch(s, what))
+		return -1;
+	if (failed >= 0)
+		return gb_nccl_comms_fail(s, failed, r, what);
+	if (!nccl_ok(end))
+		return gb_nccl_comms_fail(s, -1, end, "ncclGroupEnd");
+	return end == ncclInProgress ? gb_nccl_comms_wait(s, parents, what) : 0;
+}
+
+/* ---- set-up ---- */
+
+int gb_nccl_comms_start(struct gb_nccl_comms *s, struct gb_bench_result *res, const int *dev,
+			int n, int first_rank, int nranks, double timeout_s, const char *host,
+			bool per_rank)
+{
+	memset(s, 0, sizeof(*s));
+	s->res = res;
+	s->host = host;
+	s->timeout_s = timeout_s;
+	s->nranks = nranks;
+	if (n < 0 || n > GB_DEVICE_LIST_MAX) {
+		gb_bench_set_status(res, GB_STATUS_ERROR, "internal: %d local ranks (at most %d)",
+				    n, GB_DEVICE_LIST_MAX);
+		return -1;
+	}
+	s->n = n;
+	for (int i = 0; i < n; i++) {
+		s->dev[i] = dev[i];
+		s->rank[i] = first_rank + i;
+		s->rw[i].set = s;
+		s->rw[i].i = i;
+	}
+	s->wd = gb_deadline_start(fire_all, s, WATCHDOG_RESOLUTION_S);
+	for (int i = 0; per_rank && s->wd && i < n; i++)
+		if (!(s->rw[i].wd = gb_deadline_start(fire_rank, &s->rw[i], WATCHDOG_RESOLUTION_S)))
+			break;
+	if (!s->wd || (per_rank && n > 0 && !s->rw[n - 1].wd)) {
+		gb_nccl_comms_stop(s);
+		gb_bench_set_status(res, GB_STATUS_ERROR, "cannot start the watchdog thread");
+		return -1;
+	}
+	return 0;
+}
+
+int gb_nccl_comms_init(struct gb_nccl_comms *s, const void *id_bytes)
+{
+	ncclUniqueId id;
+	ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+	ncclResult_t r = ncclSuccess;
+	int rc = 0, failed = -1;
+
+	memcpy(&id, id_bytes, sizeof(id));
+	cfg.blocking = 0; /* every wait is ours to bound */
+	gb_nccl.ncclGroupStart();
+	for (int i = 0; i < s->n && failed < 0; i++) {
+		GB_CUDA_GOTO(s->res, cudaSetDevice(s->dev[i]), group_done);
+		r = gb_nccl.ncclCommInitRankConfig(&s->parent[i], s->nranks, id, s->rank[i], &cfg);
+		if (!nccl_ok(r))
+			failed = i;
+	}
+group_done:
+	if (rc) {
+		gb_nccl.ncclGroupEnd();
+		gb_nccl_comms_abort(s);
+		return rc;
+	}
+	return gb_nccl_comms_end_group(s, failed, r, true, "ncclCommInitRankConfig");
+}
+
+/*
+ * The split is a group on the non-blocking parents, so it runs on NCCL's
+ * thread and is polled like the init; an abort of a parent also ends a
+ * split in progress.
+ */
+int gb_nccl_comms_split(struct gb_nccl_comms *s)
+{
+	ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+	ncclResult_t r = ncclSuccess;
+	int rc = 0, failed = -1;
+
+	if (!gb_nccl.ncclCommSplit) {
+		for (int i = 0; i < s->n; i++)
+			s->comm[i] = s->parent[i];
+		return 0;
+	}
+	cfg.blocking = 1;
+	gb_nccl.ncclGroupStart();
+	for (int i = 0; i < s->n && failed < 0; i++) {
+		GB_CUDA_GOTO(s->res, cudaSetDevice(s->dev[i]), group_done);
+		r = gb_nccl.ncclCommSplit(s->parent[i], 0, s->rank[i], &s->comm[i], &cfg);
+		if (!nccl_ok(r))
+			failed = i;
+	}
+group_done:
+	if (rc) {
+		gb_nccl.ncclGroupEnd();
+		gb_nccl_comms_abort(s);
+		return rc;
+	}
+	if (gb_nccl_comms_end_group(s, failed, r, true, "ncclCommSplit"))
+		return -1;
+	for (int i = 0; i < s->n; i++)
+		if (!s->comm[i])
+			return gb_nccl_comms_fail(s, i, ncclInternalError, "ncclCommSplit");
+	s->blocking = true;
+	return 0;
+}
+
+/* ---- tear-down ---- */
+
+/*
+ * Flush what one set of communicators has outstanding, so the peers end in
+ * a clean state: the blocking splits (parents false) or the parents. One
+ * group, because a blocking finalize of one local rank may wait for the
+ * others, which in a loop would wait for ever.
+ */
+static int finalize_set(struct gb_nccl_comms *s, bool parents)
+{
+	ncclResult_t r = ncclSuccess;
+	int failed = -1;
+
+	gb_nccl.ncclGroupStart();
+	for (int i = 0; i < s->n && failed < 0; i++) {
+		ncclComm_t c = parents ? s->parent[i] : s->comm[i];
+
+		if (!c || (!parents && c == s->parent[i]))
+			continue;
+		r = gb_nccl.ncclCommFinalize(c);
+		if (!nccl_ok(r))
+			failed = i;
+	}
+	return gb_nccl_comms_end_group(s, failed, r, parents, "ncclCommFinalize");
+}
+
+/* Finalize the splits, then the communicators they came from: 0, or -1 (aborted). */
+static int finalize_all(struct gb_nccl_comms *s)
+{
+	if (!gb_nccl.ncclCommFinalize)
+		return 0;
+	return finalize_set(s, false) || finalize_set(s, true) ? -1 : 0;
+}
+
+/* Destroy one communicator; anything but success (or in progress) falls back to abort. */
+static void destroy_one(ncclComm_t c)
+{
+	ncclResult_t r = gb_nccl.ncclCommDestroy(c);
+
+	if (!nccl_ok(r))
+		gb_nccl.ncclCommAbort(c);
+}
+
+void gb_nccl_comms_destroy(struct gb_nccl_comms *s, bool clean)
+{
+	if (clean && finalize_all(s))
+		clean = false;
+	if (!clean) {
+		gb_nccl_comms_abort(s);
+		return;
+	}
+	for (int i = 0; i < s->n; i++)
+		if (s->comm[i] && s->comm[i] != s->parent[i])
+			destroy_one(s->comm[i]);
+	for (int i = 0; i < s->n; i++)
+		if (s->parent[i])
+			destroy_one(s->parent[i]);
+	forget_all(s);
+}
+
+void gb_nccl_comms_stop(struct gb_nccl_comms *s)
+{
+	/* the watchdogs first: none may fire at a handle the abort below frees */
+	for (int i = 0; i < s->n; i++) {
+		gb_deadline_stop(s->rw[i].wd);
+		s->rw[i].wd = NULL;
+	}
+	gb_deadline_stop(s->wd);
+	s->wd = NULL;
+	gb_nccl_comms_abort(s);
+}
+
+#endif
