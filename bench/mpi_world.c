@@ -18,19 +18,27 @@
 #include "report/exitcodes.h"
 #endif
 
-static void set_host(struct gb_mpi_world *w)
+static void set_host(struct gb_mpi_world *w, const char *host)
 {
-	if (gethostname(w->host, sizeof(w->host)) != 0)
+	if (host && *host)
+		snprintf(w->host, sizeof(w->host), "%s", host);
+	else if (gethostname(w->host, sizeof(w->host)) != 0)
 		snprintf(w->host, sizeof(w->host), "unknown");
 	w->host[sizeof(w->host) - 1] = '\0';
 }
 
-static void one_rank(struct gb_mpi_world *w, double timeout_s)
+static void one_rank(struct gb_mpi_world *w, double timeout_s, const char *host)
 {
 	memset(w, 0, sizeof(*w));
 	w->size = w->local_size = 1;
 	w->timeout_s = timeout_s;
-	set_host(w);
+	set_host(w, host);
+}
+
+int gb_mpi_world_init(struct gb_mpi_world *w, int launcher_size, double timeout_s, char *err,
+		      size_t errlen)
+{
+	return gb_mpi_world_init_host(w, launcher_size, timeout_s, NULL, err, errlen);
 }
 
 void gb_mpi_parts_free(struct gb_mpi_parts *parts)
@@ -212,12 +220,12 @@ static int dup_barrier_comm(const struct gb_mpi_world *w, char *err, size_t errl
 	return rc ? -1 : 0;
 }
 
-int gb_mpi_world_init(struct gb_mpi_world *w, int launcher_size, double timeout_s, char *err,
-		      size_t errlen)
+int gb_mpi_world_init_host(struct gb_mpi_world *w, int launcher_size, double timeout_s,
+			   const char *host, char *err, size_t errlen)
 {
 	int inited = 0, provided = 0, rc;
 
-	one_rank(w, timeout_s);
+	one_rank(w, timeout_s, host);
 	if (launcher_size <= 1)
 		return 0;
 	MPI_Initialized(&inited);
@@ -510,13 +518,13 @@ bool gb_mpi_built(void)
 	return false;
 }
 
-int gb_mpi_world_init(struct gb_mpi_world *w, int launcher_size, double timeout_s, char *err,
-		      size_t errlen)
+int gb_mpi_world_init_host(struct gb_mpi_world *w, int launcher_size, double timeout_s,
+			   const char *host, char *err, size_t errlen)
 {
 	(void)launcher_size;
 	(void)err;
 	(void)errlen;
-	one_rank(w, timeout_s);
+	one_rank(w, timeout_s, host);
 	return 0;
 }
 

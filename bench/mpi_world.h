@@ -51,6 +51,14 @@ bool gb_mpi_built(void);
 int gb_mpi_world_init(struct gb_mpi_world *w, int launcher_size, double timeout_s, char *err,
 		      size_t errlen);
 
+/*
+ * The same, with this rank's host name given (NULL: gethostname()). cmd/
+ * passes a name only for tests, where ranks on one machine pretend to be on
+ * several nodes; local rank and size follow the names given.
+ */
+int gb_mpi_world_init_host(struct gb_mpi_world *w, int launcher_size, double timeout_s,
+			   const char *host, char *err, size_t errlen);
+
 /* Leave the world (MPI_Finalize when active). */
 void gb_mpi_world_finalize(struct gb_mpi_world *w);
 

@@ -22,7 +22,6 @@
  * rank 0 writes the report with what it has, names the rank, and aborts the
  * job (MPI_Abort), so nothing hangs.
  */
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,98 +38,10 @@
 #include "bench/nccl_math.h"
 #include "bench/nvml.h"
 #include "cmd.h"
+#include "launcher.h"
 #include "log.h"
 #include "report/exitcodes.h"
 #include "report/json.h"
-
-/* ---- the launcher, from the environment (only cmd/ reads it) ---- */
-
-struct launcher {
-	int size; /* processes it started; 0 when not started by one */
-	int rank; /* this process's rank as the launcher numbers it */
-	const char *name;
-};
-
-static int env_int(const char *name, int fallback)
-{
-	const char *v = getenv(name);
-	char *end;
-	long x;
-
-	if (!v || !*v)
-		return fallback;
-	x = strtol(v, &end, 10);
-	return *end || x < 0 || x > 1 << 24 ? fallback : (int)x;
-}
-
-/*
- * Open MPI's mpirun, PMI launchers (MPICH, Intel MPI, srun --mpi=pmi2) and
- * Slurm's srun. SLURM_STEP_NUM_TASKS, not SLURM_NTASKS: a batch script
- * inherits SLURM_NTASKS for the whole allocation while it is one process.
- */
-static void detect_launcher(struct launcher *l)
-{
-	static const struct {
-		const char *size, *rank, *name;
-	} known[] = {
-		{ "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "mpirun (Open MPI)" },
-		{ "PMI_SIZE", "PMI_RANK", "a PMI launcher" },
-		{ "SLURM_STEP_NUM_TASKS", "SLURM_PROCID", "srun" },
-	};
-
-	memset(l, 0, sizeof(*l));
-	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
-		int size = env_int(known[i].size, 0);
-
-		if (size > 0) {
-			l->size = size;
-			l->rank = env_int(known[i].rank, 0);
-			l->name = known[i].name;
-			return;
-		}
-	}
-}
-
-/* ---- keeping ranks other than 0 quiet ---- */
-
-struct muted {
-	int out, err;
-};
-
-/* Send stdout and stderr to /dev/null until unmute (messages that every rank would repeat). */
-static void mute(struct muted *m, bool on)
-{
-	int null;
-
-	m->out = m->err = -1;
-	if (!on)
-		return;
-	fflush(stdout);
-	fflush(stderr);
-	null = open("/dev/null", O_WRONLY);
-	if (null < 0)
-		return;
-	m->out = dup(STDOUT_FILENO);
-	m->err = dup(STDERR_FILENO);
-	dup2(null, STDOUT_FILENO);
-	dup2(null, STDERR_FILENO);
-	close(null);
-}
-
-static void unmute(struct muted *m)
-{
-	fflush(stdout);
-	fflush(stderr);
-	if (m->out >= 0) {
-		dup2(m->out, STDOUT_FILENO);
-		close(m->out);
-	}
-	if (m->err >= 0) {
-		dup2(m->err, STDERR_FILENO);
-		close(m->err);
-	}
-	m->out = m->err = -1;
-}
 
 /* ---- the nccl-tests table on stdout ---- */
 
@@ -243,7 +154,7 @@ static void print_table(const struct gb_run *run, const struct gb_common *c)
 struct nccl_cmd {
 	struct gb_common common;
 	void *params;
-	struct launcher launch;
+	struct gb_launcher launch;
 };
 
 /* Parse and check the options; -1 to go on, else the exit code (messages on rank 0 only). */
@@ -251,19 +162,19 @@ static int parse(struct nccl_cmd *nc, int argc, const char **argv, bool quiet)
 {
 	const struct gb_bench *b = &gb_bench_nccl;
 	struct gb_opt_set sets[] = { { b->opts, nc->params }, { gb_common_opts, &nc->common } };
-	struct muted m;
+	struct gb_muted m;
 	char err[512];
 	int rc;
 
 	gb_common_defaults(&nc->common);
 	b->set_defaults(nc->params);
-	mute(&m, quiet);
+	gb_launcher_mute(&m, quiet);
 	rc = gb_cmd_parse(b->usage, b->summary, sets, 2, argc, argv, NULL, 0, NULL);
 	if (rc < 0 && b->validate(nc->params, err, sizeof(err))) {
 		gb_error("%s", err);
 		rc = GB_EXIT_USAGE;
 	}
-	unmute(&m);
+	gb_launcher_unmute(&m);
 	return rc;
 }
 
@@ -356,12 +267,12 @@ static void hello_device(struct world_run *wr)
 static int pick_device(struct world_run *wr)
 {
 	struct gb_device_list *dl = &wr->nc->common.devices;
-	struct muted m;
+	struct gb_muted m;
 	int bad;
 
-	mute(&m, true);
+	gb_launcher_mute(&m, true);
 	bad = gb_device_list_resolve(dl, (int)wr->local.n_devices);
-	unmute(&m);
+	gb_launcher_unmute(&m);
 	if (bad || dl->n == 0) {
 		snprintf(wr->me.reason, sizeof(wr->me.reason),
 			 "--devices names a GPU this host does not have (it has %zu)",
@@ -381,7 +292,7 @@ static int pick_device(struct world_run *wr)
 /* Probe, pick a GPU, load NCCL: fill wr->me. Messages are rank 0's to print, per rank. */
 static void local_setup(struct world_run *wr)
 {
-	struct muted m;
+	struct gb_muted m;
 	char err[512];
 	int probe;
 
@@ -390,9 +301,9 @@ static void local_setup(struct world_run *wr)
 	wr->me.local_rank = wr->w.local_rank;
 	wr->me.pid = (int32_t)getpid();
 	snprintf(wr->me.host, sizeof(wr->me.host), "%s", wr->w.host);
-	mute(&m, true);
+	gb_launcher_mute(&m, true);
 	probe = gb_cmd_gpu_setup(&wr->local);
-	unmute(&m);
+	gb_launcher_unmute(&m);
 	if (probe) {
 		snprintf(wr->me.reason, sizeof(wr->me.reason), "%s",
 			 wr->local.reason ? wr->local.reason : "cannot use the GPU");
@@ -1038,7 +949,7 @@ int cmd_nccl(int argc, const char **argv)
 	int rc;
 
 	memset(&nc, 0, sizeof(nc));
-	detect_launcher(&nc.launch);
+	gb_launcher_detect(&nc.launch);
 	nc.params = calloc(1, gb_bench_nccl.params_size);
 	if (!nc.params)
 		return GB_EXIT_CANNOT_RUN;

@@ -5,6 +5,10 @@
  * report and one verdict. Each benchmark's profile settings are written as
  * the command-line options a user would type, parsed by the same option
  * tables, so `gpubench <bench> <those options>` reproduces any step.
+ *
+ * Started by mpirun or srun with more than one process, every rank is one
+ * node: it runs the same suite on its node's GPUs and rank 0 writes one
+ * fleet report (run_fleet.h). Alone, nothing of that happens.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -14,9 +18,13 @@
 #include "bench/bench.h"
 #include "bench/lost_math.h"
 #include "cmd.h"
+#include "launcher.h"
 #include "log.h"
 #include "report/exitcodes.h"
+#include "report/fleet.h"
+#include "report/json.h"
 #include "report/thresholds.h"
+#include "run_fleet.h"
 
 enum run_profile { PROFILE_QUICK = 0, PROFILE_ACCEPTANCE, PROFILE_BURNIN };
 static const char *const profile_names[] = { "quick", "acceptance", "burnin", NULL };
@@ -25,6 +33,8 @@ struct run_params {
 	int profile;
 	const char *thresholds; /* --thresholds FILE: overrides of the profile's built-ins */
 	bool plan;              /* --plan: print the steps and check their options, run nothing */
+	bool node_reports;      /* fleet: keep each node's report beside -o */
+	double timeout_s;       /* fleet: how long node reports are waited for */
 };
 
 /* Options per benchmark and profile; NULL: the benchmark's own defaults. */
@@ -148,6 +158,14 @@ static const struct gb_opt run_opts[] = {
 	{ GB_OPT_BOOL, 0, "plan", offsetof(struct run_params, plan), NULL,
 	  "print the benchmark commands of the profile and check them; measure nothing", 0, 0,
 	  NULL, 0 },
+	{ GB_OPT_BOOL, 0, "node-reports", offsetof(struct run_params, node_reports), NULL,
+	  "under mpirun/srun: each node also writes its own report beside -o, as "
+	  "STEM.HOST.json",
+	  0, 0, NULL, 0 },
+	{ GB_OPT_DURATION, 0, "timeout", offsetof(struct run_params, timeout_s), "DURATION",
+	  "under mpirun/srun: how long rank 0 waits for the other nodes' reports after its "
+	  "own suite (and they for it); a node not in by then is reported missing (default 30m)",
+	  1, 7 * 24 * 3600.0, NULL, 0 },
 	{ GB_OPT_END, 0, NULL, 0, NULL, NULL, 0, 0, NULL, 0 },
 };
 
@@ -179,24 +197,127 @@ static int print_plan(int profile)
 	return rc;
 }
 
+/* ---- a fleet: one rank per node under mpirun or srun ---- */
+
+struct fleet_suite {
+	int profile;
+	const struct gb_thresholds *thr;
+};
+
+/* One node's part of the fleet: what the single-process path measures. */
+static int measure_node(struct gb_run *run, struct gb_common *c, void *user)
+{
+	const struct fleet_suite *s = user;
+
+	gb_cmd_library_versions(run);
+	if (gb_cmd_gpu_setup(run))
+		return 0; /* the node's report says why: it could not run */
+	if (gb_device_list_resolve(&c->devices, (int)run->n_devices))
+		return -1;
+	run_suite(run, c, s->profile);
+	gb_thresholds_apply(s->thr, run);
+	return 0;
+}
+
+/*
+ * The options as this rank can use them: -o is rank 0's (another node may
+ * not even have its folder), the node report is every rank's own. 0, or the
+ * exit code after one line.
+ */
+static int fleet_checks(const struct run_params *rp, const struct gb_common *common,
+			const struct gb_launcher *l, const char *host, struct gb_thresholds *thr)
+{
+	struct gb_common mine = *common;
+	char err[512], path[4096];
+
+	if (l->rank != 0)
+		mine.output = NULL;
+	if (gb_cmd_check_common(&mine))
+		return GB_EXIT_USAGE;
+	if (rp->node_reports && (!common->output || !strcmp(common->output, "-"))) {
+		gb_error("--node-reports needs -o FILE: each node's report is written beside it");
+		return GB_EXIT_USAGE;
+	}
+	if (rp->node_reports &&
+	    gb_fleet_node_report_path(path, sizeof(path), common->output, host)) {
+		gb_error("cannot name this node's report beside '%s': the path is too long",
+			 common->output);
+		return GB_EXIT_USAGE;
+	}
+	if (rp->node_reports && gb_report_check_writable(path, err, sizeof(err))) {
+		gb_error("%s", err);
+		return GB_EXIT_USAGE;
+	}
+	/* a bad thresholds file is found before hours of measuring, not after */
+	if (rp->thresholds && gb_thresholds_load_file(thr, rp->thresholds, err, sizeof(err))) {
+		gb_error("%s", err);
+		return GB_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int run_fleet(const struct run_params *rp, struct gb_common *common,
+		     const struct gb_launcher *l, int argc, const char **argv)
+{
+	struct gb_thresholds thr;
+	struct fleet_suite suite = { rp->profile, &thr };
+	struct gb_fleet_cfg cfg = {
+		.launcher = l, .common = common, .node_reports = rp->node_reports,
+		.timeout_s = rp->timeout_s, .argc = argc, .argv = argv,
+		.measure = measure_node, .user = &suite,
+	};
+	char host[128];
+	struct gb_muted m;
+	int rc;
+
+	gb_launcher_hostname(host, sizeof(host));
+	cfg.host = host;
+	gb_thresholds_builtin(&thr, profile_names[rp->profile]);
+	/* every rank checks the same options: rank 0 alone says what is wrong */
+	gb_launcher_mute(&m, l->rank > 0);
+	rc = fleet_checks(rp, common, l, host, &thr);
+	if (rp->plan && !rc)
+		rc = print_plan(rp->profile);
+	gb_launcher_unmute(&m);
+	if (!rp->plan) {
+		cfg.usage_rc = rc;
+		rc = gb_run_fleet(&cfg);
+	}
+	gb_thresholds_release(&thr);
+	return rc;
+}
+
 int cmd_run(int argc, const char **argv)
 {
-	static const char usage[] = "gpubench run [--profile quick|acceptance|burnin] [options]";
+	static const char usage[] =
+		"gpubench run [--profile quick|acceptance|burnin] [options]\n"
+		"       mpirun --map-by ppr:1:node gpubench run [options] -o fleet.json";
 	static const char summary[] =
 		"Run the acceptance suite: info, then every benchmark that applies to these GPUs, "
-		"in one report with one verdict. This is what `make run` does.";
-	struct run_params rp = { .profile = PROFILE_QUICK };
+		"in one report with one verdict. This is what `make run` does. Started by mpirun "
+		"or srun with one rank per node, every node runs the suite and rank 0 writes one "
+		"fleet report: a row per node, outliers more than 3 MADs from the fleet median "
+		"marked, a node that did not report marked as missing.";
+	struct run_params rp = { .profile = PROFILE_QUICK, .timeout_s = 1800 };
 	struct gb_common common;
+	struct gb_launcher launch;
+	struct gb_muted m;
 	struct gb_opt_set sets[] = { { run_opts, &rp }, { gb_common_opts, &common } };
 	struct gb_thresholds thr;
 	struct gb_run run;
 	char err[512];
 	int rc;
 
+	gb_launcher_detect(&launch);
 	gb_common_defaults(&common);
+	/* under a launcher every rank parses the same argv: one voice */
+	gb_launcher_mute(&m, launch.rank > 0);
 	rc = gb_cmd_parse(usage, summary, sets, 2, argc, argv, NULL, 0, NULL);
+	gb_launcher_unmute(&m);
 	if (rc >= 0)
 		return rc;
+	if (launch.size > 1)
+		return run_fleet(&rp, &common, &launch, argc, argv);
 	if (gb_cmd_check_common(&common))
 		return GB_EXIT_USAGE;
 	if (rp.plan)

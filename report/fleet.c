@@ -7,6 +7,7 @@
 #include "fleet.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -188,6 +189,11 @@ static cJSON *node_json(const struct gb_run *in, const char *name, int offset)
 	if (in->started_at)
 		cJSON_AddStringToObject(o, "started_at", in->started_at);
 	cJSON_AddStringToObject(o, "verdict", gb_status_name(in->verdict));
+	cJSON_AddStringToObject(o, "status", gb_status_name(in->status));
+	if (in->reason)
+		cJSON_AddStringToObject(o, "reason", in->reason);
+	else
+		cJSON_AddNullToObject(o, "reason");
 	for (size_t i = 0; i < in->n_devices; i++)
 		cJSON_AddItemToArray(devs, cJSON_CreateNumber(offset + (int)i));
 	return o;
@@ -219,6 +225,33 @@ static void copy_node(struct merge *mg, const struct gb_run *in, const char *nam
 		free(out->finished_at);
 		out->finished_at = gb_strdup(in->finished_at);
 	}
+}
+
+static bool could_not_finish(enum gb_status s)
+{
+	return s == GB_STATUS_ERROR || s == GB_STATUS_NOT_BUILT || s == GB_STATUS_INTERRUPTED;
+}
+
+/*
+ * A node that could not finish has no benchmark saying so (no GPU: none at
+ * all), so without this the fleet would pass without it: a check names it,
+ * and the fleet benchmark takes the worst such status.
+ */
+static void note_node_status(struct gb_bench_result *fleet, const struct gb_run *in,
+			     const char *name)
+{
+	const char *host = host_of(in, name);
+	const char *why = in->reason ? in->reason : gb_status_name(in->status);
+
+	if (!could_not_finish(in->status))
+		return;
+	gb_bench_add_check(fleet, "node_status", in->status, GB_SEV_ERROR, -1, NAN, NAN,
+			   "%s: %s", host, why);
+	if (status_rank(in->status) <= status_rank(fleet->status))
+		return;
+	fleet->status = in->status;
+	free(fleet->reason);
+	fleet->reason = gb_strdupf("%s: %s", host, why);
 }
 
 /* ---- outliers ---- */
@@ -449,6 +482,7 @@ int gb_fleet_merge(const struct gb_run *const *runs, const char *const *names, s
 			continue;
 		}
 		copy_node(&mg, runs[i], names[i], offset, nodes);
+		note_node_status(fleet, runs[i], names[i]);
 		offset += (int)runs[i]->n_devices;
 	}
 	free(kept);
@@ -460,6 +494,52 @@ int gb_fleet_merge(const struct gb_run *const *runs, const char *const *names, s
 	}
 	free(mg.m);
 	return 0;
+}
+
+void gb_fleet_missing_node(struct gb_run *node, int rank, const char *host, double waited_s,
+			   const char *why)
+{
+	char *reason;
+
+	gb_run_init(node, "run", 0, NULL);
+	/* it never ran here: no times of its own (gb_run_init's "now" would be invented) */
+	free(node->started_at);
+	free(node->finished_at);
+	node->started_at = node->finished_at = NULL;
+	node->host.hostname = gb_strdup(host && *host ? host : "unknown");
+	if (why)
+		reason = gb_strdupf("rank %d on host '%s': %s", rank, node->host.hostname, why);
+	else
+		reason = gb_strdupf("rank %d on host '%s': its report did not arrive within %g s "
+				    "(the rank stopped, hangs or is still running)",
+				    rank, node->host.hostname, waited_s);
+	gb_run_set_status(node, GB_STATUS_ERROR, gb_str_printable(reason));
+	free(reason);
+	gb_run_verdict(node);
+}
+
+int gb_fleet_node_report_path(char *buf, size_t len, const char *output, const char *host)
+{
+	size_t stem = strlen(output), used;
+	int n;
+
+	if (stem >= 5 && !strcmp(output + stem - 5, ".json"))
+		stem -= 5;
+	n = snprintf(buf, len, "%.*s.", (int)stem, output);
+	if (n < 0 || (size_t)n >= len)
+		return -1;
+	used = (size_t)n;
+	for (const char *h = host && *host ? host : "unknown"; *h; h++) {
+		char c = *h;
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
+
+		if (used + 1 >= len)
+			return -1;
+		buf[used++] = ok ? c : '_';
+	}
+	n = snprintf(buf + used, len - used, ".json");
+	return n < 0 || (size_t)n >= len - used ? -1 : 0;
 }
 
 /* ---- the nodes of a fleet report, for the renderings ---- */

@@ -20,6 +20,13 @@
  *     thing?). Groups of fewer than 3 values have no median to stand out from.
  *   - telemetry of every node, device renumbered.
  *
+ * A node whose run could not finish (run status error, not_built or
+ * interrupted: no GPU, a hang, a node that never reported) is never lost in
+ * the fleet's verdict: its node entry carries its status and reason, a
+ * check "node_status" with that status names it on the fleet benchmark, and
+ * the fleet benchmark's status is the worst of them, so the verdict is at
+ * least that (a finding elsewhere still outranks it, as in result.h).
+ *
  * The same node merged twice would count twice toward every median and
  * could hide itself as an outlier, so each node is merged once: a report
  * that holds a GPU UUID an earlier report holds, or has the same hostname
@@ -44,6 +51,26 @@
  */
 int gb_fleet_merge(const struct gb_run *const *runs, const char *const *names, size_t n,
 		   double mad_k, struct gb_run *out, char *err, size_t errlen);
+
+/*
+ * A node whose report never reached the fleet (`gpubench run` under mpirun:
+ * a rank that stopped, hangs, or sent something unreadable), as a report to
+ * merge: command "run", hostname host (NULL: "unknown"), status error with
+ * a reason that names the rank and host. why says what went wrong; NULL
+ * means the report did not arrive within waited_s. node is initialised
+ * here; release it with gb_run_release.
+ */
+void gb_fleet_missing_node(struct gb_run *node, int rank, const char *host, double waited_s,
+			   const char *why);
+
+/*
+ * The node report kept beside the fleet report: "out/fleet.json" and host
+ * "node-3" give "out/fleet.node-3.json" (a trailing ".json" is taken off
+ * output first, and every character of host other than letters, digits,
+ * '.', '-' and '_' becomes '_', so a host name cannot leave the folder).
+ * Returns 0, or -1 when it does not fit in len.
+ */
+int gb_fleet_node_report_path(char *buf, size_t len, const char *output, const char *host);
 
 /* One node of a fleet report, as the renderings show it. */
 struct gb_fleet_node {

@@ -831,6 +831,87 @@ static void test_fleet_nodes(void **state)
 		gb_run_release(&nodes[i]);
 }
 
+/*
+ * A node that could not finish (no GPU, a rank whose report never came)
+ * has no benchmark saying so: the fleet must not pass without it.
+ */
+static void test_fleet_node_status(void **state)
+{
+	struct gb_run n[3], out;
+	const struct gb_run *ptrs[3] = { &n[0], &n[1], &n[2] };
+	const char *names[] = { "rank 0", "rank 1", "rank 2" };
+	const struct gb_bench_result *fl;
+	const cJSON *node;
+	char err[256];
+
+	(void)state;
+	fleet_node(&n[0], "node-1", 742, 740);
+	make_node(&n[0], "node-1");
+	fleet_node(&n[1], "node-2", 742, 740);
+	make_node(&n[1], "node-2");
+	gb_fleet_missing_node(&n[2], 2, "node-3", 30, NULL);
+	assert_int_equal(n[2].status, GB_STATUS_ERROR);
+	assert_int_equal(n[2].verdict, GB_STATUS_ERROR);
+	assert_null(n[2].started_at); /* it never ran: no invented time */
+	assert_string_equal(n[2].host.hostname, "node-3");
+	assert_string_equal(n[2].reason, "rank 2 on host 'node-3': its report did not arrive "
+					 "within 30 s (the rank stopped, hangs or is still running)");
+	gb_run_init(&out, "fleet", 0, NULL);
+	assert_int_equal(gb_fleet_merge(ptrs, names, 3, GB_FLEET_MAD_K, &out, err, sizeof(err)), 0);
+	fl = &out.benches[0];
+	assert_int_equal(fl->status, GB_STATUS_ERROR);
+	assert_int_equal(fl->n_checks, 1);
+	assert_string_equal(fl->checks[0].name, "node_status");
+	assert_int_equal(fl->checks[0].status, GB_STATUS_ERROR);
+	assert_non_null(strstr(fl->checks[0].message, "node-3: rank 2 on host 'node-3'"));
+	node = cJSON_GetArrayItem(cJSON_GetObjectItem(fl->extra, "nodes"), 2);
+	assert_string_equal(cJSON_GetObjectItem(node, "host")->valuestring, "node-3");
+	assert_string_equal(cJSON_GetObjectItem(node, "verdict")->valuestring, "error");
+	assert_string_equal(cJSON_GetObjectItem(node, "status")->valuestring, "error");
+	assert_non_null(strstr(cJSON_GetObjectItem(node, "reason")->valuestring, "rank 2"));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(
+		cJSON_GetObjectItem(fl->extra, "nodes"), 0), "reason")));
+	gb_run_verdict(&out);
+	assert_int_equal(out.verdict, GB_STATUS_ERROR); /* not passed: a node is missing */
+	gb_run_release(&out);
+	/* an interrupted node outranks one that could not run; a finding outranks both */
+	gb_run_set_status(&n[1], GB_STATUS_INTERRUPTED, "interrupted");
+	gb_run_init(&out, "fleet", 0, NULL);
+	assert_int_equal(gb_fleet_merge(ptrs, names, 3, GB_FLEET_MAD_K, &out, err, sizeof(err)), 0);
+	assert_int_equal(out.benches[0].status, GB_STATUS_INTERRUPTED);
+	assert_int_equal(out.benches[0].n_checks, 2);
+	gb_run_verdict(&out);
+	assert_int_equal(out.verdict, GB_STATUS_INTERRUPTED);
+	gb_run_release(&out);
+	gb_run_release(&n[2]);
+	gb_fleet_missing_node(&n[2], 7, NULL, 0, "its report cannot be read: not JSON");
+	assert_string_equal(n[2].reason,
+			    "rank 7 on host 'unknown': its report cannot be read: not JSON");
+	for (int i = 0; i < 3; i++)
+		gb_run_release(&n[i]);
+}
+
+/* Node reports beside the fleet report, and a host name cannot leave the folder. */
+static void test_fleet_node_report_path(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(gb_fleet_node_report_path(buf, sizeof(buf), "out/fleet.json", "node-3"),
+			 0);
+	assert_string_equal(buf, "out/fleet.node-3.json");
+	assert_int_equal(gb_fleet_node_report_path(buf, sizeof(buf), "fleet", "a.b_c"), 0);
+	assert_string_equal(buf, "fleet.a.b_c.json");
+	assert_int_equal(gb_fleet_node_report_path(buf, sizeof(buf), "r.json", "../x y"), 0);
+	assert_string_equal(buf, "r..._x_y.json");
+	assert_int_equal(gb_fleet_node_report_path(buf, sizeof(buf), "r.json", ""), 0);
+	assert_string_equal(buf, "r.unknown.json");
+	/* "fleet.node-30.json" is 18 characters: 19 bytes fit, 18 do not */
+	assert_int_equal(gb_fleet_node_report_path(buf, 18, "fleet.json", "node-30"), -1);
+	assert_int_equal(gb_fleet_node_report_path(buf, 19, "fleet.json", "node-30"), 0);
+	assert_string_equal(buf, "fleet.node-30.json");
+}
+
 /* The merged report is an ordinary report: it matches the schema. */
 static void test_fleet_matches_schema(void **state)
 {
@@ -888,6 +969,8 @@ int main(void)
 		cmocka_unit_test(test_fleet_merge),
 		cmocka_unit_test(test_fleet_duplicates),
 		cmocka_unit_test(test_fleet_nodes),
+		cmocka_unit_test(test_fleet_node_status),
+		cmocka_unit_test(test_fleet_node_report_path),
 		cmocka_unit_test(test_fleet_matches_schema),
 	};
 

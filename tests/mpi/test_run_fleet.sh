@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# test_run_fleet.sh - `gpubench run` under mpirun: one rank per node, one
+# fleet report at rank 0 (cmd/run_fleet.h).
+#
+# Every rank here is on this one machine, so each pretends to be its own
+# node with the test hook GPUBENCH_TEST_HOSTNAME=node-<rank>. Without a GPU
+# every node's suite ends "no GPU" (its report has status error): that is
+# enough to test the whole exchange. Checked:
+#   - 2 and 3 ranks: one fleet report, one row per node in rank order, valid
+#     against the schema, verdict error and exit 3 on every process, one
+#     fleet summary on stdout;
+#   - ranks sharing a host: exit 2, one error line, no hang;
+#   - a rank that never sends its report (GPUBENCH_TEST_FLEET_SILENT_RANK):
+#     rank 0 still writes the fleet report within --timeout, that node marked
+#     missing with its rank and host;
+#   - --node-reports: every node's own report beside -o as STEM.HOST.json;
+#     without -o it is a usage error.
+# Open MPI refuses to run as root and to start more ranks than cores unless
+# told: --allow-run-as-root (as root) and --oversubscribe are added for it;
+# GPUBENCH_MPIEXEC_FLAGS adds more. Exits 77 only when there is no mpirun.
+. "$(dirname "$0")/../cli/lib.sh"
+
+MPIEXEC=${GPUBENCH_MPIEXEC:-$(command -v mpirun || true)}
+if [ -z "$MPIEXEC" ] || ! command -v "$MPIEXEC" >/dev/null 2>&1; then
+	echo "skipped: mpirun not found (GPUBENCH_MPIEXEC is not set)"
+	exit 77
+fi
+flags=()
+rank_var=PMI_RANK
+if "$MPIEXEC" --version 2>&1 | grep -qiE "open mpi|openrte|open-mpi"; then
+	flags+=(--oversubscribe)
+	[ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
+	rank_var=OMPI_COMM_WORLD_RANK
+fi
+# shellcheck disable=SC2206 # word splitting of user flags is intended
+flags+=(${GPUBENCH_MPIEXEC_FLAGS:-})
+
+if have_gpu; then
+	# a real suite per rank takes minutes and the ranks share the GPUs here
+	echo "skipped: this test needs a machine without a GPU (every node's suite ends at once)"
+	exit 77
+fi
+
+# fleet NP ARGS...: start NP ranks, rank r pretending to be host node-r
+fleet() {
+	local np=$1
+	shift
+	run timeout 120 "$MPIEXEC" "${flags[@]}" -np "$np" env "GB_RANK_VAR=$rank_var" \
+		sh -c 'eval "r=\${$GB_RANK_VAR}"; GPUBENCH_TEST_HOSTNAME=node-$r exec "$@"' sh \
+		"$BIN" run "$@"
+}
+
+# check CONDITION-PYTHON-EXPR DESCRIPTION: evaluate against the report d
+check() {
+	checks=$((checks + 1))
+	if ! python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+fl = d["benchmarks"][0]
+nodes = fl["extra"]["nodes"]
+sys.exit(0 if eval(sys.argv[2]) else 1)' "$report" "$1" 2>"$TMP/check.err"; then
+		fail "$2 ($(tail -1 "$TMP/check.err"))"
+	fi
+}
+
+for np in 2 3; do
+	report="$TMP/fleet$np.json"
+	fleet "$np" -o "$report"
+	expect_rc 3 "-np $np without a GPU: the fleet's verdict (every node could not run)"
+	checks=$((checks + 1))
+	[ -f "$report" ] || { fail "-np $np: no fleet report written: $err"; continue; }
+	validate "$report"
+	check 'd["run"]["command"] == "fleet" and fl["name"] == "fleet"' "-np $np: a fleet report"
+	check "[n['host'] for n in nodes] == ['node-%d' % r for r in range($np)]" \
+		"-np $np: one row per node, in rank order"
+	check 'all(n["verdict"] == "error" and "driver" in n["reason"] for n in nodes)' \
+		"-np $np: every node's could-not-run reason"
+	check 'd["verdict"]["status"] == "error" and d["verdict"]["exit_code"] == 3' \
+		"-np $np: fleet verdict error, exit code 3"
+	check "sum(c['name'] == 'node_status' for c in fl['checks']) == $np" \
+		"-np $np: a node_status check per node that could not run"
+	check "[x['rank'] for x in fl['extra']['ranks']] == list(range($np))" \
+		"-np $np: which rank was which node"
+	check 'all(x["report_arrived"] for x in fl["extra"]["ranks"])' "-np $np: every report arrived"
+	checks=$((checks + 1))
+	[ "$(printf '%s\n' "$out" | grep -c '^verdict:')" -eq 1 ] ||
+		fail "-np $np: expected one fleet summary on stdout, got: $out"
+	checks=$((checks + 1))
+	printf '%s\n' "$out" | grep -q "^nodes ($np)" ||
+		fail "-np $np: the summary has no node table: $out"
+	# a rank that exits 0 while another exits 3 would read as a pass to a scheduler
+	checks=$((checks + 1))
+	printf '%s\n' "$err" | grep -q "Exit code: *3" || [ "$rc" -eq 3 ] ||
+		fail "-np $np: not every process exited 3"
+done
+
+# ranks sharing a host would fight over its GPUs: refused at once, one line
+start=$(date +%s)
+run timeout 60 "$MPIEXEC" "${flags[@]}" -np 2 "$BIN" run -o "$TMP/shared.json"
+elapsed=$(($(date +%s) - start))
+expect_rc 2 "two ranks on one host"
+checks=$((checks + 1))
+[ "$(printf '%s\n' "$err" | grep -c 'gpubench: error:')" -eq 1 ] ||
+	fail "two ranks on one host: expected one error line: $err"
+checks=$((checks + 1))
+printf '%s\n' "$err" | grep -q "gpubench: error: ranks 0 and 1 are both on host .*ppr:1:node.*--ntasks-per-node=1" ||
+	fail "two ranks on one host: the line does not say what to do: $err"
+checks=$((checks + 1))
+[ "$elapsed" -lt 30 ] || fail "two ranks on one host: took ${elapsed}s"
+checks=$((checks + 1))
+[ ! -f "$TMP/shared.json" ] || fail "two ranks on one host: a usage error wrote a report"
+
+# a rank that never sends its report: marked missing, within the timeout
+report="$TMP/silent.json"
+start=$(date +%s)
+GPUBENCH_TEST_FLEET_SILENT_RANK=1 fleet 3 -q --timeout 3s -o "$report"
+elapsed=$(($(date +%s) - start))
+checks=$((checks + 1))
+[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "silent rank: exit $rc (124 is a hang)"
+checks=$((checks + 1))
+[ "$elapsed" -lt 40 ] || fail "silent rank: took ${elapsed}s with --timeout 3s"
+checks=$((checks + 1))
+if [ -f "$report" ]; then
+	validate "$report"
+	check '[n["host"] for n in nodes] == ["node-0", "node-1", "node-2"]' \
+		"silent rank: every node has its row, the missing one too"
+	check 'nodes[1]["verdict"] == "error" and "rank 1 on host '"'node-1'"'" in nodes[1]["reason"] and "within 3 s" in nodes[1]["reason"]' \
+		"silent rank: the missing node names its rank, host and the wait"
+	check '[x["report_arrived"] for x in fl["extra"]["ranks"]] == [True, False, True]' \
+		"silent rank: only rank 1's report is missing"
+	check 'd["verdict"]["exit_code"] == 3' "silent rank: fleet verdict error"
+else
+	fail "silent rank: rank 0 wrote no fleet report: $err"
+fi
+
+# --node-reports: every node keeps its own report beside -o
+report="$TMP/nodes/fl.json"
+mkdir -p "$TMP/nodes"
+fleet 2 -q --node-reports -o "$report"
+expect_rc 3 "--node-reports without a GPU"
+for r in 0 1; do
+	checks=$((checks + 1))
+	node="$TMP/nodes/fl.node-$r.json"
+	if [ -f "$node" ]; then
+		validate "$node"
+		checks=$((checks + 1))
+		[ "$(json_get "$node" '["run"]["hostname"]')" = "node-$r" ] &&
+			[ "$(json_get "$node" '["run"]["command"]')" = "run" ] ||
+			fail "--node-reports: $node is not node-$r's own report"
+	else
+		fail "--node-reports: no $node"
+	fi
+done
+check '[n["file"] for n in nodes] == ["'"$TMP"'/nodes/fl.node-0.json", "'"$TMP"'/nodes/fl.node-1.json"]' \
+	"--node-reports: the fleet names each node's file"
+fleet 2 --node-reports
+expect_rc 2 "--node-reports without -o"
+checks=$((checks + 1))
+[ "$(printf '%s\n' "$err" | grep -c 'gpubench: error:')" -eq 1 ] &&
+	printf '%s\n' "$err" | grep -q "gpubench: error: --node-reports needs -o" ||
+	fail "--node-reports without -o: expected one line from rank 0: $err"
+
+finish
