@@ -709,7 +709,7 @@ static double tele_value(const struct gb_telemetry_sample *t, enum tele_q q)
 static void tele_chart(FILE *out, const struct gb_run *run, int dev, enum tele_q q)
 {
 	static const char *const titles[] = { "temperature", "power", "SM clock", "TFLOPS" };
-	static const char *const units[] = { "\xC2\xB0" "C", "W", "MHz", "TFLOP/s" };
+	static const char *const units[] = { ("\xC2\xB0" "C"), "W", "MHz", "TFLOP/s" };
 	double *x = gb_xrealloc(NULL, sizeof(double) * (run->n_telemetry + 1));
 	double *y = gb_xrealloc(NULL, sizeof(double) * (run->n_telemetry + 1));
 	double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;

@@ -77,7 +77,8 @@ fi
 # shellcheck disable=SC2054 # the commas belong to one flag
 san=(-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
 cflags=(-std=c11 -D_GNU_SOURCE -g -O1 "${san[@]}" -I"$root" -I"$nvml_inc")
-core_src=(report/*.c bench/*_math.c cmd/cli.c cmd/log.c bench/nvml.c)
+# as GB_CORE_SOURCES in CMakeLists.txt (watchdog.c aside: no harness reaches it)
+core_src=(report/*.c bench/*_math.c cmd/cli.c cmd/log.c cmd/status_line.c bench/nvml.c)
 objs=()
 for src in "${core_src[@]}"; do
 	[ -f "$src" ] || continue
@@ -108,7 +109,7 @@ for h in "${harnesses[@]}"; do
 	[ -f "$src" ] || die "no harness $src"
 	say "building fuzz_$h"
 	"$cc" "${cflags[@]}" -Wall -Wextra -Werror -Itests/fuzz "$src" "$build/libcore.a" \
-		-lcjson -ldl -lm -o "$build/fuzz_$h" || die "cannot build fuzz_$h"
+		-lcjson -ldl -lm -pthread -o "$build/fuzz_$h" || die "cannot build fuzz_$h"
 done
 
 # ---- run ----
