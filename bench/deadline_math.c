@@ -8,7 +8,8 @@
  * the deadline under the lock, without waking the thread, so they are
  * cheap enough to bracket each operation of a timed loop. Firing runs the
  * callback with the lock held: a disarm that races with a firing returns
- * after the callback finished, never while it is half done.
+ * after the callback finished, never while it is half done. A callback that
+ * declines leaves the deadline armed, so the next look asks again.
  */
 #include "deadline_math.h"
 
@@ -62,10 +63,9 @@ static void *deadline_main(void *arg)
 	while (!w->quit) {
 		struct timespec next = after(w->resolution_s);
 
-		if (w->armed && passed(&w->deadline)) {
+		if (w->armed && passed(&w->deadline) && w->fire(w->user, w->what)) {
 			w->armed = false;
 			w->fired = true;
-			w->fire(w->user, w->what);
 		}
 		pthread_cond_timedwait(&w->cond, &w->lock, &next);
 	}

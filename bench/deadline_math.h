@@ -25,8 +25,12 @@ struct gb_deadline;
  * Called on the deadline's thread when an armed deadline passes, with the
  * `what` given to gb_deadline_arm(). The deadline's lock is held, so it
  * must not call gb_deadline_*; gb_deadline_disarm() waits until it returns.
+ * true: it ended the call (disarm will say so). false: it may not act yet
+ * (another thread must first get out of the way, see nccl_comm.c); the
+ * deadline stays armed and passed, so it is asked again at the next look,
+ * until it agrees or the call is disarmed.
  */
-typedef void (*gb_deadline_fire_fn)(void *user, const char *what);
+typedef bool (*gb_deadline_fire_fn)(void *user, const char *what);
 
 /*
  * Start the thread; NULL when it cannot be started. It looks at the

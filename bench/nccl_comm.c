@@ -88,26 +88,55 @@ void gb_nccl_comms_abort(struct gb_nccl_comms *s)
  * handle while it is inside the watched call, and learns of this from
  * gb_deadline_disarm().
  */
-static void fire_all(void *user, const char *what)
+static bool fire_all(void *user, const char *what)
 {
 	(void)what;
 	abort_all(user);
+	return true;
+}
+
+/* Rank j was aborted and its thread has not yet come out of the call (rank_mu held). */
+static bool aborted_in_call(const struct gb_nccl_comms *s, int except)
+{
+	for (int j = 0; j < s->n; j++)
+		if (j != except && s->aborted[j] && s->in_call[j])
+			return true;
+	return false;
 }
 
 /*
  * The same for one rank's own thread: only that rank's comm, the one its
  * thread is inside. The other ranks' threads may be using theirs; they are
  * ended by their own watchdogs (gb_nccl_comms_hurry_ranks), and the parents,
- * which no rank thread touches, by the driving thread afterwards.
+ * which no rank thread touches, by the driving thread afterwards. One abort
+ * at a time, and none while an aborted rank's thread is still returning out
+ * of NCCL: this abort may be the last local rank's, which frees every local
+ * rank's communicator (nccl_comm.h); false makes the watchdog ask again.
  */
-static void fire_rank(void *user, const char *what)
+static bool fire_rank(void *user, const char *what)
 {
 	struct gb_nccl_rank_watch *rw = user;
 	struct gb_nccl_comms *s = rw->set;
+	bool fired = false;
 
 	(void)what;
-	if (s->comm[rw->i] && s->comm[rw->i] != s->parent[rw->i])
-		gb_nccl.ncclCommAbort(s->comm[rw->i]);
+	pthread_mutex_lock(&s->rank_mu);
+	if (!aborted_in_call(s, rw->i)) {
+		if (s->comm[rw->i] && s->comm[rw->i] != s->parent[rw->i])
+			gb_nccl.ncclCommAbort(s->comm[rw->i]);
+		s->aborted[rw->i] = true;
+		fired = true;
+	}
+	pthread_mutex_unlock(&s->rank_mu);
+	return fired;
+}
+
+/* Rank i's thread enters (true) or has left (false) a watched call. */
+static void set_in_call(struct gb_nccl_comms *s, int i, bool in)
+{
+	pthread_mutex_lock(&s->rank_mu);
+	s->in_call[i] = in;
+	pthread_mutex_unlock(&s->rank_mu);
 }
 
 /* ---- errors ---- */
@@ -154,14 +183,19 @@ int gb_nccl_comms_unwatch(struct gb_nccl_comms *s, const char *what)
 	return gb_nccl_comms_timed_out(s, 0, what);
 }
 
+/* in_call is set before arming and cleared after disarming: it covers every firing. */
 void gb_nccl_comms_watch_rank(struct gb_nccl_comms *s, int i, const char *what)
 {
+	set_in_call(s, i, true);
 	gb_deadline_arm(s->rw[i].wd, s->timeout_s, what);
 }
 
 bool gb_nccl_comms_unwatch_rank(struct gb_nccl_comms *s, int i)
 {
-	if (!gb_deadline_disarm(s->rw[i].wd))
+	bool fired = gb_deadline_disarm(s->rw[i].wd);
+
+	set_in_call(s, i, false);
+	if (!fired)
 		return false;
 	s->comm[i] = NULL; /* aborted: only the parent is left, for the driving thread */
 	return true;
@@ -248,6 +282,11 @@ int gb_nccl_comms_start(struct gb_nccl_comms *s, struct gb_bench_result *res, co
 		s->rw[i].set = s;
 		s->rw[i].i = i;
 	}
+	if (pthread_mutex_init(&s->rank_mu, NULL)) {
+		gb_bench_set_status(res, GB_STATUS_ERROR, "cannot make the watchdogs' lock");
+		return -1;
+	}
+	s->rank_mu_ready = true;
 	s->wd = gb_deadline_start(fire_all, s, WATCHDOG_RESOLUTION_S);
 	for (int i = 0; per_rank && s->wd && i < n; i++)
 		if (!(s->rw[i].wd = gb_deadline_start(fire_rank, &s->rw[i], WATCHDOG_RESOLUTION_S)))
@@ -271,7 +310,7 @@ int gb_nccl_comms_init(struct gb_nccl_comms *s, const void *id_bytes)
 	cfg.blocking = 0; /* every wait is ours to bound */
 	gb_nccl.ncclGroupStart();
 	for (int i = 0; i < s->n && failed < 0; i++) {
-		GB_CUDA_GOTO(s->res, cudaSetDevice(s->dev[i]), group_done);
+		GB_CUDA_GOTO_DEV(s->res, s->dev[i], cudaSetDevice(s->dev[i]), group_done);
 		r = gb_nccl.ncclCommInitRankConfig(&s->parent[i], s->nranks, id, s->rank[i], &cfg);
 		if (!nccl_ok(r))
 			failed = i;
@@ -283,6 +322,13 @@ group_done:
 		return rc;
 	}
 	return gb_nccl_comms_end_group(s, failed, r, true, "ncclCommInitRankConfig");
+}
+
+void gb_nccl_comms_use_parents(struct gb_nccl_comms *s)
+{
+	for (int i = 0; i < s->n; i++)
+		s->comm[i] = s->parent[i];
+	s->blocking = false;
 }
 
 /*
@@ -297,14 +343,13 @@ int gb_nccl_comms_split(struct gb_nccl_comms *s)
 	int rc = 0, failed = -1;
 
 	if (!gb_nccl.ncclCommSplit) {
-		for (int i = 0; i < s->n; i++)
-			s->comm[i] = s->parent[i];
+		gb_nccl_comms_use_parents(s);
 		return 0;
 	}
 	cfg.blocking = 1;
 	gb_nccl.ncclGroupStart();
 	for (int i = 0; i < s->n && failed < 0; i++) {
-		GB_CUDA_GOTO(s->res, cudaSetDevice(s->dev[i]), group_done);
+		GB_CUDA_GOTO_DEV(s->res, s->dev[i], cudaSetDevice(s->dev[i]), group_done);
 		r = gb_nccl.ncclCommSplit(s->parent[i], 0, s->rank[i], &s->comm[i], &cfg);
 		if (!nccl_ok(r))
 			failed = i;
@@ -394,6 +439,9 @@ void gb_nccl_comms_stop(struct gb_nccl_comms *s)
 	gb_deadline_stop(s->wd);
 	s->wd = NULL;
 	gb_nccl_comms_abort(s);
+	if (s->rank_mu_ready)
+		pthread_mutex_destroy(&s->rank_mu);
+	s->rank_mu_ready = false;
 }
 
 #endif

@@ -33,6 +33,16 @@
  *                     thread is blocked in; no thread's handle is freed
  *                     under another thread that may be about to use it
  *
+ * Per-rank aborts are serialised (one lock for the set), and a rank is not
+ * aborted while a rank aborted before it still has its thread inside the
+ * call (that watchdog asks again at its next look). Two reasons, both from
+ * NCCL's source: ncclCommAbort from several threads at once could hang
+ * before 2.19.1 (NVIDIA/nccl#992), and aborting the last local rank of a
+ * communicator frees those of every local rank (commReclaim), which would
+ * free the one another thread is still returning out of. Even so, callers
+ * with a thread per rank should use blocking splits only from 2.19.1
+ * (GB_NCCL_CONCURRENT_ABORT), else gb_nccl_comms_use_parents() and poll.
+ *
  * Errors of calls made on the driving thread (everything but the _rank
  * calls) set res's status ERROR with one line ("'ncclCommSplit' failed on
  * rank 1 (GPU 1): ...", "... did not finish within 120 s on rank 0 (GPU 0):
@@ -45,11 +55,15 @@
 
 #if GPUBENCH_HAVE_NCCL
 
+#include <pthread.h>
 #include <stdbool.h>
 
 #include "bench.h"
 #include "deadline_math.h"
 #include "nccl_dl.h"
+
+/* The first NCCL whose ncclCommAbort may run on several threads at once (2.19.1). */
+#define GB_NCCL_CONCURRENT_ABORT 21901
 
 struct gb_nccl_comms;
 
@@ -73,6 +87,10 @@ struct gb_nccl_comms {
 	bool blocking;                         /* comm is a blocking split */
 	struct gb_deadline *wd;                /* watch(): aborts every communicator */
 	struct gb_nccl_rank_watch rw[GB_DEVICE_LIST_MAX]; /* watch_rank(): one per rank */
+	pthread_mutex_t rank_mu;               /* per-rank aborts, one at a time; guards: */
+	bool rank_mu_ready;
+	bool in_call[GB_DEVICE_LIST_MAX];      /* rank i's thread is between watch and unwatch */
+	bool aborted[GB_DEVICE_LIST_MAX];      /* rank i's watchdog aborted comm[i] */
 };
 
 /*
@@ -90,6 +108,9 @@ int gb_nccl_comms_init(struct gb_nccl_comms *s, const void *id);
 
 /* The comms operations use: blocking splits (2.18+), else the parents themselves. */
 int gb_nccl_comms_split(struct gb_nccl_comms *s);
+
+/* Operations on the non-blocking parents themselves (polled; `blocking` false). */
+void gb_nccl_comms_use_parents(struct gb_nccl_comms *s);
 
 /*
  * Close a group of calls opened with ncclGroupStart (the call of local rank
@@ -125,7 +146,9 @@ int gb_nccl_comms_unwatch(struct gb_nccl_comms *s, const char *what);
 /*
  * Watch a call on local rank i's own thread, on comm[i] (per_rank, blocking).
  * unwatch_rank: true when the watchdog ended the call by aborting comm[i],
- * which is then NULL; the caller reports it (res is not thread safe).
+ * which is then NULL; the caller reports it (res is not thread safe). Only
+ * an armed watch is hurried: a thread that arms after another failed must
+ * check for that failure itself, after watch_rank, and unwatch if so.
  */
 void gb_nccl_comms_watch_rank(struct gb_nccl_comms *s, int i, const char *what);
 bool gb_nccl_comms_unwatch_rank(struct gb_nccl_comms *s, int i);

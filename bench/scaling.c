@@ -25,8 +25,9 @@
  *             perfect-overlap range, and a check placing the speedup in it
  * NCCL (bench/nccl_comm.h): the communicators join non-blocking, so that
  * wait is polled against a deadline, and the steps and the sweep run on
- * their blocking splits, so an all-reduce returns once enqueued and no host
- * polling lands inside a timed step. Every blocking NCCL call is watched:
+ * their blocking splits (NCCL 2.19.1+), so an all-reduce returns once
+ * enqueued and no host polling lands inside a timed step. Every blocking
+ * NCCL call is watched:
  * past the timeout, or soon after another worker failed, a watchdog aborts
  * the communicator it is blocked in. Waits on the GPU poll events with a
  * deadline, and a failed worker releases the others, so a hung GPU or link
@@ -324,6 +325,28 @@ static void hurry_nccl(struct sc *s)
 }
 
 /*
+ * The comms the steps and the sweep use: blocking splits only where NCCL
+ * lets the workers' watchdogs abort from several threads at once (2.19.1,
+ * bench/nccl_comm.h); before, the parents, polled. params.launch records
+ * which ran.
+ */
+static int comms_for_steps(struct sc *s)
+{
+	if (gb_nccl.version >= GB_NCCL_CONCURRENT_ABORT) {
+		if (gb_nccl_comms_split(&s->comms))
+			return -1;
+	} else {
+		gb_nccl_comms_use_parents(&s->comms);
+	}
+	gb_bench_param_str(s->res, "launch",
+			   s->comms.blocking
+				   ? "blocking communicators (split off non-blocking ones)"
+				   : "non-blocking communicators (NCCL before 2.19.1: each "
+				     "all-reduce is polled until enqueued, inside the step)");
+	return 0;
+}
+
+/*
  * The communicators of workers 0..n-1, ranks in worker order (main thread):
  * non-blocking parents, so joining is bounded, and their blocking splits for
  * the steps and the sweep (bench/nccl_comm.h), with a watchdog per worker
@@ -342,7 +365,7 @@ static int comms_init(struct sc *s, int n)
 	}
 	if (gb_nccl_comms_start(&s->comms, s->res, s->dev, n, 0, n, s->timeout_s, NULL, true))
 		return -1;
-	if (gb_nccl_comms_init(&s->comms, &id) || gb_nccl_comms_split(&s->comms))
+	if (gb_nccl_comms_init(&s->comms, &id) || comms_for_steps(s))
 		return -1;
 	return 0;
 }
@@ -355,7 +378,7 @@ static void comms_destroy(struct sc *s, bool clean)
 }
 
 /*
- * NCCL before 2.18 (no ncclCommSplit): the all-reduce on a non-blocking
+ * NCCL before 2.19.1 (comms_for_steps): the all-reduce on a non-blocking
  * communicator, polled until enqueued, which puts host time into the step
  * (params.launch says so).
  */
@@ -395,6 +418,16 @@ static int worker_allreduce(struct worker *w, float *p, uint64_t count)
 	if (!c->blocking)
 		return worker_allreduce_polled(w, p, count);
 	gb_nccl_comms_watch_rank(c, w->slot, "ncclAllReduce");
+	/*
+	 * A hurry shortens only an armed watch: a worker that failed before this
+	 * arming hurried nothing of ours, and the call would wait for it for the
+	 * whole timeout. workers_fail() marks the gate before it hurries, so
+	 * either the gate says so here or its hurry finds this watch armed.
+	 */
+	if (gate_failed(&w->s->gate)) {
+		gb_nccl_comms_unwatch_rank(c, w->slot);
+		return -1;
+	}
 	r = gb_nccl.ncclAllReduce(p, p, count, ncclFloat32, ncclSum, c->comm[w->slot], w->ns);
 	if (gb_nccl_comms_unwatch_rank(c, w->slot)) {
 		if (gate_failed(&w->s->gate))
@@ -869,8 +902,11 @@ static int size_step(struct sc *s)
 				    "cannot size the step: a GEMM took %.3g ms", s->t_gemm_s * 1e3);
 		return -1;
 	}
-	/* a step may legitimately take long: wait ten of them before calling it hung */
-	s->timeout_s = SC_TIMEOUT_S + 10.0 * (double)count * s->t_gemm_s;
+	/*
+	 * a step may legitimately take long: wait ten of them before calling it
+	 * hung; whole seconds, because the messages print it with %g
+	 */
+	s->timeout_s = ceil(SC_TIMEOUT_S + 10.0 * (double)count * s->t_gemm_s);
 	gb_expect_silence(s->ctx, s->timeout_s + 30); /* its own timeouts speak first */
 	return 0;
 }
@@ -1557,11 +1593,6 @@ static int load_libraries(struct sc *s)
 		return -1;
 	}
 	gb_bench_param_num(s->res, "nccl_version", gb_nccl.version);
-	gb_bench_param_str(s->res, "launch",
-			   gb_nccl.ncclCommSplit
-				   ? "blocking communicators (split off non-blocking ones)"
-				   : "non-blocking communicators (NCCL before 2.18: each all-reduce "
-				     "is polled until enqueued, inside the step)");
 	return 0;
 #else
 	gb_bench_set_status(s->res, GB_STATUS_ERROR,

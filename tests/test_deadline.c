@@ -4,8 +4,9 @@
  * ends a blocking NCCL call: it fires once a deadline passes and makes a
  * "blocked call" (here, a loop waiting for the fire) return; it stays quiet
  * when the call beats the deadline; it can be re-armed after firing; it
- * stops at once even while armed far ahead; and hurrying brings an armed
- * deadline forward, never back, and never fires a call that returned.
+ * stops at once even while armed far ahead; hurrying brings an armed
+ * deadline forward, never back, and never fires a call that returned (nor
+ * one armed after the hurry); and a fire that declines is asked again.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 #include "bench/deadline_math.h"
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <string.h>
 #include <time.h>
 
@@ -24,12 +26,31 @@ struct fires {
 	const char *what;
 };
 
-static void on_fire(void *user, const char *what)
+static bool on_fire(void *user, const char *what)
 {
 	struct fires *f = user;
 
 	f->what = what;
 	atomic_fetch_add(&f->n, 1);
+	return true;
+}
+
+/* A fire that may not act until `allowed` (another thread still in the way). */
+struct held_fires {
+	atomic_int asked, n;
+	atomic_bool allowed;
+};
+
+static bool on_fire_when_allowed(void *user, const char *what)
+{
+	struct held_fires *f = user;
+
+	(void)what;
+	atomic_fetch_add(&f->asked, 1);
+	if (!atomic_load(&f->allowed))
+		return false;
+	atomic_fetch_add(&f->n, 1);
+	return true;
 }
 
 static double now_s(void)
@@ -185,6 +206,83 @@ static void test_hurry_leaves_unarmed_alone(void **state)
 	gb_deadline_stop(w);
 }
 
+/*
+ * A fire that declines is asked again at the next look, and fires once it
+ * agrees: a rank's watchdog waits while another aborted rank's thread is
+ * still inside NCCL (nccl_comm.c), then aborts. Until then nothing fired.
+ */
+static void test_declined_fire_is_asked_again(void **state)
+{
+	struct held_fires f;
+	struct gb_deadline *w;
+	double give_up;
+
+	(void)state;
+	atomic_init(&f.asked, 0);
+	atomic_init(&f.n, 0);
+	atomic_init(&f.allowed, false);
+	w = gb_deadline_start(on_fire_when_allowed, &f, 0.005);
+	assert_non_null(w);
+	gb_deadline_arm(w, 0.01, "ncclAllReduce");
+	give_up = now_s() + 10;
+	while (atomic_load(&f.asked) < 3 && now_s() < give_up)
+		sleep_s(0.001);
+	assert_true(atomic_load(&f.asked) >= 3);
+	assert_int_equal(atomic_load(&f.n), 0);
+	atomic_store(&f.allowed, true);
+	while (atomic_load(&f.n) == 0 && now_s() < give_up)
+		sleep_s(0.001);
+	assert_int_equal(atomic_load(&f.n), 1);
+	assert_true(gb_deadline_disarm(w));
+	gb_deadline_stop(w);
+}
+
+/* A call that returns while its fire still declines was not fired at, and is not asked again. */
+static void test_declined_fire_then_disarmed(void **state)
+{
+	struct held_fires f;
+	struct gb_deadline *w;
+	double give_up = now_s() + 10;
+	int asked;
+
+	(void)state;
+	atomic_init(&f.asked, 0);
+	atomic_init(&f.n, 0);
+	atomic_init(&f.allowed, false);
+	w = gb_deadline_start(on_fire_when_allowed, &f, 0.005);
+	assert_non_null(w);
+	gb_deadline_arm(w, 0.01, "ncclAllReduce");
+	while (atomic_load(&f.asked) == 0 && now_s() < give_up)
+		sleep_s(0.001);
+	assert_false(gb_deadline_disarm(w));
+	asked = atomic_load(&f.asked);
+	atomic_store(&f.allowed, true);
+	sleep_s(0.05);
+	assert_int_equal(atomic_load(&f.asked), asked);
+	assert_int_equal(atomic_load(&f.n), 0);
+	gb_deadline_stop(w);
+}
+
+/*
+ * A hurry that comes before the arming is lost: the arming gets its full
+ * time. So a thread must look for a failure that hurried the others after
+ * arming, before its call (scaling.c worker_allreduce), or it waits for
+ * the dead peer until the timeout.
+ */
+static void test_hurry_before_arm_is_lost(void **state)
+{
+	struct fires f = { 0, NULL };
+	struct gb_deadline *w = gb_deadline_start(on_fire, &f, 0.005);
+
+	(void)state;
+	gb_deadline_hurry(w, 0.01);
+	gb_deadline_arm(w, 3600, "ncclAllReduce");
+	sleep_s(0.1);
+	assert_int_equal(atomic_load(&f.n), 0);
+	assert_false(gb_deadline_disarm(w));
+	gb_deadline_stop(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,6 +293,9 @@ int main(void)
 		cmocka_unit_test(test_hurry_ends_a_long_wait),
 		cmocka_unit_test(test_hurry_never_delays),
 		cmocka_unit_test(test_hurry_leaves_unarmed_alone),
+		cmocka_unit_test(test_declined_fire_is_asked_again),
+		cmocka_unit_test(test_declined_fire_then_disarmed),
+		cmocka_unit_test(test_hurry_before_arm_is_lost),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
