@@ -126,6 +126,14 @@ void gb_cmd_library_versions(struct gb_run *run);
 int gb_cmd_run_finish(struct gb_run *run, const struct gb_common *c, bool device_detail);
 
 /*
+ * _exit(code) now, stdout flushed, when run lost a GPU (hung or sticky
+ * error); else return. gb_cmd_run_finish() does it, except while MPI is up
+ * (MPI_Finalize must run first): a command that ran as one rank calls it
+ * again after gb_mpi_world_finalize().
+ */
+void gb_cmd_exit_if_gpu_lost(const struct gb_run *run, int code);
+
+/*
  * Run one benchmark with already-parsed params on c->devices (resolved):
  * support check (skipped with its reason), run, timing, interruption.
  * Returns its result, appended to run.

@@ -918,8 +918,10 @@ static int run_world(struct nccl_cmd *nc, int argc, const char **argv)
 		nc->common.quiet = true; /* one voice: rank 0 prints and writes */
 	gb_log_set_verbosity(nc->common.quiet ? -1 : nc->common.verbose ? 1 : 0);
 	rc = world_flow(&wr, argc, argv);
-	gb_run_release(&wr.local);
 	gb_mpi_world_finalize(&wr.w);
+	/* gb_cmd_run_finish() could not _exit() while MPI was up: a lost GPU would block exit() */
+	gb_cmd_exit_if_gpu_lost(&wr.local, rc);
+	gb_run_release(&wr.local);
 	return rc;
 }
 

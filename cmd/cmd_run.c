@@ -35,6 +35,7 @@ struct run_params {
 	bool plan;              /* --plan: print the steps and check their options, run nothing */
 	bool node_reports;      /* fleet: keep each node's report beside -o */
 	double timeout_s;       /* fleet: how long node reports are waited for */
+	bool no_fleet;          /* under a launcher, still run alone (no MPI) */
 };
 
 /* Options per benchmark and profile; NULL: the benchmark's own defaults. */
@@ -54,6 +55,14 @@ static const struct profile_args profile_table[] = {
 	{ "scaling", { "--workload ddp --steps 10 --warmup-steps 2",
 		       "--workload ddp --steps 20 --overlap", "--workload ddp --steps 50 --overlap" } },
 };
+
+/*
+ * How long each profile is expected to take on a node of 8 GPUs: stress's
+ * duration (30 s, 10 min, 4 h) and a generous allowance for the other
+ * steps. A fleet's waits for the other nodes start from it (run_fleet.h),
+ * so a node that ends early does not give up on one still measuring.
+ */
+static const double profile_suite_s[] = { 15 * 60.0, 45 * 60.0, 4.5 * 3600 };
 
 static const char *profile_args_for(const char *bench, int profile)
 {
@@ -160,12 +169,17 @@ static const struct gb_opt run_opts[] = {
 	  NULL, 0 },
 	{ GB_OPT_BOOL, 0, "node-reports", offsetof(struct run_params, node_reports), NULL,
 	  "under mpirun/srun: each node also writes its own report beside -o, as "
-	  "STEM.HOST.json",
+	  "STEM.HOST.json (ignored without a launcher)",
 	  0, 0, NULL, 0 },
 	{ GB_OPT_DURATION, 0, "timeout", offsetof(struct run_params, timeout_s), "DURATION",
-	  "under mpirun/srun: how long rank 0 waits for the other nodes' reports after its "
-	  "own suite (and they for it); a node not in by then is reported missing (default 30m)",
+	  "under mpirun/srun: how long the nodes wait for each other after the longest expected "
+	  "suite of the profile (or their own end, if later); a node not in by then is reported "
+	  "missing (default 30m; ignored without a launcher)",
 	  1, 7 * 24 * 3600.0, NULL, 0 },
+	{ GB_OPT_BOOL, 0, "no-fleet", offsetof(struct run_params, no_fleet), NULL,
+	  "under mpirun/srun: no fleet, each process runs alone and writes its own report (give "
+	  "each its own -o; merge them with 'report --merge'); ignored without a launcher",
+	  0, 0, NULL, 0 },
 	{ GB_OPT_END, 0, NULL, 0, NULL, NULL, 0, 0, NULL, 0 },
 };
 
@@ -198,6 +212,21 @@ static int print_plan(int profile)
 }
 
 /* ---- a fleet: one rank per node under mpirun or srun ---- */
+
+/*
+ * The profile's expected duration; GPUBENCH_TEST_FLEET_SUITE_S=DURATION
+ * (tests only, not in the README) replaces it, so that tests without a GPU
+ * need not wait for a suite that ends at once.
+ */
+static double suite_seconds(int profile)
+{
+	const char *v = getenv("GPUBENCH_TEST_FLEET_SUITE_S");
+	double s;
+
+	if (v && *v && !gb_parse_duration(v, &s) && s >= 0)
+		return s;
+	return profile_suite_s[profile];
+}
 
 struct fleet_suite {
 	int profile;
@@ -263,7 +292,8 @@ static int run_fleet(const struct run_params *rp, struct gb_common *common,
 	struct fleet_suite suite = { rp->profile, &thr };
 	struct gb_fleet_cfg cfg = {
 		.launcher = l, .common = common, .node_reports = rp->node_reports,
-		.timeout_s = rp->timeout_s, .argc = argc, .argv = argv,
+		.timeout_s = rp->timeout_s, .suite_s = suite_seconds(rp->profile),
+		.argc = argc, .argv = argv,
 		.measure = measure_node, .user = &suite,
 	};
 	char host[128];
@@ -316,7 +346,7 @@ int cmd_run(int argc, const char **argv)
 	gb_launcher_unmute(&m);
 	if (rc >= 0)
 		return rc;
-	if (launch.size > 1)
+	if (launch.size > 1 && !rp.no_fleet)
 		return run_fleet(&rp, &common, &launch, argc, argv);
 	if (gb_cmd_check_common(&common))
 		return GB_EXIT_USAGE;

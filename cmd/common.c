@@ -364,7 +364,7 @@ static void exit_now(int code)
 }
 
 /* After the report: _exit() when a GPU was lost (hung or sticky), see exit_now(). */
-static void exit_if_gpu_lost(const struct gb_run *run, int code)
+void gb_cmd_exit_if_gpu_lost(const struct gb_run *run, int code)
 {
 	struct gb_lost_set *lost = gb_xrealloc(NULL, sizeof(*lost));
 	size_t n;
@@ -392,7 +392,7 @@ int gb_cmd_run_finish(struct gb_run *run, const struct gb_common *c, bool device
 	gb_runwatch_stop(guard.wd);
 	guard.wd = NULL;
 	code = write_outputs(run, c, device_detail, true);
-	exit_if_gpu_lost(run, code);
+	gb_cmd_exit_if_gpu_lost(run, code);
 	gb_nvml_unload();
 	return code;
 }

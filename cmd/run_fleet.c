@@ -34,6 +34,9 @@ struct fleet {
 	struct gb_run local;	    /* this node's report */
 	struct gb_mpi_parts hellos; /* rank 0: every rank's hello */
 	char node_path[4096];	    /* this node's report beside -o; "" without --node-reports */
+	double t_go;		    /* when the go decision arrived here: every rank at once */
+	double t_end;		    /* when this node's suite ended */
+	double waited_s;	    /* rank 0: how long it waited for the reports */
 };
 
 /* ---- stopping ---- */
@@ -53,6 +56,32 @@ static int stop_job(const struct fleet *f, int code)
 	}
 	gb_mpi_abort(&f->w, code);
 	return code;
+}
+
+/* ---- waiting for the other side ---- */
+
+/* How long rank 0 may take, after its gather ended, to merge and write before it broadcasts. */
+#define FLEET_WRITE_S 120.0
+
+/*
+ * When a wait for the other side ends: --timeout after the later of the
+ * suite's expected end (t_go + suite_s, the same moment on every rank) and
+ * this node's own end. Counted from the own end alone, a node without a GPU,
+ * done in seconds, would give up on one still in a 4 h burnin (and abort
+ * the job), and rank 0 without a GPU would mark healthy nodes missing.
+ */
+static double fleet_deadline(const struct fleet *f)
+{
+	return fmax(f->t_go + f->cfg->suite_s, f->t_end) + f->cfg->timeout_s;
+}
+
+/*
+ * Let the next exchange wait until deadline, one second at least. factor:
+ * how many of w.timeout_s the exchange waits (gb_mpi_bcast waits two).
+ */
+static void wait_until(struct fleet *f, double deadline, double factor)
+{
+	f->w.timeout_s = fmax(1.0, deadline - gb_now_s()) / factor;
 }
 
 /* Rank 0, before any node measured: a report that says why nothing ran. */
@@ -174,6 +203,7 @@ static int agree(struct fleet *f)
 	if (gb_mpi_bcast(&f->w, &exit_now, sizeof(exit_now), "the go/no-go decision", err,
 			 sizeof(err)))
 		return world_fail(f, err);
+	f->t_go = gb_now_s();
 	return exit_now;
 }
 
@@ -200,10 +230,29 @@ static bool test_silent(const struct fleet *f)
 
 static void wait_silently(const struct fleet *f)
 {
-	double end = gb_now_s() + 3 * f->cfg->timeout_s + 10;
+	/* past rank 0's wait, which ends the job */
+	double end = fleet_deadline(f) + f->cfg->timeout_s + 30;
 	struct timespec ts = { 0, 100 * 1000 * 1000 };
 
 	while (gb_now_s() < end)
+		nanosleep(&ts, NULL);
+}
+
+/*
+ * GPUBENCH_TEST_FLEET_SLOW_RANK=N (tests only, not in the README): rank N's
+ * suite takes 8 s longer (it sleeps first), as a node with more to measure
+ * would, so waits that must outlast the slowest node can be tested.
+ */
+static void test_slow(const struct fleet *f)
+{
+	const char *v = getenv("GPUBENCH_TEST_FLEET_SLOW_RANK");
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	char *end;
+
+	if (!v || !*v || strtol(v, &end, 10) != f->w.rank || *end)
+		return;
+	/* in short naps: a signal (MPI's own, SIGCHLD) would cut one long sleep short */
+	for (double until = gb_now_s() + 8; gb_now_s() < until;)
 		nanosleep(&ts, NULL);
 }
 
@@ -237,11 +286,13 @@ static void measure_node(struct fleet *f, struct gb_common *watch, struct gb_com
 	/* the node's name in the fleet (the test hook's, when set) */
 	free(f->local.host.hostname);
 	f->local.host.hostname = gb_strdup(f->w.host);
+	test_slow(f);
 	gb_cmd_watchdog_start(&f->local, c, false);
 	if (cfg->measure(&f->local, c, cfg->user))
 		gb_run_set_status(&f->local, GB_STATUS_ERROR,
 				  "--devices names a GPU this node does not have");
 	gb_cmd_run_finish(&f->local, node, false);
+	f->t_end = gb_now_s();
 }
 
 /* ---- step 4-5: the fleet report at rank 0 ---- */
@@ -297,12 +348,17 @@ static void node_from(const struct fleet *f, struct nodes *nd, int r, const stru
 				      "its report had not arrived when this report was written "
 				      "(the job ended first)");
 	} else {
-		gb_fleet_missing_node(&nd->runs[r], r, host_of_rank(f, r), f->w.timeout_s, NULL);
+		gb_fleet_missing_node(&nd->runs[r], r, host_of_rank(f, r), f->waited_s, NULL);
 	}
 	cJSON_Delete(doc);
 }
 
-static void nodes_collect(const struct fleet *f, struct nodes *nd, const struct gb_mpi_parts *p)
+/*
+ * Every rank's report; rank 0's own is local (NULL: not measured yet, a
+ * stand-in like the others').
+ */
+static void nodes_collect(const struct fleet *f, struct nodes *nd, const struct gb_run *local,
+			  const struct gb_mpi_parts *p)
 {
 	nd->n = f->w.size;
 	nd->runs = calloc((size_t)nd->n, sizeof(*nd->runs));
@@ -312,8 +368,8 @@ static void nodes_collect(const struct fleet *f, struct nodes *nd, const struct 
 	if (!nd->runs || !nd->ptrs || !nd->names || !nd->missing)
 		abort();
 	for (int r = 0; r < nd->n; r++) {
-		if (r == 0)
-			nd->ptrs[r] = &f->local; /* rank 0's own, finished already */
+		if (r == 0 && local)
+			nd->ptrs[r] = local;
 		else {
 			node_from(f, nd, r, p);
 			nd->ptrs[r] = &nd->runs[r];
@@ -324,8 +380,9 @@ static void nodes_collect(const struct fleet *f, struct nodes *nd, const struct 
 
 static void nodes_free(struct nodes *nd)
 {
-	for (int r = 1; r < nd->n; r++)
-		gb_run_release(&nd->runs[r]);
+	for (int r = 0; r < nd->n; r++)
+		if (nd->ptrs[r] == &nd->runs[r])
+			gb_run_release(&nd->runs[r]);
 	for (int r = 0; r < nd->n; r++)
 		free(nd->names[r]);
 	free(nd->runs);
@@ -380,10 +437,12 @@ static void say_bad_nodes(const struct gb_run *out)
 }
 
 /*
- * Merge, write -o and (final) print: the fleet's exit code. p NULL: the
- * provisional report, written before the others' reports are awaited.
+ * Merge, write -o and (final) print: the fleet's exit code. p NULL: a
+ * provisional report, written before the others' reports are awaited;
+ * local NULL: before rank 0's own suite too.
  */
-static int fleet_report(const struct fleet *f, const struct gb_mpi_parts *p, bool final)
+static int fleet_report(const struct fleet *f, const struct gb_run *local,
+			const struct gb_mpi_parts *p, bool final)
 {
 	const struct gb_common *c = f->cfg->common;
 	struct nodes nd;
@@ -391,7 +450,7 @@ static int fleet_report(const struct fleet *f, const struct gb_mpi_parts *p, boo
 	char err[1024], now[32];
 	int code;
 
-	nodes_collect(f, &nd, p);
+	nodes_collect(f, &nd, local, p);
 	fleet_init(&out, f->cfg);
 	if (gb_fleet_merge(nd.ptrs, (const char *const *)nd.names, (size_t)nd.n,
 			   GB_FLEET_MAD_K, &out, err, sizeof(err))) {
@@ -430,11 +489,14 @@ static int gather_reports(struct fleet *f)
 {
 	struct gb_mpi_parts parts;
 	cJSON *doc = gb_report_to_json(&f->local);
-	char *json = cJSON_PrintUnformatted(doc), err[512];
+	char *json = doc ? cJSON_PrintUnformatted(doc) : NULL, err[512];
+	double t0 = gb_now_s();
 	int rc, code = GB_EXIT_CANNOT_RUN;
 
 	cJSON_Delete(doc);
-	f->w.timeout_s = f->cfg->timeout_s;
+	if (!json)
+		return world_fail(f, "out of memory while encoding this node's report");
+	wait_until(f, fleet_deadline(f), 1);
 	if (f->w.rank == 0 && gb_stop_flag && f->w.timeout_s > GB_FLEET_JOIN_S / 2)
 		f->w.timeout_s = GB_FLEET_JOIN_S / 2; /* interrupted: every rank is stopping too */
 	if (test_silent(f)) {
@@ -444,16 +506,27 @@ static int gather_reports(struct fleet *f)
 	}
 	rc = gb_mpi_gather(&f->w, 1, json, strlen(json), &parts, err, sizeof(err));
 	free(json);
+	f->waited_s = round(gb_now_s() - t0);
 	if (rc < 0)
 		return world_fail(f, err);
 	if (f->w.rank == 0)
-		code = fleet_report(f, &parts, true);
+		code = fleet_report(f, &f->local, &parts, true);
 	gb_mpi_parts_free(&parts);
 	if (rc > 0) /* someone is missing, and may never join another exchange */
 		return stop_job(f, code);
+	/* rank 0 may gather until the deadline, then merge and write */
+	wait_until(f, fleet_deadline(f) + FLEET_WRITE_S, 2);
 	if (gb_mpi_bcast(&f->w, &code, sizeof(code), "the exit code", err, sizeof(err)))
 		return world_fail(f, err);
 	return code;
+}
+
+/* Rank 0 writes provisional reports to -o, but not to stdout: one document there. */
+static bool provisional(const struct fleet *f)
+{
+	const char *out = f->cfg->common->output;
+
+	return f->w.rank == 0 && out && strcmp(out, "-");
 }
 
 static int fleet_flow(struct fleet *f)
@@ -474,16 +547,20 @@ static int fleet_flow(struct fleet *f)
 		fprintf(stderr, "gpubench: run: fleet of %d nodes (%s): rank 0 on '%s' writes the "
 				"fleet report\n",
 			f->w.size, cfg->launcher->name, f->w.host);
+	/* a job killed before rank 0's suite ends (a node's watchdog) still leaves a report */
+	if (provisional(f))
+		fleet_report(f, NULL, NULL, false);
 	measure_node(f, &watch, &node);
-	if (f->w.rank == 0 && cfg->common->output)
-		fleet_report(f, NULL, false);
+	if (provisional(f))
+		fleet_report(f, &f->local, NULL, false);
 	return gather_reports(f);
 }
 
 /* The ranks could not even form the job: rank 0 still writes a report saying so. */
 static int join_failed(const struct fleet *f, const char *err)
 {
-	gb_error("cannot start the MPI job: %s", err);
+	if (f->cfg->launcher->rank == 0) /* one voice, as everywhere */
+		gb_error("cannot start the MPI job: %s", err);
 	if (f->w.rank == 0 && f->cfg->launcher->rank == 0 && !f->cfg->usage_rc)
 		write_error_report(f, err);
 	return stop_job(f, GB_EXIT_CANNOT_RUN);
@@ -496,7 +573,8 @@ static int not_built(const struct gb_fleet_cfg *cfg)
 		return GB_EXIT_NOT_BUILT;
 	gb_error("%s started %d processes, but gpubench was built without MPI: each would run "
 		 "the suite alone and write the same report; rebuild with MPI (libopenmpi-dev), "
-		 "or start one process per node yourself and merge with 'gpubench report --merge'",
+		 "or give each process its own -o with --no-fleet and merge with 'gpubench report "
+		 "--merge'",
 		 cfg->launcher->name, cfg->launcher->size);
 	return cfg->usage_rc ? cfg->usage_rc : GB_EXIT_NOT_BUILT;
 }
@@ -517,7 +595,8 @@ int gb_run_fleet(const struct gb_fleet_cfg *cfg)
 	if (f.w.size != cfg->launcher->size) {
 		if (cfg->launcher->rank == 0)
 			gb_error("%s started %d processes but MPI sees %d: gpubench's MPI does not "
-				 "match the launcher (with Slurm, try 'srun --mpi=pmix')",
+				 "match the launcher (with Slurm, try 'srun --mpi=pmix'; --no-fleet runs "
+				 "each process alone)",
 				 cfg->launcher->name, cfg->launcher->size, f.w.size);
 		gb_mpi_world_finalize(&f.w);
 		return GB_EXIT_CANNOT_RUN;
@@ -528,7 +607,9 @@ int gb_run_fleet(const struct gb_fleet_cfg *cfg)
 	gb_log_set_verbosity(cfg->common->quiet ? -1 : cfg->common->verbose ? 1 : 0);
 	rc = fleet_flow(&f);
 	gb_mpi_parts_free(&f.hellos);
-	gb_run_release(&f.local);
 	gb_mpi_world_finalize(&f.w);
+	/* gb_cmd_run_finish() could not _exit() while MPI was up: a lost GPU would block exit() */
+	gb_cmd_exit_if_gpu_lost(&f.local, rc);
+	gb_run_release(&f.local);
 	return rc;
 }

@@ -9,11 +9,15 @@
  *   2. rank 0 decides and broadcasts: two ranks on one host would fight over
  *      the same GPUs, so the job stops with exit 2 and one line on rank 0;
  *      so does an option one node cannot use;
- *   3. every rank runs the suite (its own watchdog, its own thresholds) and
- *      finishes its node report (kept beside -o with --node-reports);
- *   4. rank 0 writes a provisional fleet report (its node, the others not
- *      arrived yet), so a job killed while it waits still leaves one;
- *   5. every report goes to rank 0 (point to point, with a deadline); rank 0
+ *   3. rank 0 writes a provisional fleet report (no node arrived yet), so a
+ *      job ended by another node's watchdog still leaves one; every rank
+ *      runs the suite (its own watchdog, its own thresholds) and finishes
+ *      its node report (kept beside -o with --node-reports);
+ *   4. rank 0 writes the provisional report again with its own node in;
+ *      neither is written when -o is "-" (one document on stdout);
+ *   5. every report goes to rank 0 (point to point, with a deadline: --timeout
+ *      after the later of the suite's expected end, counted from the go
+ *      decision, and the node's own end, the same for every wait); rank 0
  *      merges them, each node labelled by its host; a rank whose report did
  *      not arrive or cannot be read is a node of status error naming its rank
  *      and host; rank 0 writes -o and prints the fleet summary;
@@ -40,7 +44,8 @@ struct gb_fleet_cfg {
 	struct gb_common *common; /* the user's options: -o is the fleet report */
 	const char *host;	  /* this node's name (gb_launcher_hostname) */
 	bool node_reports;	  /* keep each node's report beside -o */
-	double timeout_s;	  /* how long node reports are waited for */
+	double timeout_s;	  /* how long node reports are waited for, past suite_s */
+	double suite_s;		  /* how long the suite is expected to take on a node */
 	int usage_rc;		  /* this rank's own option checks: 0, or the exit code */
 	int argc;
 	const char **argv;

@@ -549,7 +549,10 @@ void gb_run_verdict(struct gb_run *run)
 	 * A finding outranks an interrupt: a bit flip found before Ctrl-C is
 	 * still a bad GPU, and exit 130 reads as "cancelled" to CI and
 	 * schedulers. run.status stays "interrupted"; the verdict says so too.
+	 * A failed check counts even where its benchmark's status did not
+	 * become failed (gb_bench_add_check keeps an interrupted one).
 	 */
+	failed = failed || run->n_verdict_failed > 0;
 	if (failed) {
 		run->verdict = GB_STATUS_FAILED;
 		if (interrupted)

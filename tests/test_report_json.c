@@ -635,6 +635,32 @@ static void test_verdict_failed_then_interrupted(void **state)
 	gb_run_release(&run);
 }
 
+/*
+ * Stopped first, then a failed check (a verify pass that still ran): the
+ * benchmark stays interrupted, yet its finding decides the exit code.
+ */
+static void test_verdict_interrupted_bench_with_failed_check(void **state)
+{
+	const char *argv[] = { "gpubench", "stress" };
+	struct gb_run run;
+	struct gb_bench_result *b;
+
+	(void)state;
+	gb_run_init(&run, "stress", 2, argv);
+	b = gb_run_add_bench(&run, "stress");
+	gb_bench_set_status(b, GB_STATUS_INTERRUPTED, "stopped");
+	gb_bench_add_check(b, "exact_mismatches", GB_STATUS_FAILED, GB_SEV_ERROR, 0, 1, 0,
+			   "1 bit flip on GPU 0");
+	assert_int_equal(b->status, GB_STATUS_INTERRUPTED);
+	gb_run_verdict(&run);
+	assert_int_equal(run.n_verdict_failed, 1);
+	assert_int_equal(run.verdict, GB_STATUS_FAILED);
+	assert_int_equal(gb_exit_code_for_status(run.verdict), 1);
+	assert_int_equal(run.n_verdict_warnings, 1);
+	assert_non_null(strstr(run.verdict_warnings[0], "interrupted"));
+	gb_run_release(&run);
+}
+
 static void test_exit_codes(void **state)
 {
 	(void)state;
@@ -1134,6 +1160,7 @@ int main(void)
 		cmocka_unit_test(test_written_json_layout),
 		cmocka_unit_test(test_verdict_failed_list),
 		cmocka_unit_test(test_verdict_failed_then_interrupted),
+		cmocka_unit_test(test_verdict_interrupted_bench_with_failed_check),
 		cmocka_unit_test(test_exit_codes),
 		cmocka_unit_test(test_load_missing_file),
 		cmocka_unit_test(test_load_not_json),

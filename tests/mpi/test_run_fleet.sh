@@ -14,7 +14,13 @@
 #     rank 0 still writes the fleet report within --timeout, that node marked
 #     missing with its rank and host;
 #   - --node-reports: every node's own report beside -o as STEM.HOST.json;
-#     without -o it is a usage error.
+#     without -o it is a usage error;
+#   - nodes whose suites end seconds apart (GPUBENCH_TEST_FLEET_SLOW_RANK,
+#     8 s more) with --timeout 2s: nobody gives up, because the waits run
+#     to the expected suite end (GPUBENCH_TEST_FLEET_SUITE_S) plus --timeout;
+#     -o holds a provisional report while rank 0 is still measuring;
+#   - -o -: one JSON document on stdout (no provisional one before it);
+#   - --no-fleet: each process alone, its own plain report at its own -o.
 # Open MPI refuses to run as root and to start more ranks than cores unless
 # told: --allow-run-as-root (as root) and --oversubscribe are added for it;
 # GPUBENCH_MPIEXEC_FLAGS adds more. Exits 77 only when there is no mpirun.
@@ -112,7 +118,8 @@ checks=$((checks + 1))
 # a rank that never sends its report: marked missing, within the timeout
 report="$TMP/silent.json"
 start=$(date +%s)
-GPUBENCH_TEST_FLEET_SILENT_RANK=1 fleet 3 -q --timeout 3s -o "$report"
+# (the suites end at once here: the wait is --timeout alone, not the profile's 15 min too)
+GPUBENCH_TEST_FLEET_SUITE_S=0s GPUBENCH_TEST_FLEET_SILENT_RANK=1 fleet 3 -q --timeout 3s -o "$report"
 elapsed=$(($(date +%s) - start))
 checks=$((checks + 1))
 [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "silent rank: exit $rc (124 is a hang)"
@@ -158,5 +165,69 @@ checks=$((checks + 1))
 [ "$(printf '%s\n' "$err" | grep -c 'gpubench: error:')" -eq 1 ] &&
 	printf '%s\n' "$err" | grep -q "gpubench: error: --node-reports needs -o" ||
 	fail "--node-reports without -o: expected one line from rank 0: $err"
+
+# suites of different lengths: rank SLOW takes 8 s longer, --timeout is 2 s,
+# the expected suite 12 s; every report arrives, no rank gives up
+for slow in 0 1; do
+	report="$TMP/slow$slow.json"
+	early="$TMP/early$slow.json"
+	# the first version of -o that appears, while the ranks still measure
+	(for _ in $(seq 150); do
+		[ -f "$report" ] && cp "$report" "$early" && break
+		sleep 0.05
+	done) &
+	poller=$!
+	GPUBENCH_TEST_FLEET_SUITE_S=12s GPUBENCH_TEST_FLEET_SLOW_RANK=$slow \
+		fleet 2 -q --timeout 2s -o "$report"
+	wait "$poller"
+	expect_rc 3 "rank $slow 8 s slower than the other, --timeout 2s"
+	checks=$((checks + 1))
+	if [ -f "$report" ]; then
+		check 'all(x["report_arrived"] for x in fl["extra"]["ranks"])' \
+			"rank $slow 8 s slower: every report arrived (the waits count from the expected end)"
+	else
+		fail "rank $slow 8 s slower: no fleet report: $err"
+	fi
+	checks=$((checks + 1))
+	! printf '%s\n' "$err" | grep -q "did not arrive" ||
+		fail "rank $slow 8 s slower: a rank gave up waiting: $err"
+	if [ "$slow" = 0 ]; then
+		# rank 0 sleeps before its suite: -o must already hold a report then
+		report=$early
+		checks=$((checks + 1))
+		if [ -f "$early" ]; then
+			check 'not any(x["report_arrived"] for x in fl["extra"]["ranks"])' \
+				"the provisional report before rank 0's suite: no node arrived yet"
+		else
+			fail "no provisional fleet report while rank 0 was measuring"
+		fi
+	fi
+done
+
+# -o -: the fleet report once on stdout, no provisional one before it
+fleet 2 -q -o -
+expect_rc 3 "-o - without a GPU"
+checks=$((checks + 1))
+printf '%s' "$out" | python3 -c 'import json,sys
+d = json.loads(sys.stdin.read())
+sys.exit(0 if d["run"]["command"] == "fleet" else 1)' 2>"$TMP/check.err" ||
+	fail "-o -: stdout is not one fleet report ($(tail -1 "$TMP/check.err"))"
+
+# --no-fleet: every process runs alone, no MPI, each with its own -o
+run timeout 120 "$MPIEXEC" "${flags[@]}" -np 2 env "GB_RANK_VAR=$rank_var" "GB_DIR=$TMP" \
+	sh -c 'eval "r=\${$GB_RANK_VAR}"; exec "$@" -o "$GB_DIR/nf.$r.json"' sh \
+	"$BIN" run --no-fleet -q
+expect_rc 3 "--no-fleet under mpirun without a GPU"
+for r in 0 1; do
+	checks=$((checks + 1))
+	if [ -f "$TMP/nf.$r.json" ]; then
+		validate "$TMP/nf.$r.json"
+		checks=$((checks + 1))
+		[ "$(json_get "$TMP/nf.$r.json" '["run"]["command"]')" = "run" ] ||
+			fail "--no-fleet: $TMP/nf.$r.json is not a plain run report"
+	else
+		fail "--no-fleet: process $r wrote no report: $err"
+	fi
+done
 
 finish
