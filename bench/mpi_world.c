@@ -41,6 +41,17 @@ int gb_mpi_world_init(struct gb_mpi_world *w, int launcher_size, double timeout_
 	return gb_mpi_world_init_host(w, launcher_size, timeout_s, NULL, err, errlen);
 }
 
+void gb_mpi_stop_job(const struct gb_mpi_world *w, int code)
+{
+	if (w->rank != 0) {
+		double grace = w->timeout_s < 10 ? w->timeout_s : 10;
+		struct timespec ts = { (time_t)grace, 0 };
+
+		nanosleep(&ts, NULL);
+	}
+	gb_mpi_abort(w, code);
+}
+
 void gb_mpi_parts_free(struct gb_mpi_parts *parts)
 {
 	for (int r = 0; parts->data && r < parts->n; r++)

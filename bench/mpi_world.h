@@ -66,6 +66,14 @@ void gb_mpi_world_finalize(struct gb_mpi_world *w);
 void gb_mpi_abort(const struct gb_mpi_world *w, int code);
 
 /*
+ * Stop the whole job after a failed exchange. A rank other than 0 first
+ * gives rank 0 a moment (10 s, or the timeout if shorter) to write its
+ * report and end the job itself: an abort from here would kill rank 0
+ * mid-write. If rank 0 is the one that is gone, this aborts after the grace.
+ */
+void gb_mpi_stop_job(const struct gb_mpi_world *w, int code);
+
+/*
  * Every rank gets rank 0's len bytes of buf. Waits up to twice the timeout
  * (rank 0 may first wait a whole timeout for a gather). 0, or -1 with one
  * line in err.

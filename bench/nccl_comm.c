@@ -261,6 +261,14 @@ int gb_nccl_comms_end_group(struct gb_nccl_comms *s, int failed, ncclResult_t r,
 
 /* ---- set-up ---- */
 
+/* A CUDA call failed inside a group of calls on every rank: close it, abort, give rc back. */
+static int group_abandoned(struct gb_nccl_comms *s, int rc)
+{
+	gb_nccl.ncclGroupEnd();
+	gb_nccl_comms_abort(s);
+	return rc;
+}
+
 int gb_nccl_comms_start(struct gb_nccl_comms *s, struct gb_bench_result *res, const int *dev,
 			int n, int first_rank, int nranks, double timeout_s, const char *host,
 			bool per_rank)
@@ -316,11 +324,8 @@ int gb_nccl_comms_init(struct gb_nccl_comms *s, const void *id_bytes)
 			failed = i;
 	}
 group_done:
-	if (rc) {
-		gb_nccl.ncclGroupEnd();
-		gb_nccl_comms_abort(s);
-		return rc;
-	}
+	if (rc)
+		return group_abandoned(s, rc);
 	return gb_nccl_comms_end_group(s, failed, r, true, "ncclCommInitRankConfig");
 }
 
@@ -355,11 +360,8 @@ int gb_nccl_comms_split(struct gb_nccl_comms *s)
 			failed = i;
 	}
 group_done:
-	if (rc) {
-		gb_nccl.ncclGroupEnd();
-		gb_nccl_comms_abort(s);
-		return rc;
-	}
+	if (rc)
+		return group_abandoned(s, rc);
 	if (gb_nccl_comms_end_group(s, failed, r, true, "ncclCommSplit"))
 		return -1;
 	for (int i = 0; i < s->n; i++)

@@ -452,7 +452,7 @@ static int group_allreduce(struct sc *s, int n, uint64_t count)
 		if (!nccl_ok(r))
 			failed = i;
 	}
-	/* blocking: launched inline under the watchdog; before 2.18: polled */
+	/* blocking (NCCL 2.19.1+): launched inline under the watchdog; before: polled */
 	return gb_nccl_comms_end_group(&s->comms, failed, r, false, "ncclAllReduce");
 }
 

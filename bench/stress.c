@@ -2223,7 +2223,7 @@ static int start_workers(struct monitor *m, uint64_t throttle_mask)
 		w->idx = i;
 		w->dev = m->sh->ctx->devices[i];
 		w->info = gb_run_find_device(m->sh->ctx->run, w->dev);
-		pci[i] = w->info ? w->info->pci_bus_id : NULL;
+		pci[i] = worker_pci(w);
 		gb_stress_obs_init(&m->obs[i], w->dev);
 		gb_stress_obs_series(&m->obs[i], m->sh->n_series, m->sh->series_label);
 		pthread_mutex_init(&w->lock, NULL);

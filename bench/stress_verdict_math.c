@@ -556,6 +556,12 @@ static void judge_temperature(struct judge *j, const struct gb_stress_obs *o,
 		    "at most %.0f C (limit %.0f C)", o->temp_max, th->temp_limit_c);
 }
 
+/* The share of clock-event samples that count covers; NaN when none could be read. */
+static double sampled_share(const struct gb_stress_obs *o, uint64_t count)
+{
+	return o->n_reasons ? (double)count / (double)o->n_reasons : NAN;
+}
+
 /* "hw_slowdown 3.0%, sw_thermal 1.0%" for the bits of mask that were seen */
 static void reason_shares(const struct gb_stress_obs *o, uint64_t mask, char *buf, size_t len)
 {
@@ -570,7 +576,7 @@ static void reason_shares(const struct gb_stress_obs *o, uint64_t mask, char *bu
 			continue;
 		w = snprintf(buf + used, len - used, "%s%s %.1f%%", used ? ", " : "",
 			     reason_bits[i].name,
-			     100.0 * (double)o->reason_samples[b] / (double)o->n_reasons);
+			     100.0 * sampled_share(o, o->reason_samples[b]));
 		if (w < 0)
 			break;
 		used += (size_t)w;
@@ -596,30 +602,30 @@ static void judge_throttle(struct judge *j, const struct gb_stress_obs *o,
 	double thermal = (o->throttle_mask & GB_CLK_SW_THERMAL)
 				 ? gb_stress_viol_share(&o->viol, GB_VIOL_THERMAL)
 				 : NAN;
-	double share = o->n_reasons ? (double)o->throttled_samples / (double)o->n_reasons : NAN;
+	double share = sampled_share(o, o->throttled_samples);
 	bool sampled_over = o->n_reasons && share > th->throttle_share_max &&
 			    o->throttled_samples >= th->throttle_min_samples;
 	bool exact_over = !isnan(thermal) && thermal > th->throttle_share_max;
 	double observed = isnan(share) || thermal > share ? thermal : share;
-	char list[192] = "", exact[96] = "";
+	char list[192] = "", exact[96] = "", what[400];
 
 	if (o->n_reasons)
 		reason_shares(o, o->throttle_mask, list, sizeof(list));
 	if (!isnan(thermal))
 		snprintf(exact, sizeof(exact), "; thermal slowdown %.1f%% of the time%s",
 			 100 * thermal, share_source(true));
-	if (!o->n_reasons && !exact_over)
+	if (!o->n_reasons && !exact_over) {
 		add(j, "throttle", GB_STATUS_SKIPPED, NAN, th->throttle_share_max,
 		    "clock-event reasons could not be read%s", exact);
-	else if (sampled_over || exact_over)
+		return;
+	}
+	snprintf(what, sizeof(what), "throttled %.1f%% of the time%s%s%s%s", 100 * observed,
+		 list[0] ? " (" : "", list, list[0] ? ")" : "", exact);
+	if (sampled_over || exact_over)
 		add(j, "throttle", GB_STATUS_FAILED, observed, th->throttle_share_max,
-		    "throttled %.1f%% of the time%s%s%s%s, above %.1f%%", 100 * observed,
-		    list[0] ? " (" : "", list, list[0] ? ")" : "", exact,
-		    100 * th->throttle_share_max);
+		    "%s, above %.1f%%", what, 100 * th->throttle_share_max);
 	else
-		add(j, "throttle", GB_STATUS_PASSED, observed, th->throttle_share_max,
-		    "throttled %.1f%% of the time%s%s%s%s", 100 * observed, list[0] ? " (" : "",
-		    list, list[0] ? ")" : "", exact);
+		add(j, "throttle", GB_STATUS_PASSED, observed, th->throttle_share_max, "%s", what);
 }
 
 /*
@@ -638,8 +644,7 @@ static void judge_power_cap(struct judge *j, const struct gb_stress_obs *o,
 		return;
 	}
 	if (!exact)
-		cap = (double)o->reason_samples[__builtin_ctzll(GB_CLK_SW_POWER_CAP)] /
-		      (double)o->n_reasons;
+		cap = sampled_share(o, o->reason_samples[__builtin_ctzll(GB_CLK_SW_POWER_CAP)]);
 	if (cap > th->power_cap_share_warn)
 		add(j, "power_cap", GB_STATUS_WARNING, cap, th->power_cap_share_warn,
 		    "held at the power limit %.1f%% of the time%s: clocks and throughput are "
@@ -923,24 +928,27 @@ static void add_count(struct gb_bench_result *b, const char *name, int device, d
 	m->description = gb_strdup(what);
 }
 
-static void add_share(struct gb_bench_result *b, const struct gb_stress_obs *o, const char *name,
-		      uint64_t count, const char *what)
+/* A share of the load's time (lower is better), described */
+static void add_fraction(struct gb_bench_result *b, const struct gb_stress_obs *o,
+			 const char *name, double v, const char *what)
 {
-	double v = o->n_reasons ? (double)count / (double)o->n_reasons : NAN;
 	struct gb_metric *m =
 		gb_bench_add_value(b, name, "fraction", GB_BETTER_LOWER, o->device, v, NAN);
 
 	m->description = gb_strdup(what);
 }
 
+static void add_share(struct gb_bench_result *b, const struct gb_stress_obs *o, const char *name,
+		      uint64_t count, const char *what)
+{
+	add_fraction(b, o, name, sampled_share(o, count), what);
+}
+
 /* null where the driver has no violation counters */
 static void add_exact_share(struct gb_bench_result *b, const struct gb_stress_obs *o,
 			    const char *name, enum gb_nvml_viol kind, const char *what)
 {
-	struct gb_metric *m = gb_bench_add_value(b, name, "fraction", GB_BETTER_LOWER, o->device,
-						 gb_stress_viol_share(&o->viol, kind), NAN);
-
-	m->description = gb_strdup(what);
+	add_fraction(b, o, name, gb_stress_viol_share(&o->viol, kind), what);
 }
 
 static void add_health_metrics(struct gb_bench_result *b, const struct gb_stress_obs *o)

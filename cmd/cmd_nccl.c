@@ -26,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -776,21 +775,10 @@ static void merge(struct merge *m, struct gb_run *final)
 
 /* ---- the world flow ---- */
 
-/*
- * Stop the whole job after a failed exchange. A rank other than 0 first
- * gives rank 0 a moment to write its report and end the job itself (an
- * abort from here would kill rank 0 mid-write); if rank 0 is the one that
- * is gone, it aborts after the grace period.
- */
+/* Stop the whole job after a failed exchange (gb_mpi_stop_job: rank 0 gets to write first). */
 static int stop_job(struct world_run *wr)
 {
-	if (wr->w.rank != 0) {
-		double grace = wr->w.timeout_s < 10 ? wr->w.timeout_s : 10;
-		struct timespec ts = { (time_t)grace, 0 };
-
-		nanosleep(&ts, NULL);
-	}
-	gb_mpi_abort(&wr->w, GB_EXIT_CANNOT_RUN);
+	gb_mpi_stop_job(&wr->w, GB_EXIT_CANNOT_RUN);
 	return GB_EXIT_CANNOT_RUN;
 }
 

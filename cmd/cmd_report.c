@@ -97,18 +97,6 @@ static void release_all(struct gb_run *runs, size_t n)
 	free(runs);
 }
 
-/* "gpubench report --merge ..." as the fleet report's command line */
-static void fleet_init(struct gb_run *out, int argc, const char **argv)
-{
-	const char **full = gb_xrealloc(NULL, sizeof(char *) * (size_t)(argc + 1));
-
-	full[0] = "gpubench";
-	for (int i = 0; i < argc; i++)
-		full[i + 1] = argv[i];
-	gb_run_init(out, "fleet", argc + 1, full);
-	free(full);
-}
-
 static int merge(const char **files, size_t n, const struct report_params *rp, int argc,
 		 const char **argv)
 {
@@ -126,7 +114,7 @@ static int merge(const char **files, size_t n, const struct report_params *rp, i
 		}
 		ptrs[loaded] = &runs[loaded];
 	}
-	fleet_init(&out, argc, argv);
+	gb_fleet_run_init(&out, argc, argv);
 	if (gb_fleet_merge(ptrs, files, n, GB_FLEET_MAD_K, &out, err, sizeof(err))) {
 		gb_error("%s", err);
 		gb_run_release(&out);

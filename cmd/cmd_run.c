@@ -228,15 +228,19 @@ static double suite_seconds(int profile)
 	return profile_suite_s[profile];
 }
 
-struct fleet_suite {
+struct suite {
 	int profile;
 	const struct gb_thresholds *thr;
 };
 
-/* One node's part of the fleet: what the single-process path measures. */
-static int measure_node(struct gb_run *run, struct gb_common *c, void *user)
+/*
+ * Measure this process's GPUs into run and judge them: what a run does
+ * alone, and each node of a fleet. -1 when --devices names a GPU that is
+ * not here; a machine where nothing can run is a report saying why, 0.
+ */
+static int measure_suite(struct gb_run *run, struct gb_common *c, void *user)
 {
-	const struct fleet_suite *s = user;
+	const struct suite *s = user;
 
 	gb_cmd_library_versions(run);
 	if (gb_cmd_gpu_setup(run))
@@ -245,6 +249,19 @@ static int measure_node(struct gb_run *run, struct gb_common *c, void *user)
 		return -1;
 	run_suite(run, c, s->profile);
 	gb_thresholds_apply(s->thr, run);
+	return 0;
+}
+
+/*
+ * --thresholds FILE over the profile's built-ins already in thr: a bad file
+ * is found before hours of measuring, not after. 0, or -1 after one line.
+ */
+static int load_thresholds(const struct run_params *rp, struct gb_thresholds *thr)
+{
+	char err[512];
+
+	if (rp->thresholds && gb_thresholds_load_file(thr, rp->thresholds, err, sizeof(err)))
+		return gb_error("%s", err);
 	return 0;
 }
 
@@ -277,24 +294,19 @@ static int fleet_checks(const struct run_params *rp, const struct gb_common *com
 		gb_error("%s", err);
 		return GB_EXIT_USAGE;
 	}
-	/* a bad thresholds file is found before hours of measuring, not after */
-	if (rp->thresholds && gb_thresholds_load_file(thr, rp->thresholds, err, sizeof(err))) {
-		gb_error("%s", err);
-		return GB_EXIT_USAGE;
-	}
-	return 0;
+	return load_thresholds(rp, thr) ? GB_EXIT_USAGE : 0;
 }
 
 static int run_fleet(const struct run_params *rp, struct gb_common *common,
 		     const struct gb_launcher *l, int argc, const char **argv)
 {
 	struct gb_thresholds thr;
-	struct fleet_suite suite = { rp->profile, &thr };
+	struct suite suite = { rp->profile, &thr };
 	struct gb_fleet_cfg cfg = {
 		.launcher = l, .common = common, .node_reports = rp->node_reports,
 		.timeout_s = rp->timeout_s, .suite_s = suite_seconds(rp->profile),
 		.argc = argc, .argv = argv,
-		.measure = measure_node, .user = &suite,
+		.measure = measure_suite, .user = &suite,
 	};
 	char host[128];
 	struct gb_muted m;
@@ -317,6 +329,39 @@ static int run_fleet(const struct run_params *rp, struct gb_common *common,
 	return rc;
 }
 
+/* One process, this machine's GPUs, one report: without a launcher, or with --no-fleet. */
+static int run_alone(const struct run_params *rp, struct gb_common *common, int argc,
+		     const char **argv)
+{
+	struct gb_thresholds thr;
+	struct suite suite = { rp->profile, &thr };
+	struct gb_run run;
+	int rc;
+
+	if (gb_cmd_check_common(common))
+		return GB_EXIT_USAGE;
+	if (rp->plan)
+		return print_plan(rp->profile);
+	gb_thresholds_builtin(&thr, profile_names[rp->profile]);
+	if (load_thresholds(rp, &thr)) {
+		gb_thresholds_release(&thr);
+		return GB_EXIT_USAGE;
+	}
+	gb_log_set_verbosity(common->quiet ? -1 : common->verbose ? 1 : 0);
+	gb_cmd_catch_signals();
+	gb_cmd_run_begin(&run, "run", argc, argv);
+	gb_cmd_watchdog_start(&run, common, false);
+	if (measure_suite(&run, common, &suite)) {
+		gb_run_release(&run);
+		gb_thresholds_release(&thr);
+		return GB_EXIT_USAGE;
+	}
+	gb_thresholds_release(&thr);
+	rc = gb_cmd_run_finish(&run, common, false);
+	gb_run_release(&run);
+	return rc;
+}
+
 int cmd_run(int argc, const char **argv)
 {
 	static const char usage[] =
@@ -333,9 +378,6 @@ int cmd_run(int argc, const char **argv)
 	struct gb_launcher launch;
 	struct gb_muted m;
 	struct gb_opt_set sets[] = { { run_opts, &rp }, { gb_common_opts, &common } };
-	struct gb_thresholds thr;
-	struct gb_run run;
-	char err[512];
 	int rc;
 
 	gb_launcher_detect(&launch);
@@ -348,33 +390,5 @@ int cmd_run(int argc, const char **argv)
 		return rc;
 	if (launch.size > 1 && !rp.no_fleet)
 		return run_fleet(&rp, &common, &launch, argc, argv);
-	if (gb_cmd_check_common(&common))
-		return GB_EXIT_USAGE;
-	if (rp.plan)
-		return print_plan(rp.profile);
-	/* a bad thresholds file is found before hours of measuring, not after */
-	gb_thresholds_builtin(&thr, profile_names[rp.profile]);
-	if (rp.thresholds && gb_thresholds_load_file(&thr, rp.thresholds, err, sizeof(err))) {
-		gb_error("%s", err);
-		gb_thresholds_release(&thr);
-		return GB_EXIT_USAGE;
-	}
-	gb_log_set_verbosity(common.quiet ? -1 : common.verbose ? 1 : 0);
-	gb_cmd_catch_signals();
-	gb_cmd_run_begin(&run, "run", argc, argv);
-	gb_cmd_watchdog_start(&run, &common, false);
-	gb_cmd_library_versions(&run);
-	if (gb_cmd_gpu_setup(&run) == 0) {
-		if (gb_device_list_resolve(&common.devices, (int)run.n_devices)) {
-			gb_run_release(&run);
-			gb_thresholds_release(&thr);
-			return GB_EXIT_USAGE;
-		}
-		run_suite(&run, &common, rp.profile);
-		gb_thresholds_apply(&thr, &run);
-	}
-	gb_thresholds_release(&thr);
-	rc = gb_cmd_run_finish(&run, &common, false);
-	gb_run_release(&run);
-	return rc;
+	return run_alone(&rp, &common, argc, argv);
 }

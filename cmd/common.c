@@ -287,11 +287,17 @@ int gb_cmd_gpu_setup(struct gb_run *run)
 	return 0;
 }
 
-static bool use_color(const struct gb_common *c)
+/* Colours allowed at all: not with --no-color, nor with NO_COLOR set */
+static bool color_allowed(const struct gb_common *c)
 {
 	const char *nc = getenv("NO_COLOR");
 
-	return !c->no_color && !(nc && *nc) && isatty(STDOUT_FILENO);
+	return !c->no_color && !(nc && *nc);
+}
+
+static bool use_color(const struct gb_common *c)
+{
+	return color_allowed(c) && isatty(STDOUT_FILENO);
 }
 
 /*
@@ -578,9 +584,7 @@ static bool report_on_stdout(const struct gb_common *c)
  */
 static bool offer_status(const struct gb_common *c, bool *color)
 {
-	const char *nc = getenv("NO_COLOR");
-
-	*color = !c->no_color && !(nc && *nc);
+	*color = color_allowed(c);
 	return !c->quiet && !report_on_stdout(c) && isatty(STDERR_FILENO);
 }
 

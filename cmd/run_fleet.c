@@ -41,20 +41,10 @@ struct fleet {
 
 /* ---- stopping ---- */
 
-/*
- * Stop the whole job after a failed exchange. A rank other than 0 first
- * gives rank 0 a moment to write its report and end the job itself (an
- * abort from here would kill rank 0 mid-write).
- */
+/* Stop the whole job after a failed exchange (gb_mpi_stop_job: rank 0 gets to write first). */
 static int stop_job(const struct fleet *f, int code)
 {
-	if (f->w.rank != 0) {
-		double grace = f->w.timeout_s < 10 ? f->w.timeout_s : 10;
-		struct timespec ts = { (time_t)grace, 0 };
-
-		nanosleep(&ts, NULL);
-	}
-	gb_mpi_abort(&f->w, code);
+	gb_mpi_stop_job(&f->w, code);
 	return code;
 }
 
@@ -297,18 +287,6 @@ static void measure_node(struct fleet *f, struct gb_common *watch, struct gb_com
 
 /* ---- step 4-5: the fleet report at rank 0 ---- */
 
-/* "gpubench run ..." as the fleet report's command line */
-static void fleet_init(struct gb_run *out, const struct gb_fleet_cfg *cfg)
-{
-	const char **full = gb_xrealloc(NULL, sizeof(char *) * (size_t)(cfg->argc + 1));
-
-	full[0] = "gpubench";
-	for (int i = 0; i < cfg->argc; i++)
-		full[i + 1] = cfg->argv[i];
-	gb_run_init(out, "fleet", cfg->argc + 1, full);
-	free(full);
-}
-
 /* What rank 0 merges: one report per rank, real or standing in for a missing one. */
 struct nodes {
 	int n;
@@ -451,7 +429,7 @@ static int fleet_report(const struct fleet *f, const struct gb_run *local,
 	int code;
 
 	nodes_collect(f, &nd, local, p);
-	fleet_init(&out, f->cfg);
+	gb_fleet_run_init(&out, f->cfg->argc, f->cfg->argv);
 	if (gb_fleet_merge(nd.ptrs, (const char *const *)nd.names, (size_t)nd.n,
 			   GB_FLEET_MAD_K, &out, err, sizeof(err))) {
 		gb_error("%s", err);

@@ -443,6 +443,17 @@ static char *duplicate_of(const struct gb_run *const *runs, const char *const *n
 	return NULL;
 }
 
+void gb_fleet_run_init(struct gb_run *out, int argc, const char *const *argv)
+{
+	const char **full = gb_xrealloc(NULL, sizeof(char *) * (size_t)(argc + 1));
+
+	full[0] = "gpubench";
+	for (int i = 0; i < argc; i++)
+		full[i + 1] = argv[i];
+	gb_run_init(out, "fleet", argc + 1, full);
+	free(full);
+}
+
 int gb_fleet_merge(const struct gb_run *const *runs, const char *const *names, size_t n,
 		   double mad_k, struct gb_run *out, char *err, size_t errlen)
 {

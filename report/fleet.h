@@ -45,8 +45,14 @@
 #define GB_FLEET_MAD_K 3.0
 
 /*
+ * Set out up as a fleet report whose command line is "gpubench" and argv
+ * (the command's own arguments, e.g. "report --merge a.json b.json").
+ */
+void gb_fleet_run_init(struct gb_run *out, int argc, const char *const *argv);
+
+/*
  * Merge runs[0..n) (labelled names[i], their file names) into out, which the
- * caller has set up with gb_run_init(out, "fleet", ...). Returns 0, or -1
+ * caller has set up with gb_fleet_run_init(). Returns 0, or -1
  * with one line in err (no reports given).
  */
 int gb_fleet_merge(const struct gb_run *const *runs, const char *const *names, size_t n,
