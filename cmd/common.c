@@ -471,6 +471,8 @@ static void on_watchdog(void *user, const struct gb_wd_event *ev)
 	/* a sampler thread may be appending telemetry; a stuck holder is not waited for */
 	if (!gb_run_model_lock_within(2.0))
 		gb_debug("the result model is busy; writing the report anyway");
+	/* the process ends here: a live block left on screen would sit under the report */
+	gb_log_drop_live_block();
 	fire_reason(ev, res, why, sizeof(why));
 	gb_error("%s", why);
 	if (res)

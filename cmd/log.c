@@ -17,6 +17,15 @@ void gb_log_set_live_block(struct gb_status_line *s)
 	atomic_store(&live_block, s);
 }
 
+void gb_log_drop_live_block(void)
+{
+	struct gb_status_line *s = atomic_exchange(&live_block, NULL);
+
+	/* a writer stuck on a paused terminal is not waited for long: the report matters more */
+	if (s)
+		gb_status_line_abandon(s, 1.0);
+}
+
 void gb_log_set_verbosity(int level)
 {
 	verbosity = level;

@@ -29,6 +29,8 @@ void gb_debug(const char *fmt, ...) GB_PRINTF(1, 2);
  */
 struct gb_status_line;
 void gb_log_set_live_block(struct gb_status_line *s);
+/* The process is ending (the watchdog): clear the live block for good, see gb_status_line_abandon(). */
+void gb_log_drop_live_block(void);
 
 /* -q lowers, -v raises; notes are silenced below 0, debug shown above 0 */
 void gb_log_set_verbosity(int level);

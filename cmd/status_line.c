@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #define COLOR_RED "\033[31m"
@@ -181,6 +182,21 @@ void gb_status_line_print(struct gb_status_line *s, const char *line)
 	fprintf(s->out, "%s\n", line);
 	draw_locked(s, s->text);
 	pthread_mutex_unlock(&s->lock);
+}
+
+bool gb_status_line_abandon(struct gb_status_line *s, double wait_s)
+{
+	struct timespec until;
+	long ns;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	ns = until.tv_nsec + (long)((wait_s - (double)(long)wait_s) * 1e9);
+	until.tv_sec += (time_t)wait_s + ns / 1000000000L;
+	until.tv_nsec = ns % 1000000000L;
+	if (pthread_mutex_timedlock(&s->lock, &until) != 0)
+		return false;
+	draw_locked(s, NULL);
+	return true;
 }
 
 void gb_status_line_release(struct gb_status_line *s)

@@ -60,6 +60,13 @@ void gb_status_line_init(struct gb_status_line *s, FILE *out, bool color);
 void gb_status_line_show(struct gb_status_line *s, const char *text);
 /* Print one line that stays (a '\n' is added): above the block, which is drawn again. */
 void gb_status_line_print(struct gb_status_line *s, const char *line);
+/*
+ * For a process about to end (the watchdog's exit): clear the block and
+ * keep the lock, so no thread draws it again. Waits at most wait_s for a
+ * thread that holds the lock (stuck writing to a paused terminal, say);
+ * false, and nothing written, when it did not get it.
+ */
+bool gb_status_line_abandon(struct gb_status_line *s, double wait_s);
 /* Clear the block and free; s can be initialised again. */
 void gb_status_line_release(struct gb_status_line *s);
 

@@ -14,6 +14,8 @@
 #include "cmd/log.h"
 #include "cmd/status_line.h"
 
+#include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,6 +220,34 @@ static void test_warning_above_block(void **state)
 	free(mem);
 }
 
+/*
+ * The watchdog's exit: the block is cleared and stays so (the lock is kept,
+ * so no thread draws it again), and what is logged after goes to stderr.
+ */
+static void test_drop_block_for_exit(void **state)
+{
+	struct gb_status_line s;
+	char *mem = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&mem, &n);
+
+	(void)state;
+	assert_non_null(f);
+	gb_status_line_init(&s, f, false);
+	gb_status_line_show(&s, "g0\ng1");
+	gb_log_set_live_block(&s);
+	gb_log_drop_live_block();
+	gb_warn("after the drop: on stderr, not in the block's file");
+	assert_int_equal(pthread_mutex_trylock(&s.lock), EBUSY);
+	/* a second drop finds no block; a holder that never lets go is not waited for */
+	gb_log_drop_live_block();
+	assert_false(gb_status_line_abandon(&s, 0.05));
+	fclose(f);
+	assert_string_equal(mem, "\r\033[Kgpubench: g0\n\r\033[Kgpubench: g1\n"
+				 "\033[2A\r\033[J");
+	free(mem);
+}
+
 /* gb_status() (bench.h) is a watchdog beat, as a progress line is, with or without a block. */
 struct seen {
 	int beats, shows;
@@ -282,6 +312,7 @@ int main(void)
 		cmocka_unit_test(test_print_around_block),
 		cmocka_unit_test(test_print_without_block),
 		cmocka_unit_test(test_warning_above_block),
+		cmocka_unit_test(test_drop_block_for_exit),
 		cmocka_unit_test(test_status_beats),
 	};
 
