@@ -52,7 +52,14 @@
 #include "kernels/kernels.h"
 #include "report/json_util.h"
 
-#define STRESS_WORKSPACE (32ULL << 20)       /* cuBLASLt workspace, as gemm uses */
+/*
+ * cuBLASLt's workspace, as gemm uses (Hopper's fastest kernels want one).
+ * Split-K keeps bitwise repeatability: its reductions are sequenced by
+ * counters in the workspace or done in a separate pass (cublasLt.h), and
+ * cuBLAS documents cublasLtMatmul with a user-owned workspace as bitwise
+ * reproducible run to run; the start-up self-check confirms it per phase.
+ */
+#define STRESS_WORKSPACE (32ULL << 20)
 #define STRESS_FIXED_BYTES (STRESS_WORKSPACE + (16ULL << 20)) /* + checksums and records */
 #define STRESS_BATCH_TARGET_S 0.25           /* one batch of GEMMs lasts about this */
 #define STRESS_HANG_MIN_S 30.0               /* a heartbeat older than this ... */
@@ -211,12 +218,10 @@ static int stress_validate(const void *pv, char *err, size_t len)
 			 p->duration_s);
 		return -1;
 	}
-	if (p->inject_fault && !p->memtest && p->no_abft && p->no_exact && p->no_repeat) {
-		snprintf(err, len,
-			 "--inject-fault needs a layer that can catch it on one GPU; drop --no-abft, "
-			 "--no-exact or --no-repeat");
+	if (p->inject_fault && !p->memtest &&
+	    gb_stress_inject_options((enum gb_stress_prec)p->precision, (uint64_t)p->size,
+				     !p->no_abft, !p->no_exact, !p->no_repeat, err, len))
 		return -1;
-	}
 	return load_thresholds(p, &th, err, len);
 }
 
@@ -982,14 +987,29 @@ fail:
 	return -1;
 }
 
-/* One GEMM of a phase into a slot; a failure is reported. */
+/*
+ * One GEMM of a phase into a slot; a failure is reported. cuBLASLt answers
+ * with its own status, so a launch refused because an earlier kernel lost
+ * the context reads as EXECUTION_FAILED: the CUDA error behind it decides.
+ * A sticky one goes through fail_cuda like any other (under load: the GPU
+ * failed, a finding); anything else could not run. Neither query blocks:
+ * a sticky error is what every later call answers.
+ */
 static int run_gemm(struct worker *w, size_t phase, uint64_t slot)
 {
 	cublasStatus_t st = matmul(w, phase, slot);
+	cudaError_t e;
 	char b[160];
 
 	if (st == CUBLAS_STATUS_SUCCESS)
 		return 0;
+	e = cudaGetLastError();
+	if (e == cudaSuccess)
+		e = cudaStreamQuery(w->stream);
+	if (gb_cuda_error_is_sticky(e)) {
+		fail_cuda(w, "cublasLtMatmul", e);
+		return -1;
+	}
 	fail_setup(w, "'cublasLtMatmul' failed: %s", gb_cublaslt_errstr(st, b, sizeof(b)));
 	return -1;
 }
@@ -1115,13 +1135,15 @@ static int maybe_inject(struct worker *w, uint64_t batch, uint64_t slot, size_t 
 	    gb_now_s() - w->load_start_s < w->sh->inject_at_s)
 		return 0;
 	/*
-	 * Only into a batch that every enabled layer looks at. With ABFT on,
-	 * wait for a random-data batch: an exact one would be caught by
-	 * "repeat, exact" and ABFT, the default layer, would go untested one
-	 * run in four. --no-abft --no-repeat leaves the exact phases.
+	 * Only into a batch that a layer looks at (gb_stress_inject_ok). With
+	 * ABFT on, wait for a random-data batch: an exact one would be caught
+	 * by "repeat, exact" and ABFT, the default layer, would go untested one
+	 * run in four. With --no-abft a random batch counts only when its phase
+	 * is compared (a phase with no bit-reproducible algorithm is not), else
+	 * the flip waits for an exact batch.
 	 */
-	if (w->sh->phases[phase].mode == GB_STRESS_EXACT ? !w->sh->p->no_abft
-							   : w->sh->p->no_repeat && !sums_on(w->sh, phase))
+	if (!gb_stress_inject_ok(w->sh->phases[phase].mode, !w->sh->p->no_abft,
+				 w->ph[phase].compare))
 		return 0;
 	in->done = true;
 	in->batch = batch;
@@ -1351,16 +1373,28 @@ static void memtest_forensics(struct worker *w, const struct gb_memtest_report *
 	}
 }
 
-/* --inject-fault in memtest mode: flip bit 0 of one word between a write and its verify. */
+/*
+ * --inject-fault in memtest mode: flip bit 0 of one word between a write and
+ * its verify. Both copies go on the worker's stream, which does not
+ * synchronise with the legacy default stream (cudaStreamNonBlocking): a
+ * plain cudaMemcpy could land after the verify kernel had read the word.
+ * The flipped word is staged in pinned memory that lives as long as the
+ * worker, so the asynchronous copy reads it whenever it runs.
+ */
 static int memtest_inject(struct worker *w, uint64_t words)
 {
-	uint32_t word;
+	uint32_t *h = (uint32_t *)(void *)w->hflip; /* [0] read back, [1] written */
 	uint32_t *p = (uint32_t *)w->slots + words / 2;
+	uint32_t word;
 
-	WCUDA(w, cudaStreamSynchronize(w->stream), fail);
-	WCUDA(w, cudaMemcpy(&word, p, sizeof(word), cudaMemcpyDeviceToHost), fail);
-	word ^= 1u;
-	WCUDA(w, cudaMemcpy(p, &word, sizeof(word), cudaMemcpyHostToDevice), fail);
+	WCUDA(w, cudaMemcpyAsync(&h[0], p, sizeof(*h), cudaMemcpyDeviceToHost, w->stream), fail);
+	WCUDA(w, cudaEventRecord(w->ev[2], w->stream), fail);
+	if (wait_event(w, w->ev[2], "inject"))
+		return -1;
+	h[1] = h[0] ^ 1u;
+	word = h[1];
+	/* stream order puts the flip after the write pass and before the verify */
+	WCUDA(w, cudaMemcpyAsync(p, &h[1], sizeof(*h), cudaMemcpyHostToDevice, w->stream), fail);
 	w->inj.done = true;
 	w->inj.word = words / 2;
 	w->inj.t_s = run_time(w->sh);
@@ -1472,6 +1506,8 @@ static void memtest_load(struct worker *w)
 	WCUDA(w, cudaMallocHost((void **)&w->hv, sizeof(struct gb_memtest_report) > sizeof(*w->hv)
 						       ? sizeof(struct gb_memtest_report)
 						       : sizeof(*w->hv)), out);
+	/* the --inject-fault staging words (memtest_inject) */
+	WCUDA(w, cudaMallocHost((void **)&w->hflip, 2 * sizeof(*w->hflip)), out);
 	if (memtest_alloc(w, &words))
 		return;
 	load_began(w);
@@ -1821,7 +1857,14 @@ static void worker_to_obs(struct worker *w, struct gb_stress_obs *o, const struc
 			gb_stress_obs_add_algo_pick(o, &w->ph[ph].pick,
 						    gb_stress_prec_names[sh->phases[ph].prec]);
 	}
-	o->ran = w->batches > 0 && (w->state == W_DONE || w->state == W_FAILED);
+	/*
+	 * Verified batches count even when the GPU hung or erred later: their
+	 * mismatches are findings. could_run still reports the hang (o->error),
+	 * and clean counts of an unfinished load are not passes (the verdict).
+	 */
+	o->ran = w->batches > 0;
+	/* memtest runs no load profile */
+	o->steady_from_s = p->memtest ? 0 : gb_stress_steady_from(&sh->sched);
 	if (w->load_s > o->load_s)
 		o->load_s = w->load_s;
 	if (w->state == W_ERROR || w->state == W_HUNG)
@@ -1914,6 +1957,24 @@ static bool peer_best(const struct monitor *m, size_t i, double *best)
 	return peers >= 2;
 }
 
+/*
+ * Whether any batch of this GPU could take the injected flip: false when
+ * ABFT is off, no exact phase ran and repeat-and-compare found no
+ * bit-reproducible algorithm for any random phase (known only at run time;
+ * what the options alone rule out, stress_validate refuses).
+ */
+static bool injectable(const struct worker *w)
+{
+	const struct shared *sh = w->sh;
+
+	if (sh->p->memtest)
+		return true;
+	for (size_t p = 0; p < sh->n_phases; p++)
+		if (gb_stress_inject_ok(sh->phases[p].mode, !sh->p->no_abft, w->ph[p].compare))
+			return true;
+	return false;
+}
+
 static void injection_check(struct gb_bench_result *res, const struct worker *w,
 			    const struct gb_stress_obs *o, cJSON *forensics)
 {
@@ -1921,6 +1982,14 @@ static void injection_check(struct gb_bench_result *res, const struct worker *w,
 
 	if (!w->sh->p->inject_fault)
 		return;
+	if (!in->done && o->ran && !injectable(w)) {
+		gb_bench_add_check(res, "fault_injection", GB_STATUS_ERROR, GB_SEV_ERROR, w->dev,
+				   NAN, NAN,
+				   "the fault was never injected: with --no-abft and no exact "
+				   "phase only repeat-and-compare could catch it, and no phase "
+				   "had a bit-reproducible algorithm to compare with");
+		return;
+	}
 	if (!in->done) {
 		gb_bench_add_check(res, "fault_injection", GB_STATUS_ERROR, GB_SEV_ERROR, w->dev, NAN,
 				   NAN,

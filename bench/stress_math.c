@@ -710,6 +710,53 @@ double gb_stress_idle_after(const struct gb_stress_schedule *s, double t, double
 	return idle > 0 ? idle : 0.0;
 }
 
+double gb_stress_steady_from(const struct gb_stress_schedule *s)
+{
+	if (s->profile != GB_PROFILE_RAMP || !(s->duration_s > 0))
+		return 0.0;
+	/* the same boundary ramp_step() uses: the last of GB_STRESS_RAMP_STEPS equal steps */
+	return (double)(GB_STRESS_RAMP_STEPS - 1) * s->duration_s / GB_STRESS_RAMP_STEPS;
+}
+
+/* ======================================================================= */
+/* fault injection                                                         */
+
+bool gb_stress_inject_ok(enum gb_stress_mode mode, bool abft, bool compared)
+{
+	if (mode == GB_STRESS_EXACT)
+		return !abft;
+	return abft || compared;
+}
+
+int gb_stress_inject_options(enum gb_stress_prec p, uint64_t n, bool abft, bool exact,
+			     bool repeat, char *err, size_t len)
+{
+	struct gb_stress_phase ph[GB_STRESS_MAX_PHASES];
+	uint64_t dim = n ? n : GB_STRESS_N_MAX;
+	size_t np, n_exact = 0;
+
+	if (!abft && !exact && !repeat) {
+		snprintf(err, len,
+			 "--inject-fault needs a layer that can catch it on one GPU; drop "
+			 "--no-abft, --no-exact or --no-repeat");
+		return -1;
+	}
+	if (abft || repeat)
+		return 0;
+	/* only exact phases are left; the automatic size is at most N_MAX (smaller only helps) */
+	np = gb_stress_phases(p, true, dim, dim, dim, ph, GB_STRESS_MAX_PHASES);
+	for (size_t i = 0; i < np; i++)
+		n_exact += ph[i].mode == GB_STRESS_EXACT;
+	if (n_exact)
+		return 0;
+	snprintf(err, len,
+		 "--inject-fault with --no-abft and --no-repeat needs an exact phase, and %s at "
+		 "--size %llu has none; drop --no-abft or --no-repeat, or use a smaller --size",
+		 (unsigned)p < GB_SP_COUNT ? gb_stress_prec_names[p] : "this precision",
+		 (unsigned long long)dim);
+	return -1;
+}
+
 /* ======================================================================= */
 /* cross-GPU vote                                                          */
 

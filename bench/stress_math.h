@@ -382,11 +382,42 @@ struct gb_stress_schedule {
 double gb_stress_load_level(const struct gb_stress_schedule *s, double t);
 
 /*
+ * Where the throughput rules start judging (obs.steady_from_s): a ramp's
+ * final, full-load step (its earlier steps idle between batches, so clocks,
+ * temperature and device-time TFLOPS differ from step to step on a healthy
+ * GPU); 0 for sustained and pulse (every batch runs at full load).
+ */
+double gb_stress_steady_from(const struct gb_stress_schedule *s);
+
+/*
  * How long to idle after a batch that ran busy_s and ended at t: 0 at full
  * load; busy (1 - L) / L at a partial level L (duty-cycle modulation); to
  * the next "on" edge when idle (pulse off-phase).
  */
 double gb_stress_idle_after(const struct gb_stress_schedule *s, double t, double busy_s);
+
+/* ======================================================================= */
+/* fault injection                                                         */
+
+/*
+ * Whether --inject-fault may flip a result of a batch of this phase: a layer
+ * on this GPU must look at it. Exact batches always have their checksums,
+ * but with ABFT on the flip waits for a random batch, so the default layer
+ * is the one tested; a random batch is checked by ABFT (abft) or by
+ * repeat-and-compare when that phase is compared (compared: repeat is on and
+ * the phase has a bit-reproducible algorithm).
+ */
+bool gb_stress_inject_ok(enum gb_stress_mode mode, bool abft, bool compared);
+
+/*
+ * Options that leave --inject-fault nothing on one GPU to catch it: every
+ * layer off, or --no-abft --no-repeat where precision p at size n has no
+ * exact phase (fp8 at 16384: no integer range is exact). n = 0 is the
+ * automatic size (at most GB_STRESS_N_MAX). Returns 0, or -1 with one line
+ * in err.
+ */
+int gb_stress_inject_options(enum gb_stress_prec p, uint64_t n, bool abft, bool exact,
+			     bool repeat, char *err, size_t len);
 
 /* ======================================================================= */
 /* cross-GPU vote                                                          */
@@ -547,7 +578,7 @@ void gb_stress_viol_read(struct gb_stress_viol *v, const char *pci, bool end, do
 struct gb_stress_obs {
 	int device;
 	/* could it run */
-	bool ran;                  /* load ran and at least one result was verified */
+	bool ran;                  /* a batch was verified (also when the GPU later hung) */
 	char error[256];           /* could not run / hung: the reason (ERROR); "" when none */
 	char cuda_failure[256];    /* sticky CUDA error during the run (FAILED); "" when none */
 	/* verification */
@@ -583,6 +614,7 @@ struct gb_stress_obs {
 	struct gb_stress_tp tp[GB_STRESS_MAX_SERIES];
 	size_t n_series;
 	double load_s;             /* how long the load ran */
+	double steady_from_s;      /* throughput rules judge t >= this (gb_stress_steady_from) */
 	const char *tp_unit;       /* "TFLOP/s" or "GB/s" (static) */
 	/* fields NVML could not read, comma separated */
 	char missing[256];
@@ -614,16 +646,19 @@ void gb_stress_obs_missing(struct gb_stress_obs *o, const char *field);
 
 /*
  * Settled throughput of a series: the median of the intervals in the second
- * quarter of the load (t in [L/4, L/2)), after clocks and temperature have
- * had a quarter of the run to settle. NaN with fewer than 3 samples there.
+ * quarter of the judged span, from S = steady_from_s to the end of the load
+ * L (t in [S + (L-S)/4, S + (L-S)/2)), after clocks and temperature have had
+ * a quarter of it to settle. S is 0 except for a ramp (its final step). NaN
+ * with fewer than 3 samples there.
  */
 double gb_stress_settled(const struct gb_stress_obs *o, size_t series);
 
 /*
  * The largest fall of a series below its settled value: the second half of
- * the load in four windows (eighths), each window's median against settled;
- * returns 1 - worst/settled (>= 0 means slower) and the window start in *at
- * (may be NULL). NaN when settled is NaN or no window has 2 samples.
+ * the judged span in four windows (eighths of it), each window's median
+ * against settled; returns 1 - worst/settled (>= 0 means slower) and the
+ * window start in *at (may be NULL). NaN when settled is NaN or no window
+ * has 2 samples.
  */
 double gb_stress_drop(const struct gb_stress_obs *o, size_t series, double *at);
 

@@ -367,25 +367,38 @@ static double window_median(const struct gb_stress_tp *tp, double lo, double hi,
 	return r;
 }
 
+/*
+ * The stretch of the load the throughput rules judge: [*from, *from + *len]
+ * from steady_from_s to the end. Every interval in it ran at one load
+ * level, so a change of throughput in it is the GPU's and not the profile's.
+ * false when it is empty (a ramp stopped before its final step).
+ */
+static bool steady_span(const struct gb_stress_obs *o, double *from, double *len)
+{
+	*from = o->steady_from_s > 0 ? o->steady_from_s : 0;
+	*len = o->load_s - *from;
+	return *len > 0;
+}
+
 double gb_stress_settled(const struct gb_stress_obs *o, size_t series)
 {
-	double l = o->load_s;
+	double s0, l;
 
-	if (!(l > 0) || series >= o->n_series)
+	if (!steady_span(o, &s0, &l) || series >= o->n_series)
 		return NAN;
-	return window_median(&o->tp[series], l / 4, l / 2, 3, false);
+	return window_median(&o->tp[series], s0 + l / 4, s0 + l / 2, 3, false);
 }
 
 double gb_stress_drop(const struct gb_stress_obs *o, size_t series, double *at)
 {
-	double settled = gb_stress_settled(o, series), worst = NAN, l = o->load_s, worst_at = NAN;
+	double settled = gb_stress_settled(o, series), worst = NAN, worst_at = NAN, s0, l;
 
 	if (at)
 		*at = NAN;
-	if (!(settled > 0))
+	if (!(settled > 0) || !steady_span(o, &s0, &l))
 		return NAN;
 	for (int w = 0; w < 4; w++) {
-		double lo = l / 2 + w * l / 8;
+		double lo = s0 + l / 2 + w * l / 8;
 		double med = window_median(&o->tp[series], lo, lo + l / 8, 2, w == 3);
 
 		if (isfinite(med) && !(med >= worst)) {
@@ -447,22 +460,43 @@ static void judge_run(struct judge *j, const struct gb_stress_obs *o)
 		    (unsigned long long)o->gemms, (unsigned long long)o->batches, o->load_s);
 	if (o->cuda_failure[0])
 		add(j, "cuda_error", GB_STATUS_FAILED, NAN, NAN, "%s", o->cuda_failure);
-	else if (o->ran)
+	else if (o->ran && !o->error[0])
 		add(j, "cuda_error", GB_STATUS_PASSED, NAN, NAN, "no CUDA error");
 }
 
-/* one verification layer: off, did not run, clean or not */
+/*
+ * A clean count passes only when the load ran to its end: on a GPU that
+ * hung or stopped with an error (o->error), "no mismatch" covers only the
+ * batches before that, so the rule is skipped with that count, never
+ * passed. Returns true when it added that check (or the no-result one).
+ */
+static bool skip_unfinished(struct judge *j, const struct gb_stress_obs *o, const char *name)
+{
+	if (!o->ran)
+		add(j, name, GB_STATUS_SKIPPED, NAN, NAN, "no result to check");
+	else if (o->error[0])
+		add(j, name, GB_STATUS_SKIPPED, 0, 0,
+		    "nothing found in the %llu batches verified before the load stopped",
+		    (unsigned long long)o->batches);
+	else
+		return false;
+	return true;
+}
+
+/*
+ * One verification layer: off, a mismatch, or clean. A mismatch that was
+ * counted fails whatever happened later: a GPU that corrupts results and
+ * then hangs is a finding (exit 1), not only a GPU that could not run.
+ */
 static void judge_layer(struct judge *j, const struct gb_stress_obs *o, const char *name,
 			bool on, uint64_t count, const char *off_flag, const char *what)
 {
 	if (!on)
 		add(j, name, GB_STATUS_SKIPPED, NAN, NAN, "turned off (%s)", off_flag);
-	else if (!o->ran)
-		add(j, name, GB_STATUS_SKIPPED, NAN, NAN, "no result to check");
 	else if (count)
 		add(j, name, GB_STATUS_FAILED, (double)count, 0, "%llu %s",
 		    (unsigned long long)count, what);
-	else
+	else if (!skip_unfinished(j, o, name))
 		add(j, name, GB_STATUS_PASSED, 0, 0, "no mismatch");
 }
 
@@ -503,15 +537,19 @@ static void judge_repeat(struct judge *j, const struct gb_stress_obs *o)
 {
 	const char *note = o->repeat_note;
 
-	if (!o->repeat_on)
+	if (!o->repeat_on) {
 		add(j, "repeat", GB_STATUS_SKIPPED, NAN, NAN, "turned off (--no-repeat)");
-	else if (!o->ran)
-		add(j, "repeat", GB_STATUS_SKIPPED, NAN, NAN, "no result to check");
-	else if (o->repeat_mismatches)
+		return;
+	}
+	if (o->repeat_mismatches) {
 		add(j, "repeat", GB_STATUS_FAILED, (double)o->repeat_mismatches, 0,
 		    "%llu elements differ from the same GEMM's earlier result%s%s",
 		    (unsigned long long)o->repeat_mismatches, note[0] ? "; " : "", note);
-	else if (o->repeat_uncompared)
+		return;
+	}
+	if (skip_unfinished(j, o, "repeat"))
+		return;
+	if (o->repeat_uncompared)
 		add(j, "repeat", GB_STATUS_WARNING, 0, 0,
 		    "no mismatch, but %zu phase%s could not be compared: %s", o->repeat_uncompared,
 		    o->repeat_uncompared > 1 ? "s" : "", note);
@@ -533,12 +571,10 @@ static void judge_verification(struct judge *j, const struct gb_stress_obs *o)
 		    "checksums of exact integer products differ");
 	judge_repeat(j, o);
 	judge_cross(j, o);
-	if (!o->ran)
-		add(j, "nan", GB_STATUS_SKIPPED, NAN, NAN, "no result to check");
-	else if (o->nan_count)
+	if (o->nan_count)
 		add(j, "nan", GB_STATUS_FAILED, (double)o->nan_count, 0,
 		    "%llu NaN or infinite result elements", (unsigned long long)o->nan_count);
-	else
+	else if (!skip_unfinished(j, o, "nan"))
 		add(j, "nan", GB_STATUS_PASSED, 0, 0, "no NaN or infinity");
 }
 
@@ -805,10 +841,14 @@ static void judge_drop(struct judge *j, const struct gb_stress_obs *o,
 		}
 	}
 	series_label(o, ws, label, sizeof(label));
-	if (!o->ran || isnan(worst))
+	if (o->ran && o->error[0])
 		add(j, "throughput_drop", GB_STATUS_SKIPPED, NAN, th->tflops_drop_max,
-		    "too few intervals to judge (needs 3 in the second quarter of the run and 2 "
-		    "in a later eighth)");
+		    "not judged: the load stopped before its end");
+	else if (!o->ran || isnan(worst))
+		add(j, "throughput_drop", GB_STATUS_SKIPPED, NAN, th->tflops_drop_max,
+		    "too few intervals to judge (needs 3 in the second quarter of %s and 2 in a "
+		    "later eighth)",
+		    o->steady_from_s > 0 ? "the ramp's final, full-load step" : "the run");
 	else if (worst > th->tflops_drop_max)
 		add(j, "throughput_drop", GB_STATUS_FAILED, worst, th->tflops_drop_max,
 		    "%sfell %.1f%% below its settled %.4g %s from %.0f s, more than %.0f%%", label,
@@ -992,7 +1032,11 @@ static void add_series_metrics(struct gb_bench_result *b, const struct gb_stress
 	snprintf(name, sizeof(name), "%s_settled", base);
 	gb_bench_add_value(b, name, o->tp_unit, GB_BETTER_HIGHER, o->device,
 			   gb_stress_settled(o, series), NAN)
-		->description = gb_strdup("median of the intervals in the second quarter of the run");
+		->description = gb_strdup(
+			o->steady_from_s > 0 ? "median of the intervals in the second quarter "
+					       "of the ramp's final, full-load step"
+					     : "median of the intervals in the second quarter "
+					       "of the run");
 	for (size_t i = 0; i < tp->n; i++)
 		lo = isnan(lo) || tp->v[i] < lo ? tp->v[i] : lo;
 	snprintf(name, sizeof(name), "%s_min", base);

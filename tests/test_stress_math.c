@@ -1136,6 +1136,74 @@ static void test_verdict_layers(void **state)
 	gb_stress_obs_release(&o);
 }
 
+/*
+ * A GPU that produced mismatches and then hung: the mismatches are findings
+ * (FAILED, exit 1), the hang is could-not-run (ERROR), and FAILED decides
+ * the GPU's verdict. The layers that stayed clean are not passes: the load
+ * did not finish.
+ */
+static void test_verdict_hung_after_mismatches(void **state)
+{
+	static const char *const unfinished[] = { "exact", "nan", "throughput_drop" };
+	const char *argv[] = { "gpubench", "stress" };
+	struct gb_stress_thresholds th;
+	struct gb_stress_check c[GB_STRESS_MAX_CHECKS];
+	struct gb_stress_obs o;
+	struct gb_run run;
+	struct gb_bench_result *b;
+	size_t n;
+
+	(void)state;
+	gb_stress_thresholds_default(&th);
+	obs_clean(&o);
+	snprintf(o.error, sizeof(o.error), "hung: no progress for 31 s (limit 30 s)");
+	o.abft_mismatches = 3;
+	o.repeat_mismatches = 2;
+	n = gb_stress_judge(&o, &th, NULL, c, ARRAY_LEN(c));
+	assert_int_equal(find(c, n, "could_run")->status, GB_STATUS_ERROR);
+	assert_int_equal(find(c, n, "abft")->status, GB_STATUS_FAILED);
+	assert_true(find(c, n, "abft")->observed == 3);
+	assert_int_equal(find(c, n, "repeat")->status, GB_STATUS_FAILED);
+	for (size_t i = 0; i < ARRAY_LEN(unfinished); i++) {
+		const struct gb_stress_check *k = find(c, n, unfinished[i]);
+
+		if (k->status != GB_STATUS_SKIPPED)
+			fail_msg("%s: %s", k->name, k->message);
+	}
+	assert_non_null(strstr(find(c, n, "exact")->message, "200 batches verified"));
+	/* the hang is not "no CUDA error" */
+	for (size_t i = 0; i < n; i++)
+		assert_false(!strcmp(c[i].name, "cuda_error") && c[i].status == GB_STATUS_PASSED);
+	gb_run_init(&run, "stress", 2, argv);
+	b = gb_run_add_bench(&run, "stress");
+	gb_stress_add_checks(b, 0, c, n);
+	assert_int_equal(b->status, GB_STATUS_FAILED);
+	gb_run_release(&run);
+
+	/* hung while making the references (no batch yet): a checksum mismatch still fails */
+	o.ran = false;
+	o.batches = 0;
+	o.repeat_mismatches = 0;
+	n = gb_stress_judge(&o, &th, NULL, c, ARRAY_LEN(c));
+	assert_int_equal(find(c, n, "abft")->status, GB_STATUS_FAILED);
+	assert_int_equal(find(c, n, "repeat")->status, GB_STATUS_SKIPPED);
+
+	/* hung with no mismatch: nothing passes, the verdict is could-not-run */
+	o.ran = true;
+	o.batches = 200;
+	o.abft_mismatches = 0;
+	o.nan_count = 0;
+	n = gb_stress_judge(&o, &th, NULL, c, ARRAY_LEN(c));
+	assert_int_equal(find(c, n, "abft")->status, GB_STATUS_SKIPPED);
+	assert_int_equal(find(c, n, "repeat")->status, GB_STATUS_SKIPPED);
+	gb_run_init(&run, "stress", 2, argv);
+	b = gb_run_add_bench(&run, "stress");
+	gb_stress_add_checks(b, 0, c, n);
+	assert_int_equal(b->status, GB_STATUS_ERROR);
+	gb_run_release(&run);
+	gb_stress_obs_release(&o);
+}
+
 static void add_reason_samples(struct gb_stress_obs *o, uint64_t reasons, int n)
 {
 	struct gb_telemetry_sample s;
@@ -1399,6 +1467,132 @@ static void test_verdict_throughput(void **state)
 	gb_stress_obs_add_throughput(&o, 0, 8, -1);
 	assert_int_equal(o.tp[0].n, 6);
 	gb_stress_obs_release(&o);
+}
+
+/*
+ * --profile ramp: 25, 50, 75 and 100 % load in four steps. The lighter
+ * steps idle between batches, so the GPU is cooler and boosts higher, and
+ * device-time TFLOPS fall from step to step on a healthy GPU; only the
+ * final, full-load step is judged. A fall inside it still fails.
+ */
+static void obs_ramp(struct gb_stress_obs *o, double last_late)
+{
+	const struct gb_stress_schedule s = { GB_PROFILE_RAMP, 400, 10, 0.5 };
+
+	gb_stress_obs_init(o, 0);
+	o->ran = true;
+	o->steady_from_s = gb_stress_steady_from(&s);
+	for (int t = 1; t <= 400; t++) {
+		double v = t < 100   ? 820
+			   : t < 200 ? 800
+			   : t < 300 ? 750
+			   : t > 385 ? last_late
+				     : 700;
+
+		gb_stress_obs_add_throughput(o, 0, t, v + (t % 3));
+	}
+}
+
+static void test_verdict_ramp(void **state)
+{
+	struct gb_stress_schedule s = { GB_PROFILE_RAMP, 400, 10, 0.5 };
+	struct gb_stress_thresholds th;
+	struct gb_stress_check c[GB_STRESS_MAX_CHECKS];
+	const struct gb_stress_check *k;
+	struct gb_stress_obs o;
+	double at;
+	size_t n;
+
+	(void)state;
+	/* the final step of four starts at 3/4 of the duration; other profiles judge all of it */
+	assert_true(gb_stress_steady_from(&s) == 300);
+	assert_true(gb_stress_load_level(&s, gb_stress_steady_from(&s)) == 1.0);
+	assert_true(gb_stress_load_level(&s, gb_stress_steady_from(&s) - 1e-9) < 1.0);
+	s.profile = GB_PROFILE_PULSE;
+	assert_true(gb_stress_steady_from(&s) == 0);
+	s.profile = GB_PROFILE_SUSTAINED;
+	assert_true(gb_stress_steady_from(&s) == 0);
+
+	gb_stress_thresholds_default(&th);
+	/* 800 at 50 % load and 700 at 100 %: 12.5 % apart, and healthy */
+	obs_ramp(&o, 700);
+	n = gb_stress_judge(&o, &th, NULL, c, ARRAY_LEN(c));
+	k = find(c, n, "throughput_drop");
+	if (k->status != GB_STATUS_PASSED)
+		fail_msg("%s", k->message);
+	/* settled is the final step's level, so peers compare full load with full load */
+	assert_true(gb_stress_settled(&o, 0) >= 700 && gb_stress_settled(&o, 0) <= 702);
+	gb_stress_obs_release(&o);
+
+	/* a 20 % fall late in the final step fails, and says when */
+	obs_ramp(&o, 560);
+	assert_true(fabs(gb_stress_drop(&o, 0, &at) - 0.2) < 0.01);
+	assert_true(at >= 375);
+	assert_int_equal(status_of(&o, "throughput_drop", NAN), GB_STATUS_FAILED);
+	gb_stress_obs_release(&o);
+
+	/* stopped before the final step: nothing to judge, skipped with the reason */
+	gb_stress_obs_init(&o, 0);
+	o.ran = true;
+	o.steady_from_s = 300;
+	for (int t = 1; t <= 250; t++)
+		gb_stress_obs_add_throughput(&o, 0, t, 700);
+	assert_true(isnan(gb_stress_settled(&o, 0)));
+	n = gb_stress_judge(&o, &th, NULL, c, ARRAY_LEN(c));
+	k = find(c, n, "throughput_drop");
+	assert_int_equal(k->status, GB_STATUS_SKIPPED);
+	assert_non_null(strstr(k->message, "final, full-load step"));
+	gb_stress_obs_release(&o);
+}
+
+/* --inject-fault goes only where a layer looks, and options that leave none are refused. */
+static void test_inject_rules(void **state)
+{
+	char err[256];
+
+	(void)state;
+	/* ABFT on: a random batch, never an exact one (ABFT would go untested) */
+	assert_true(gb_stress_inject_ok(GB_STRESS_RANDOM, true, false));
+	assert_false(gb_stress_inject_ok(GB_STRESS_EXACT, true, true));
+	/* --no-abft: a random batch only when its phase is compared; exact batches always */
+	assert_true(gb_stress_inject_ok(GB_STRESS_RANDOM, false, true));
+	assert_false(gb_stress_inject_ok(GB_STRESS_RANDOM, false, false));
+	assert_true(gb_stress_inject_ok(GB_STRESS_EXACT, false, false));
+
+	assert_int_equal(
+		gb_stress_inject_options(GB_SP_BF16, 0, true, true, true, err, sizeof(err)), 0);
+	assert_int_equal(gb_stress_inject_options(GB_SP_FP8, 16384, true, false, false, err,
+						  sizeof(err)),
+			 0);
+	assert_int_equal(gb_stress_inject_options(GB_SP_FP8, 16384, false, true, true, err,
+						  sizeof(err)),
+			 0);
+	/* every layer off */
+	assert_int_equal(gb_stress_inject_options(GB_SP_BF16, 0, false, false, false, err,
+						  sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "--inject-fault needs a layer"));
+	/* --no-abft --no-repeat leaves the exact phases: fp8 has none at 16384 */
+	assert_int_equal(gb_stress_inject_options(GB_SP_FP8, 16384, false, true, false, err,
+						  sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "fp8 at --size 16384 has none"));
+	assert_null(strchr(err, '\n'));
+	/* ... but has one at 8192 and at the automatic size, as every other precision at 16384 */
+	assert_int_equal(gb_stress_inject_options(GB_SP_FP8, 8192, false, true, false, err,
+						  sizeof(err)),
+			 0);
+	assert_int_equal(gb_stress_inject_options(GB_SP_FP8, 0, false, true, false, err,
+						  sizeof(err)),
+			 0);
+	for (int p = 0; p < GB_SP_COUNT; p++) {
+		enum gb_stress_prec sp = (enum gb_stress_prec)p;
+
+		if (sp != GB_SP_FP8)
+			assert_int_equal(gb_stress_inject_options(sp, 16384, false, true, false, err,
+								  sizeof(err)),
+					 0);
+	}
 }
 
 static void test_verdict_telemetry(void **state)
@@ -1759,6 +1953,7 @@ int main(void)
 		cmocka_unit_test(test_verdict_clean),
 		cmocka_unit_test(test_verdict_could_not_run),
 		cmocka_unit_test(test_verdict_layers),
+		cmocka_unit_test(test_verdict_hung_after_mismatches),
 		cmocka_unit_test(test_verdict_throttle),
 		cmocka_unit_test(test_time_share),
 		cmocka_unit_test(test_viol_share),
@@ -1767,6 +1962,8 @@ int main(void)
 		cmocka_unit_test(test_verdict_health),
 		cmocka_unit_test(test_verdict_xid),
 		cmocka_unit_test(test_verdict_throughput),
+		cmocka_unit_test(test_verdict_ramp),
+		cmocka_unit_test(test_inject_rules),
 		cmocka_unit_test(test_verdict_telemetry),
 		cmocka_unit_test(test_batcher_per_phase),
 		cmocka_unit_test(test_pick_algo),
