@@ -864,6 +864,21 @@ out:
 	return rc;
 }
 
+_Static_assert(GB_LT_REDUCTION_INPLACE == CUBLASLT_REDUCTION_SCHEME_INPLACE &&
+		       GB_LT_REDUCTION_OUTPUT_TYPE == CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE,
+	       "gemm_math.h's reduction schemes are cublasLt.h's");
+
+/* The error bound's share for the chosen cuBLASLt algorithm's split-K reduction. */
+static double split_k_slack(const struct gemm_job *j)
+{
+	struct gb_lt_algo_config c;
+
+	if (j->impl != GEMM_IMPL_CUBLASLT || j->best < 0 || j->best >= j->n_cand)
+		return 0;
+	gb_lt_algo_config(gb_cublaslt(), &j->cand[j->best].algo, &c);
+	return gb_gemm_split_k_slack(j->prec, c.splitk, c.reduction_scheme);
+}
+
 /*
  * Separate pass after timing: poison D, one GEMM with the chosen algorithm
  * on the first copy of A and B, FP64 reference on the sampled outputs,
@@ -872,7 +887,7 @@ out:
 static int job_verify(const struct gemm_params *p, struct gb_bench_result *res,
 		      const struct gemm_dev *g, struct gemm_job *j)
 {
-	size_t n = gb_gemm_sample_coords(j->s.m, j->s.n, NULL, 0);
+	size_t n = gb_gemm_sample_coords(j->s.m, j->s.n, j->s.k, NULL, 0);
 	uint32_t *rc_h = NULL, *rc_d = NULL;
 	double *ref = NULL, *scale = NULL, *got = NULL;
 	struct gb_verify_counters *cnt = NULL, c;
@@ -889,7 +904,7 @@ static int job_verify(const struct gemm_params *p, struct gb_bench_result *res,
 		rc = -1;
 		goto out;
 	}
-	gb_gemm_sample_coords(j->s.m, j->s.n, rc_h, n);
+	gb_gemm_sample_coords(j->s.m, j->s.n, j->s.k, rc_h, n);
 	if (dev_alloc(res, g, j, (void **)&rc_d, sizeof(uint32_t) * 2 * n, "verification") ||
 	    dev_alloc(res, g, j, (void **)&ref, sizeof(double) * n, "verification") ||
 	    dev_alloc(res, g, j, (void **)&scale, sizeof(double) * n, "verification") ||
@@ -915,7 +930,7 @@ static int job_verify(const struct gemm_params *p, struct gb_bench_result *res,
 	GB_CUDA_GOTO(res, gb_launch_gemm_reference(j->a, j->b, j->t_ab, j->s.k, rc_d, n, ref, scale,
 						   g->stream), out);
 	GB_CUDA_GOTO(res, cudaMemsetAsync(cnt, 0, sizeof(*cnt), g->stream), out);
-	v->bound = gb_gemm_error_bound(j->prec, j->s.k);
+	v->bound = gb_gemm_error_bound(j->prec, j->s.k) + split_k_slack(j);
 	GB_CUDA_GOTO(res, gb_launch_gemm_compare(j->d, j->t_d, j->s.m, rc_d, n, ref, scale,
 						 v->bound, got, cnt, g->stream), out);
 	GB_CUDA_GOTO(res, cudaMemcpyAsync(&c, cnt, sizeof(c), cudaMemcpyDeviceToHost, g->stream),

@@ -374,14 +374,15 @@ static uint64_t spread(uint64_t i, uint64_t n, uint64_t len)
 	return i * (len - 1) / (n - 1);
 }
 
-size_t gb_gemm_sample_coords(uint64_t m, uint64_t n, uint32_t *rc, size_t max)
+size_t gb_gemm_sample_coords(uint64_t m, uint64_t n, uint64_t k, uint32_t *rc, size_t max)
 {
 	uint64_t nr, nc;
 	size_t count = 0;
 
 	if (!m || !n)
 		return 0;
-	if (m * n <= GB_GEMM_VERIFY_ALL_MAX) {
+	/* m * n <= 2^20 first: with k <= 2^18 the product cannot overflow */
+	if (m * n <= GB_GEMM_VERIFY_ALL_MAX && m * n * k <= GB_GEMM_VERIFY_ALL_MACS) {
 		nr = m;
 		nc = n;
 	} else {
@@ -496,6 +497,17 @@ double gb_gemm_error_bound(enum gb_precision p, uint64_t k)
 		return 0;  /* |sum| < 2^30: exact in int32 and in the FP64 reference */
 	gb_gemm_error_model(p, &em);
 	return 2.0 * em.u_out + 3.0 * em.u_in + 5.0 * (em.u_acc + u_ref) * sqrt((double)k);
+}
+
+double gb_gemm_split_k_slack(enum gb_precision p, int64_t splitk, int64_t reduction_scheme)
+{
+	struct gb_gemm_error_model em;
+	const int64_t in_output = GB_LT_REDUCTION_INPLACE | GB_LT_REDUCTION_OUTPUT_TYPE;
+
+	if (splitk <= 1 || !(reduction_scheme & in_output))
+		return 0;
+	gb_gemm_error_model(p, &em);
+	return 2.0 * em.u_out * (double)(splitk - 1);
 }
 
 void gb_gemm_flip_high_bit(void *elem, enum gb_dtype t)

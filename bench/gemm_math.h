@@ -225,18 +225,26 @@ const char *gb_lt_stages_name(uint32_t stages_id);
 
 /* ---- verification ---- */
 
-/* all m x n outputs are checked up to this many; above, a 64 x 64 grid */
+/*
+ * All m x n outputs are checked up to this many, and while m * n * k (the
+ * reference's multiply-adds) stays within GB_GEMM_VERIFY_ALL_MACS; above
+ * either, a 64 x 64 grid. The second limit keeps a long k from making the
+ * reference (a warp per output, reading a whole row of A and column of B,
+ * from memory once A outgrows the L2) take minutes: 1024^3 is still checked
+ * in full, 1024 x 1024 x 65536 is not.
+ */
 #define GB_GEMM_VERIFY_ALL_MAX (1u << 20)
+#define GB_GEMM_VERIFY_ALL_MACS (1ull << 33)
 #define GB_GEMM_VERIFY_GRID 64
 
 /*
- * Output coordinates to verify: every element when m * n <= 1M, else 64
- * evenly spaced rows x 64 evenly spaced columns, which include the first and
- * last row and column, so the four corners too. Writes (row, col) pairs to
- * rc[2i], rc[2i+1] when rc is not NULL (room for max pairs) and returns the
- * number of samples.
+ * Output coordinates to verify for an m x n x k GEMM: every element within
+ * the limits above, else 64 evenly spaced rows x 64 evenly spaced columns,
+ * which include the first and last row and column, so the four corners too.
+ * Writes (row, col) pairs to rc[2i], rc[2i+1] when rc is not NULL (room for
+ * max pairs) and returns the number of samples.
  */
-size_t gb_gemm_sample_coords(uint64_t m, uint64_t n, uint32_t *rc, size_t max);
+size_t gb_gemm_sample_coords(uint64_t m, uint64_t n, uint64_t k, uint32_t *rc, size_t max);
 
 /*
  * The error measure for one output element:
@@ -258,6 +266,23 @@ double gb_gemm_rel_error(double got, double ref, double sum_abs, uint64_t k);
  * why each constant.
  */
 double gb_gemm_error_bound(enum gb_precision p, uint64_t k);
+
+/*
+ * cuBLASLt's split-K reduction schemes that sum the partial results in the
+ * output format (CUBLASLT_REDUCTION_SCHEME_INPLACE and _OUTPUT_TYPE; gemm.c
+ * checks the values against cublasLt.h).
+ */
+#define GB_LT_REDUCTION_INPLACE 1
+#define GB_LT_REDUCTION_OUTPUT_TYPE 4
+
+/*
+ * What to add to gb_gemm_error_bound for the algorithm that ran: a split-K
+ * algorithm (splitk > 1) that reduces in the output format rounds each
+ * output splitk - 1 more times, 2 u_out each, as the single output rounding
+ * is counted. 0 for other algorithms, and for formats with no output
+ * rounding (FP32 and FP64 outputs, int8).
+ */
+double gb_gemm_split_k_slack(enum gb_precision p, int64_t splitk, int64_t reduction_scheme);
 
 /* The unit roundoffs behind gb_gemm_error_bound (documentation and tests). */
 struct gb_gemm_error_model {

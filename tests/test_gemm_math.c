@@ -432,7 +432,7 @@ static void test_sample_coords(void **state)
 	(void)state;
 	assert_non_null(rc);
 	/* up to 1M outputs: all of them, column-major */
-	n = gb_gemm_sample_coords(257, 511, rc, GB_GEMM_VERIFY_ALL_MAX);
+	n = gb_gemm_sample_coords(257, 511, 1000, rc, GB_GEMM_VERIFY_ALL_MAX);
 	assert_int_equal(n, 257 * 511);
 	assert_int_equal(rc[0], 0);
 	assert_int_equal(rc[1], 0);
@@ -440,9 +440,12 @@ static void test_sample_coords(void **state)
 	assert_int_equal(rc[3], 0);
 	assert_int_equal(rc[2 * (n - 1)], 256);
 	assert_int_equal(rc[2 * (n - 1) + 1], 510);
-	assert_int_equal(gb_gemm_sample_coords(1024, 1024, NULL, 0), 1u << 20);
+	assert_int_equal(gb_gemm_sample_coords(1024, 1024, 8192, NULL, 0), 1u << 20);
+	/* a long k: the reference would take minutes, so the grid */
+	assert_int_equal(gb_gemm_sample_coords(1024, 1024, 8193, NULL, 0), 4096);
+	assert_int_equal(gb_gemm_sample_coords(100, 100, 1u << 18, NULL, 0), 100 * 100);
 	/* beyond: 64 x 64 with the corners */
-	n = gb_gemm_sample_coords(8192, 8192, rc, GB_GEMM_VERIFY_ALL_MAX);
+	n = gb_gemm_sample_coords(8192, 8192, 8192, rc, GB_GEMM_VERIFY_ALL_MAX);
 	assert_int_equal(n, 4096);
 	assert_true(has_pair(rc, n, 0, 0));
 	assert_true(has_pair(rc, n, 8191, 0));
@@ -451,12 +454,12 @@ static void test_sample_coords(void **state)
 	for (size_t i = 0; i < n; i++)
 		assert_true(rc[2 * i] < 8192 && rc[2 * i + 1] < 8192);
 	/* a narrow matrix: every column, 64 rows */
-	n = gb_gemm_sample_coords(100000, 20, rc, GB_GEMM_VERIFY_ALL_MAX);
+	n = gb_gemm_sample_coords(100000, 20, 64, rc, GB_GEMM_VERIFY_ALL_MAX);
 	assert_int_equal(n, 64 * 20);
 	assert_true(has_pair(rc, n, 99999, 19));
 	/* writes nothing past max */
 	rc[2] = 12345;
-	assert_int_equal(gb_gemm_sample_coords(8192, 8192, rc, 1), 4096);
+	assert_int_equal(gb_gemm_sample_coords(8192, 8192, 8192, rc, 1), 4096);
 	assert_int_equal(rc[2], 12345);
 	free(rc);
 }
@@ -709,6 +712,70 @@ static void test_bound_holds_for_correct_results(void **state)
 }
 
 /*
+ * A BF16 result of a split-K algorithm that reduces in the output format
+ * (cuBLASLt's INPLACE scheme): each split sums in FP32 and is rounded to
+ * BF16, and the splits are added in BF16, in order.
+ */
+static struct dot simulate_split_bf16(uint64_t k, uint64_t splits, uint64_t seed)
+{
+	long double ref = 0;
+	double sum_abs = 0, out = 0;
+	struct dot d;
+
+	for (uint64_t sp = 0; sp < splits; sp++) {
+		float part = 0;
+
+		for (uint64_t i = sp * (k / splits); i < (sp + 1) * (k / splits); i++) {
+			double a = rndbf16(uniform(2 * seed + 1, i)), b = rndbf16(uniform(2 * seed + 2, i));
+
+			ref += (long double)a * b;
+			sum_abs += fabs(a * b);
+			part += (float)(a * b);
+		}
+		out = rndbf16(out + rndbf16(part));
+	}
+	d.got = out;
+	d.ref = (double)ref;
+	d.sum_abs = sum_abs;
+	return d;
+}
+
+/*
+ * Split-K reduced in the output format rounds each output once per split:
+ * the single-rounding bound is exceeded by correct results, the bound plus
+ * gb_gemm_split_k_slack is not. Other schemes get no slack.
+ */
+static void test_split_k_slack(void **state)
+{
+	const uint64_t k = 1024, dots = 20000;
+	double plain = gb_gemm_error_bound(GB_PREC_BF16, k);
+	bool plain_exceeded = false;
+
+	(void)state;
+	assert_near(gb_gemm_split_k_slack(GB_PREC_BF16, 1, GB_LT_REDUCTION_INPLACE), 0, 0);
+	assert_near(gb_gemm_split_k_slack(GB_PREC_BF16, 8, 2 /* COMPUTE_TYPE */), 0, 0);
+	assert_near(gb_gemm_split_k_slack(GB_PREC_FP32, 8, GB_LT_REDUCTION_OUTPUT_TYPE), 0, 0);
+	assert_near(gb_gemm_split_k_slack(GB_PREC_BF16, 8, GB_LT_REDUCTION_OUTPUT_TYPE),
+		    14 * 0x1p-8, 0);
+	for (uint64_t splits = 2; splits <= 16; splits *= 2) {
+		double bound = plain + gb_gemm_split_k_slack(GB_PREC_BF16, (int64_t)splits,
+							     GB_LT_REDUCTION_INPLACE);
+		double worst = 0;
+
+		for (uint64_t s = 0; s < dots; s++) {
+			struct dot d = simulate_split_bf16(k, splits, s + 1);
+
+			worst = fmax(worst, gb_gemm_rel_error(d.got, d.ref, d.sum_abs, k));
+		}
+		if (!(worst <= bound))
+			fail_msg("bf16 split-K %llu: correct result has error %.3g above %.3g",
+				 (unsigned long long)splits, worst, bound);
+		plain_exceeded |= worst > plain;
+	}
+	assert_true(plain_exceeded);
+}
+
+/*
  * The same results with a flipped high bit exceed the bound: the top
  * exponent bit always; the top stored mantissa bit too wherever the bound is
  * below 1/8 (all but fp16acc16). Judged on typical elements (|ref| at least
@@ -818,6 +885,7 @@ int main(void)
 		cmocka_unit_test(test_top_k),
 		cmocka_unit_test(test_lt_names),
 		cmocka_unit_test(test_sample_coords),
+		cmocka_unit_test(test_split_k_slack),
 		cmocka_unit_test(test_bound_values),
 		cmocka_unit_test(test_rel_error),
 		cmocka_unit_test(test_bound_holds_for_correct_results),
