@@ -122,6 +122,19 @@ static int record_starts(struct gb_bench_result *res, const struct gb_ce_sample 
 	const struct gb_ce_stream *s0 = smp->st[0];
 	int rc = 0;
 
+	/*
+	 * Stream 0 first waits for every other stream's warm-up (marked with that
+	 * stream's start event, recorded again below): a start taken while
+	 * another stream still warms up would let part of the sample run alone,
+	 * and the two-way figure, timed from each stream's own start, read high.
+	 * A wait takes the event as last recorded when the wait is queued.
+	 */
+	for (int i = 1; i < smp->n; i++) {
+		GB_CUDA_GOTO(res, cudaSetDevice(smp->st[i]->dev), out);
+		GB_CUDA_GOTO(res, cudaEventRecord(smp->st[i]->start, smp->st[i]->s), out);
+		GB_CUDA_GOTO(res, cudaSetDevice(s0->dev), out);
+		GB_CUDA_GOTO(res, cudaStreamWaitEvent(s0->s, smp->st[i]->start, 0), out);
+	}
 	GB_CUDA_GOTO(res, cudaSetDevice(s0->dev), out);
 	GB_CUDA_GOTO(res, cudaEventRecord(s0->start, s0->s), out);
 	for (int i = 1; i < smp->n; i++) {
