@@ -784,6 +784,8 @@ static int engine_sweep(struct engine *e, const unsigned char *id)
 {
 	int rc = engine_check(e);
 
+	/* set-up and a size point may each be silent up to the timeout: NCCL's own timeouts speak first */
+	gb_expect_silence(e->ctx, e->p->timeout_s + 30);
 	if (!rc)
 		e->span = gb_nccl_rotation_span(largest_point(e), largest_l2(e));
 	for (int i = 0; i < e->n && !rc; i++)

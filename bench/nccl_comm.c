@@ -81,17 +81,40 @@ void gb_nccl_comms_abort(struct gb_nccl_comms *s)
 	forget_all(s);
 }
 
+/* Revoke every communicator, splits first: in-flight work stops, nothing is freed. */
+static void revoke_all(const struct gb_nccl_comms *s)
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->comm[i] && s->comm[i] != s->parent[i])
+			gb_nccl.ncclCommRevoke(s->comm[i], 0);
+	for (int i = 0; i < s->n; i++)
+		if (s->parent[i])
+			gb_nccl.ncclCommRevoke(s->parent[i], 0);
+}
+
 /*
  * On the watchdog's thread, when a watched call of the driving thread passed
- * the timeout: aborting is what makes a blocked NCCL call return (every NCCL
- * wait checks the communicator's abort flag). The driving thread touches no
- * handle while it is inside the watched call, and learns of this from
- * gb_deadline_disarm().
+ * the timeout: the call must be made to return. ncclCommRevoke (NCCL 2.28+)
+ * raises the abort flag every NCCL wait checks without freeing anything;
+ * the driving thread then aborts the communicators itself once out of the
+ * call (gb_nccl_comms_unwatch). Older NCCL has only ncclCommAbort, which
+ * also frees: once the last local rank is aborted, NCCL reclaims them all,
+ * under a thread that may still be inside a call. That risk is taken there
+ * because the other choice is a thread that never returns. The driving
+ * thread touches no handle while inside the watched call, and learns of this
+ * from gb_deadline_disarm().
  */
 static bool fire_all(void *user, const char *what)
 {
+	struct gb_nccl_comms *s = user;
+
 	(void)what;
-	abort_all(user);
+	if (gb_nccl.ncclCommRevoke) {
+		revoke_all(s);
+		s->revoked = true;
+	} else {
+		abort_all(s);
+	}
 	return true;
 }
 
@@ -179,8 +202,10 @@ int gb_nccl_comms_unwatch(struct gb_nccl_comms *s, const char *what)
 {
 	if (!gb_deadline_disarm(s->wd))
 		return 0;
-	forget_all(s); /* the watchdog aborted them all */
-	return gb_nccl_comms_timed_out(s, 0, what);
+	if (!s->revoked)
+		forget_all(s); /* the watchdog aborted them all */
+	s->revoked = false;
+	return gb_nccl_comms_timed_out(s, 0, what); /* aborts what is left, on this thread */
 }
 
 /* in_call is set before arming and cleared after disarming: it covers every firing. */

@@ -85,7 +85,8 @@ struct gb_nccl_comms {
 	ncclComm_t parent[GB_DEVICE_LIST_MAX]; /* non-blocking: joins the job, polled */
 	ncclComm_t comm[GB_DEVICE_LIST_MAX];   /* operations: parent's blocking split, or parent */
 	bool blocking;                         /* comm is a blocking split */
-	struct gb_deadline *wd;                /* watch(): aborts every communicator */
+	struct gb_deadline *wd;                /* watch(): revokes (or aborts) every communicator */
+	bool revoked;                          /* wd revoked them: the driving thread aborts */
 	struct gb_nccl_rank_watch rw[GB_DEVICE_LIST_MAX]; /* watch_rank(): one per rank */
 	pthread_mutex_t rank_mu;               /* per-rank aborts, one at a time; guards: */
 	bool rank_mu_ready;

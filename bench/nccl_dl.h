@@ -52,6 +52,9 @@ typedef ncclResult_t gb_nccl_alltoall_fn(const void *sendbuff, void *recvbuff, s
 					 cudaStream_t stream);
 #endif
 
+/* ncclCommRevoke, from NCCL 2.28 on; typed here so older headers build too */
+typedef ncclResult_t gb_nccl_comm_revoke_fn(ncclComm_t comm, int revokeFlags);
+
 /* The library gpubench loads unless told otherwise. */
 #define GB_NCCL_LIBRARY "libnccl.so.2"
 
@@ -79,7 +82,8 @@ typedef ncclResult_t gb_nccl_alltoall_fn(const void *sendbuff, void *recvbuff, s
 	X(ncclGetLastError, __typeof__(ncclGetLastError))    \
 	X(ncclCommFinalize, __typeof__(ncclCommFinalize))    \
 	X(ncclCommSplit, gb_nccl_comm_split_fn)              \
-	X(ncclAlltoAll, gb_nccl_alltoall_fn)
+	X(ncclAlltoAll, gb_nccl_alltoall_fn)                 \
+	X(ncclCommRevoke, gb_nccl_comm_revoke_fn)
 
 #define GB_NCCL_FIELD(name) __typeof__(name) *name;
 #define GB_NCCL_TYPED_FIELD(name, type) type *name;

@@ -862,7 +862,7 @@ static uint64_t batch_for(double seconds, double per_gemm_s)
 static int calibrate(struct sc *s)
 {
 	struct worker *w = &s->w[0];
-	double t_start = gb_now_s(), sec = 0, reps[SC_CAL_REPS];
+	double t_start = gb_now_s(), sec = 0, per_gemm_s = 0, reps[SC_CAL_REPS];
 	uint64_t batch = 1;
 
 	gb_progress(s->ctx, "scaling: timing the %s %llu^3 GEMM on GPU %d", s->bf16 ? "bf16" : "fp32",
@@ -872,9 +872,10 @@ static int calibrate(struct sc *s)
 	do {
 		if (worker_timed_gemms(w, batch, &sec))
 			return fail_from(s, w);
-		batch = batch_for(0.1, sec / (double)batch);
+		per_gemm_s = sec / (double)batch;
+		batch = batch_for(0.1, per_gemm_s);
 	} while (gb_now_s() - t_start < SC_CAL_WARM_S && !gb_should_stop(s->ctx));
-	batch = batch_for(SC_CAL_BATCH_S, sec / (double)batch);
+	batch = batch_for(SC_CAL_BATCH_S, per_gemm_s);
 	for (int r = 0; r < SC_CAL_REPS; r++) {
 		if (worker_timed_gemms(w, batch, &sec))
 			return fail_from(s, w);
@@ -1572,6 +1573,15 @@ static void choose_precision(struct sc *s)
 					     : GB_SCALING_GEMM_SIZE_FP32;
 }
 
+/* Whether some phase all-reduces through NCCL: one that repeats a GPU copies instead. */
+static bool needs_nccl(const struct sc *s)
+{
+	for (size_t i = 0; i < s->n_workers; i++)
+		if (mode_for(s, (int)i + 1) == AR_NCCL)
+			return true;
+	return false;
+}
+
 static int load_libraries(struct sc *s)
 {
 	char err[512], ver[32];
@@ -1584,7 +1594,7 @@ static int load_libraries(struct sc *s)
 	snprintf(ver, sizeof(ver), "%zu.%zu.%zu", s->lt->version / 10000,
 		 s->lt->version / 100 % 100, s->lt->version % 100);
 	gb_bench_param_str(s->res, "cublaslt_version", ver);
-	if (s->p->workload != GB_SCALING_WL_DDP)
+	if (!needs_nccl(s))
 		return 0;
 #if GPUBENCH_HAVE_NCCL
 	if (gb_nccl_dl_load(NULL, err, sizeof(err))) {
