@@ -338,6 +338,8 @@ static void wg_check(struct wg_bufs *w, enum gb_dtype t, unsigned m, unsigned n,
 			 cudaSuccess);
 	/* 0xFFFF is a NaN in both types: an unwritten output cannot pass */
 	assert_int_equal(cudaMemset(w->d, 0xFF, (size_t)m * n * 2), cudaSuccess);
+	/* the copies and the memset go on the legacy stream, which a non-blocking one does not wait for */
+	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
 	assert_int_equal(gb_launch_gemm_wgmma(a, b, w->d, t, m, n, k, stream), cudaSuccess);
 	assert_int_equal(cudaStreamSynchronize(stream), cudaSuccess);
 	assert_int_equal(cudaMemcpy(w->hd, w->d, (size_t)m * n * 2, cudaMemcpyDeviceToHost),
