@@ -342,8 +342,13 @@ void gb_nccl_rank_link_of(const struct gb_device_info *d, const char *host,
 	out->nvlink_up = d->nvlink_up;
 	out->nvlink_gen =
 		d->nvlink_gen > 0 ? d->nvlink_gen : gb_nvlink_gen_for_cc(d->cc_major, d->cc_minor);
-	out->pcie_bps =
-		d->peaks.pcie_bps_current > 0 ? d->peaks.pcie_bps_current : d->peaks.pcie_bps;
+	/*
+	 * The slot's maximum: the current link was read at set-up, when an idle
+	 * GPU has dropped its link to Gen1 to save power, which would make a
+	 * ceiling of 4 GB/s. A link that stays slow under load is bandwidth's
+	 * finding (pcie_link_under_load).
+	 */
+	out->pcie_bps = d->peaks.pcie_bps > 0 ? d->peaks.pcie_bps : d->peaks.pcie_bps_current;
 	if (!(out->pcie_bps > 0))
 		out->pcie_bps = NAN;
 }

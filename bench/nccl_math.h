@@ -434,7 +434,7 @@ struct gb_nccl_rank_link {
 	const char *host; /* hostname, NULL if unknown */
 	int nvlink_up;	  /* NVLink links up, <= 0 none or unknown */
 	int nvlink_gen;	  /* NVLink generation, <= 0 unknown */
-	double pcie_bps;  /* host link per direction (current, else maximum), NAN unknown */
+	double pcie_bps;  /* host link per direction (maximum, else current), NAN unknown */
 };
 
 /*

@@ -737,6 +737,15 @@ static void fill_nvlink(struct gb_device_info *d, struct gb_nvml_device *dev, st
 		d->nvlink_up = c->active;
 	else
 		missing_add(m, "nvlink_up", c->rc_first);
+	/*
+	 * No link up: a version is not asked of link 0, where some drivers answer
+	 * a GPU seen alone in a VM with an error other than "not supported"; the
+	 * generation is unsupported there, not unread (no warning).
+	 */
+	if (c->answered && c->active == 0) {
+		missing_add(m, "nvlink_gen", NVML_ERROR_NOT_SUPPORTED);
+		return;
+	}
 	rc = NV(nvmlDeviceGetNvLinkVersion, dev->handle,
 		c->first_active < 0 ? 0u : (unsigned)c->first_active, &v);
 	if (rc == NVML_SUCCESS)

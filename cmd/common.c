@@ -604,7 +604,7 @@ struct gb_bench_result *gb_cmd_run_one_bench(const struct gb_bench *bench, struc
 		.devices = c->devices.idx,
 		.n_devices = c->devices.n,
 		.stop = &gb_stop_flag,
-		.run_start_s = gb_now_s(),
+		.run_start_s = run_start_s, /* telemetry t_s: since the run, as started_s */
 		.nvml = gb_nvml_loaded(),
 		.quiet = c->quiet,
 		.progress = c->quiet ? NULL : print_progress,

@@ -392,6 +392,14 @@ static void check_efficiency(const struct gb_run *run, struct gb_bench_result *b
 	enum gb_severity sev = guide ? GB_SEV_WARNING : r->severity;
 	bool ok;
 
+	/*
+	 * A throughput that names no precision (stress's tflops_settled and
+	 * tflops_min, judged by stress's own rules) has no peak to be held to:
+	 * the TFLOPS rule is not about it, and a "no peak is known" warning on a
+	 * GPU whose peaks are known would mislead.
+	 */
+	if (kind == GB_PEAK_TFLOPS && precision_of(m->name) < 0 && !(isfinite(eff) && eff > 0))
+		return;
 	/* the benchmark's own efficiency wins: it knows its byte or FLOP convention */
 	if (isfinite(eff) && eff > 0) {
 		peak = m->value / eff;

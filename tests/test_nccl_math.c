@@ -511,10 +511,13 @@ static void test_pairs_and_rank_link(void **state)
 	d->cc_minor = 0;
 	d->nvlink_up = 18;
 	d->peaks.pcie_bps = 63e9;
-	d->peaks.pcie_bps_current = NAN;
+	d->peaks.pcie_bps_current = 3.938e9; /* an idle link, dropped to Gen1 x16 */
 	gb_nccl_rank_link_of(d, "h", &rl);
 	assert_int_equal(rl.nvlink_gen, 4); /* from sm_90 when NVML did not say */
-	assert_near(rl.pcie_bps, 63e9, 0);  /* maximum when the current link is unknown */
+	assert_near(rl.pcie_bps, 63e9, 0);  /* the maximum, never the idle reading */
+	d->peaks.pcie_bps = NAN;
+	gb_nccl_rank_link_of(d, "h", &rl);
+	assert_near(rl.pcie_bps, 3.938e9, 0); /* the current link when the maximum is unknown */
 	gb_run_release(&run);
 }
 

@@ -38,7 +38,7 @@ static const char *const fake_vars[] = {
 	"FAKE_NVML_FAIL_INIT", "FAKE_NVML_MISSING", "FAKE_NVML_TEMP_C", "FAKE_NVML_POWER_W",
 	"FAKE_NVML_REASONS",   "FAKE_NVML_ECC_DBE", "FAKE_NVML_XIDS",   "FAKE_NVML_NVSWITCH",
 	"FAKE_NVML_FAIL",      "FAKE_NVML_SLOT_GEN", "FAKE_NVML_VIOL_POWER_NS",
-	"FAKE_NVML_VIOL_THERMAL_NS", "FAKE_NVML_ABSENT",
+	"FAKE_NVML_VIOL_THERMAL_NS", "FAKE_NVML_ABSENT", "FAKE_NVML_NVLINK_DOWN",
 };
 
 /* The fake's own counters, reached through a handle this test holds open. */
@@ -450,6 +450,29 @@ static void test_fill_gaps_split(void **state)
 	assert_string_equal(g.unsupported, "ecc,nvlink_up");
 	assert_int_equal(g.n_unsupported, 2);
 	assert_int_equal(g.gpu_max_pcie_gen, 5);
+	device_release(&d);
+}
+
+/*
+ * No NVLink up (an SXM GPU seen alone in a VM): the version is not asked, so
+ * an error the driver gives for it there is no unread field, and no warning.
+ */
+static void test_fill_nvlink_all_down(void **state)
+{
+	char bus[] = BUS0;
+	struct gb_device_info d;
+	struct gb_nvml_gaps g;
+
+	(void)state;
+	setenv("FAKE_NVML_NVLINK_DOWN", "1", 1);
+	setenv("FAKE_NVML_FAIL", "nvmlDeviceGetNvLinkVersion", 1);
+	load_fake();
+	device_unknown(&d, bus);
+	assert_int_equal(gb_nvml_fill_device_gaps(&d, &g), 1);
+	assert_int_equal(d.nvlink_up, 0);
+	assert_int_equal(d.nvlink_gen, -1);
+	assert_string_equal(g.unsupported, "nvlink_gen");
+	assert_string_equal(g.unread, "");
 	device_release(&d);
 }
 
@@ -922,6 +945,7 @@ int main(void)
 		T(test_fill_device_missing),
 		T(test_fill_device_unknown),
 		T(test_fill_gaps_split),
+		T(test_fill_nvlink_all_down),
 		T(test_fill_numa_sysfs),
 		T(test_fill_pcie_slot_max),
 		T(test_info_notes_from_fake),

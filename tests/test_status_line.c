@@ -148,23 +148,36 @@ static void test_truncated_buffer(void **state)
 	assert_int_equal(gb_status_render(2, "a", 0, false, NULL, 0), strlen(want));
 }
 
+/* A block drawn into memory: what it writes lands in mem->buf once closed. */
+struct mem_out {
+	char *buf;
+	size_t len;
+	FILE *f;
+};
+
+static void mem_block(struct gb_status_line *s, struct mem_out *m)
+{
+	m->buf = NULL;
+	m->len = 0;
+	m->f = open_memstream(&m->buf, &m->len);
+	assert_non_null(m->f);
+	gb_status_line_init(s, m->f, false);
+}
+
 /* Through a FILE: a kept line goes above the block, the block is drawn again, release clears. */
 static void test_print_around_block(void **state)
 {
 	struct gb_status_line s;
-	char *mem = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&mem, &n);
+	struct mem_out m;
 
 	(void)state;
-	assert_non_null(f);
-	gb_status_line_init(&s, f, false);
+	mem_block(&s, &m);
 	gb_status_line_show(&s, "g0\ng1");
 	gb_status_line_print(&s, "gpubench: kept");
 	gb_status_line_show(&s, "g0");
 	gb_status_line_release(&s);
-	fclose(f);
-	assert_string_equal(mem,
+	fclose(m.f);
+	assert_string_equal(m.buf,
 			    /* the block */
 			    "\r\033[Kgpubench: g0\n\r\033[Kgpubench: g1\n"
 			    /* cleared, the line, the block again */
@@ -174,50 +187,44 @@ static void test_print_around_block(void **state)
 			    "\033[2A\r\033[Kgpubench: g0\n\r\033[J"
 			    /* cleared at the end */
 			    "\033[1A\r\033[J");
-	free(mem);
+	free(m.buf);
 }
 
 /* With no block shown a kept line is just the line. */
 static void test_print_without_block(void **state)
 {
 	struct gb_status_line s;
-	char *mem = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&mem, &n);
+	struct mem_out m;
 
 	(void)state;
-	assert_non_null(f);
-	gb_status_line_init(&s, f, false);
+	mem_block(&s, &m);
 	gb_status_line_print(&s, "gpubench: only");
 	gb_status_line_release(&s);
-	fclose(f);
-	assert_string_equal(mem, "gpubench: only\n");
-	free(mem);
+	fclose(m.f);
+	assert_string_equal(m.buf, "gpubench: only\n");
+	free(m.buf);
 }
 
 /* A diagnostic (cmd/log.c) while a block is shown goes above it; after, to stderr again. */
 static void test_warning_above_block(void **state)
 {
 	struct gb_status_line s;
-	char *mem = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&mem, &n);
+	struct mem_out m;
 
 	(void)state;
-	assert_non_null(f);
-	gb_status_line_init(&s, f, false);
+	mem_block(&s, &m);
 	gb_status_line_show(&s, "g0");
 	gb_log_set_live_block(&s);
 	gb_warn("no progress for %d s", 120);
 	gb_log_set_live_block(NULL);
 	gb_status_line_release(&s);
 	gb_warn("after the block: on stderr, not in the block's file");
-	fclose(f);
-	assert_string_equal(mem, "\r\033[Kgpubench: g0\n"
+	fclose(m.f);
+	assert_string_equal(m.buf, "\r\033[Kgpubench: g0\n"
 				 "\033[1A\r\033[J" "gpubench: warning: no progress for 120 s\n"
 				 "\r\033[Kgpubench: g0\n"
 				 "\033[1A\r\033[J");
-	free(mem);
+	free(m.buf);
 }
 
 /*
@@ -227,13 +234,10 @@ static void test_warning_above_block(void **state)
 static void test_drop_block_for_exit(void **state)
 {
 	struct gb_status_line s;
-	char *mem = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&mem, &n);
+	struct mem_out m;
 
 	(void)state;
-	assert_non_null(f);
-	gb_status_line_init(&s, f, false);
+	mem_block(&s, &m);
 	gb_status_line_show(&s, "g0\ng1");
 	gb_log_set_live_block(&s);
 	gb_log_drop_live_block();
@@ -242,10 +246,10 @@ static void test_drop_block_for_exit(void **state)
 	/* a second drop finds no block; a holder that never lets go is not waited for */
 	gb_log_drop_live_block();
 	assert_false(gb_status_line_abandon(&s, 0.05));
-	fclose(f);
-	assert_string_equal(mem, "\r\033[Kgpubench: g0\n\r\033[Kgpubench: g1\n"
+	fclose(m.f);
+	assert_string_equal(m.buf, "\r\033[Kgpubench: g0\n\r\033[Kgpubench: g1\n"
 				 "\033[2A\r\033[J");
-	free(mem);
+	free(m.buf);
 }
 
 /* gb_status() (bench.h) is a watchdog beat, as a progress line is, with or without a block. */

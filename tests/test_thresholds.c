@@ -180,6 +180,23 @@ static void test_unknown_gpu_warns(void **state)
 	gb_run_release(&run);
 }
 
+/* Stress's throughputs name no precision: no TFLOPS check, and no false "no peak" warning. */
+static void test_throughput_without_precision(void **state)
+{
+	struct gb_run run;
+	struct gb_bench_result *b = make_run(&run, 1, "NVIDIA H100 80GB HBM3", true, "stress");
+
+	(void)state;
+	gb_bench_add_value(b, "tflops_settled", "TFLOP/s", GB_BETTER_HIGHER, 0, 700, NAN);
+	gb_bench_add_value(b, "tflops_min", "TFLOP/s", GB_BETTER_HIGHER, 0, 650, NAN);
+	apply_profile(&run, "quick");
+	assert_null(find_check(b, "tflops_settled_efficiency", 0));
+	assert_null(find_check(b, "tflops_min_efficiency", 0));
+	gb_run_verdict(&run);
+	assert_int_equal(run.verdict, GB_STATUS_PASSED);
+	gb_run_release(&run);
+}
+
 /*
  * A GPU not in the catalog is judged against its max-clock peaks, and a
  * spec_unknown warning per GPU says so (issue 9: "an unknown GPU still gets
@@ -510,6 +527,7 @@ int main(void)
 		cmocka_unit_test(test_profiles_differ),
 		cmocka_unit_test(test_device_peaks),
 		cmocka_unit_test(test_unknown_gpu_warns),
+		cmocka_unit_test(test_throughput_without_precision),
 		cmocka_unit_test(test_spec_unknown_warns),
 		cmocka_unit_test(test_mig_slice),
 		cmocka_unit_test(test_link_at_max_and_findings),

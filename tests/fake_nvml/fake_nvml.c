@@ -31,6 +31,7 @@
  *   FAKE_NVML_XIDS=79,48:1   XIDs nvmlEventSetWait_v2 delivers one by one,
  *                            ":N" naming the GPU (default 0); then TIMEOUT
  *   FAKE_NVML_NVSWITCH=1     the NVLinks end at an NVSwitch, as on HGX
+ *   FAKE_NVML_NVLINK_DOWN=1  every NVLink reads inactive (a GPU seen alone)
  *
  * fake_nvml_refcount() and fake_nvml_live_event_sets() let a test check
  * that nvmlShutdown and nvmlEventSetFree were called;
@@ -73,6 +74,7 @@ static struct {
 	unsigned xid_gpu[FAKE_MAX_XIDS];
 	size_t n_xids, next_xid;
 	int nvswitch;
+	int nvlink_down;
 	unsigned slot_gen;
 	unsigned long nvlink_state_calls;
 	char missing[1024];
@@ -135,6 +137,7 @@ static void read_env(void)
 	fake.reasons = env_num("FAKE_NVML_REASONS", 0, 16);
 	fake.dbe_step = env_num("FAKE_NVML_ECC_DBE", 0, 10);
 	fake.nvswitch = (int)env_num("FAKE_NVML_NVSWITCH", 0, 10);
+	fake.nvlink_down = (int)env_num("FAKE_NVML_NVLINK_DOWN", 0, 10);
 	memset(fake.dbe_calls, 0, sizeof(fake.dbe_calls));
 	fake.viol_step[0] = env_num("FAKE_NVML_VIOL_POWER_NS", 0, 10);
 	fake.viol_step[1] = env_num("FAKE_NVML_VIOL_THERMAL_NS", 0, 10);
@@ -417,7 +420,7 @@ nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link,
 	ENTER_DEV(device);
 	if (link >= FAKE_LINKS)
 		return NVML_ERROR_INVALID_ARGUMENT;
-	*isActive = NVML_FEATURE_ENABLED;
+	*isActive = fake.nvlink_down ? NVML_FEATURE_DISABLED : NVML_FEATURE_ENABLED;
 	return NVML_SUCCESS;
 }
 
