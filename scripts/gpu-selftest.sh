@@ -7,10 +7,14 @@
 #   torch.matmul (scripts/compare-torch-matmul.py), keeping their reports.
 # CMAKE_FLAGS="-DCMAKE_CUDA_ARCHITECTURES=90" builds for Hopper alone, faster.
 #
-# usage: scripts/gpu-selftest.sh [OUTDIR]     (default: selftest-out/)
-# PHASES="build tests info run kernels torch" (the default) picks the steps,
-# so a machine that limits one command's time can run them as separate calls,
-# e.g. PHASES="build tests info" then PHASES="run kernels torch".
+# usage: scripts/gpu-selftest.sh [OUTDIR]     (default: $OUT if set, else selftest-out/)
+# PHASES="tests others info run kernels torch" (the default) picks the steps
+# after the build (which always runs, and is reused when the build folder
+# exists), so a machine that limits one command's time can run them as
+# separate calls, e.g. PHASES="tests info" then PHASES="others run kernels torch".
+# GPU_CTEST_ARGS passes more ctest options to the gpu tests (-R stress, -E stress).
+# A gpu test that skips counts as a failure here: on a GPU machine a skip
+# means something it needs (NCCL, cuBLASLt) was not found.
 # On a machine that cannot install packages, run scripts/carry-deps.sh where
 # you can and bring the .carry folder along; this script uses it.
 # Reports land in OUTDIR as <date>-<gpu>-{info,run,kernels,torch}.json, ready
@@ -18,7 +22,7 @@
 # seconds) so one hang cannot eat a lent machine's whole call. Never changes GPU settings.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:-$root/selftest-out}
+out=${1:-${OUT:-$root/selftest-out}}
 build=${BUILD:-$root/build-gpu}
 mkdir -p "$out"
 log="$out/selftest.log"
@@ -73,19 +77,39 @@ cmake --build "$build" -j "$(nproc)" >>"$log" 2>&1 || { say "build failed (see $
 
 bin="$build/gpubench"
 "$bin" --version | tee -a "$log"
-phases=" ${PHASES:-build tests info run kernels torch} "
+phases=" ${PHASES:-tests others info run kernels torch} "
 want() { case "$phases" in *" $1 "*) return 0 ;; esac; return 1; }
 gpu=$("$bin" info --json 2>>"$log" |
 	python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["devices"][0]["name"] if d["devices"] else "nogpu")' 2>/dev/null)
 tag="$(date -u +%Y-%m-%d)-$(printf '%s' "${gpu:-nogpu}" | tr -cs 'A-Za-z0-9' '-' | sed 's/^-//;s/-$//' | tr 'A-Z' 'a-z')"
 
+# The GPU as found (never changed): what a failure may depend on.
+if command -v nvidia-smi >/dev/null; then
+	nvidia-smi --query-gpu=name,driver_version,persistence_mode,compute_mode,mig.mode.current,ecc.mode.current,pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.max,power.limit,clocks.max.sm \
+		--format=csv >>"$log" 2>&1
+	nvidia-smi -q -d ROW_REMAPPER,PAGE_RETIREMENT >>"$log" 2>&1
+fi
+
 if want tests; then
-	say "gpu tests (GPUBENCH_REQUIRE_GPU=1)"
+	say "gpu tests (GPUBENCH_REQUIRE_GPU=1) ${GPU_CTEST_ARGS:-}"
+	ctlog=$(mktemp)
+	# shellcheck disable=SC2086 # GPU_CTEST_ARGS is a list of options
 	(cd "$build" && GPUBENCH_REQUIRE_GPU=1 timeout "${GPU_TESTS_TIMEOUT:-400}" \
-		ctest --output-on-failure -L gpu) >>"$log" 2>&1 ||
+		ctest --output-on-failure -L gpu ${GPU_CTEST_ARGS:-}) >"$ctlog" 2>&1 ||
 		{ say "gpu tests FAILED"; status=1; }
+	cat "$ctlog" >>"$log"
+	if grep -qE '\*\*\*Skipped|\[  SKIPPED \]' "$ctlog"; then
+		say "gpu tests SKIPPED on a GPU machine (counted as failed):"
+		grep -E '\*\*\*Skipped|\[  SKIPPED \]' "$ctlog" >&2
+		status=1
+	fi
+	rm -f "$ctlog"
+fi
+if want others; then
+	# the cli tests take GPU paths here too: a few at a time, with a limit
 	say "all other tests"
-	(cd "$build" && ctest --output-on-failure -LE gpu -j "$(nproc)") >>"$log" 2>&1 ||
+	(cd "$build" && timeout "${OTHER_TESTS_TIMEOUT:-300}" \
+		ctest --output-on-failure -LE gpu -j 4) >>"$log" 2>&1 ||
 		{ say "other tests FAILED"; status=1; }
 fi
 if want info; then

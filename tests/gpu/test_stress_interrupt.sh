@@ -8,12 +8,17 @@
 #
 # test_signals.sh interrupts any long command after a fixed 3 s, which for
 # stress may still be the CPU checksum references; this waits for the load.
-# Exits 77 (skipped, never passed) without a GPU.
+# Exits 77 (skipped, never passed) without a GPU, and fails instead with
+# GPUBENCH_REQUIRE_GPU=1, as the C GPU tests do.
 #
 # shellcheck source=tests/cli/lib.sh disable=SC1091,SC2154 # rc, err come from lib.sh's run
 . "$(dirname "$0")/../cli/lib.sh"
 
 if ! have_gpu; then
+	if [ "${GPUBENCH_REQUIRE_GPU:-0}" = 1 ]; then
+		echo "no usable GPU, and GPUBENCH_REQUIRE_GPU=1: failed" >&2
+		exit 1
+	fi
 	echo "no usable GPU: skipped"
 	exit 77
 fi
