@@ -92,6 +92,11 @@ int gb_cuda_fail(struct gb_bench_result *res, int device, const char *call, cuda
 	return -1;
 }
 
+_Static_assert(GB_CUDA_ERR_SYSTEM_NOT_READY == cudaErrorSystemNotReady &&
+		       GB_CUDA_ERR_DRIVER_MISMATCH == cudaErrorSystemDriverMismatch &&
+		       GB_CUDA_ERR_COMPAT_NOT_SUPPORTED == cudaErrorCompatNotSupportedOnDevice,
+	       "info_math.h's CUDA error numbers are the runtime's");
+
 enum gb_probe gb_gpu_probe(int *count, const char *cuda_visible, char *reason, size_t len)
 {
 	int driver = 0, runtime = 0, n = 0;
@@ -111,7 +116,7 @@ enum gb_probe gb_gpu_probe(int *count, const char *cuda_visible, char *reason, s
 	 * Trust the runtime's own verdict, not a version comparison: CUDA's minor
 	 * version compatibility lets a 13.x runtime run on an older 13.0 driver.
 	 */
-	if (e == cudaErrorInsufficientDriver || e == cudaErrorCompatNotSupportedOnDevice) {
+	if (e == cudaErrorInsufficientDriver) {
 		snprintf(reason, len,
 			 "NVIDIA driver too old for this build: it supports CUDA %d.%d, gpubench "
 			 "was built with CUDA %d.%d",
@@ -127,9 +132,11 @@ enum gb_probe gb_gpu_probe(int *count, const char *cuda_visible, char *reason, s
 		return GB_PROBE_NO_GPU;
 	}
 	if (e != cudaSuccess) {
+		const char *hint = gb_cuda_probe_hint((int)e);
 		char b[160];
 
-		snprintf(reason, len, "cannot count CUDA devices: %s", gb_cuda_errstr(e, b, sizeof(b)));
+		snprintf(reason, len, "cannot count CUDA devices: %s%s%s",
+			 gb_cuda_errstr(e, b, sizeof(b)), hint ? "; " : "", hint ? hint : "");
 		return GB_PROBE_CUDA_ERROR;
 	}
 	*count = n;

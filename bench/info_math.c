@@ -93,3 +93,21 @@ struct gb_bench_result *gb_info_notes_apply(struct gb_run *run, const struct gb_
 		gb_bench_set_status(res, GB_STATUS_WARNING, "%s", res->checks[0].message);
 	return res;
 }
+
+const char *gb_cuda_probe_hint(int cuda_error)
+{
+	switch (cuda_error) {
+	case GB_CUDA_ERR_SYSTEM_NOT_READY:
+		return "the system is not ready for CUDA: on an NVSwitch system (HGX, DGX) "
+		       "start the NVIDIA fabric manager (nvidia-fabricmanager)";
+	case GB_CUDA_ERR_DRIVER_MISMATCH:
+		return "the driver's library (libcuda) and its kernel module are different "
+		       "versions, often a container given another driver's libcuda: use the "
+		       "host's, or reload the driver";
+	case GB_CUDA_ERR_COMPAT_NOT_SUPPORTED:
+		return "a CUDA forward-compatibility libcuda (cuda-compat) is in use on a GPU "
+		       "it does not support: take it off the library path";
+	default:
+		return NULL;
+	}
+}

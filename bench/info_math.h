@@ -44,4 +44,16 @@ struct gb_info_notes {
  */
 struct gb_bench_result *gb_info_notes_apply(struct gb_run *run, const struct gb_info_notes *notes);
 
+/*
+ * What a user can do about a CUDA error met while counting the GPUs, for
+ * the errors that have a known cause on a machine with a driver; NULL for
+ * the others. Values are cudaError_t's (bench/gpu.c checks them against
+ * the runtime's header): 802 cudaErrorSystemNotReady, 803
+ * cudaErrorSystemDriverMismatch, 804 cudaErrorCompatNotSupportedOnDevice.
+ */
+#define GB_CUDA_ERR_SYSTEM_NOT_READY 802
+#define GB_CUDA_ERR_DRIVER_MISMATCH 803
+#define GB_CUDA_ERR_COMPAT_NOT_SUPPORTED 804
+const char *gb_cuda_probe_hint(int cuda_error);
+
 #endif

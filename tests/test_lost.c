@@ -301,6 +301,18 @@ static void test_info_slot_slower(void **state)
 	free(notes);
 }
 
+/* A CUDA error with a known cause while counting GPUs says what to do; others say nothing more. */
+static void test_probe_hints(void **state)
+{
+	(void)state;
+	assert_non_null(strstr(gb_cuda_probe_hint(GB_CUDA_ERR_SYSTEM_NOT_READY), "fabric manager"));
+	assert_non_null(strstr(gb_cuda_probe_hint(GB_CUDA_ERR_DRIVER_MISMATCH), "kernel module"));
+	assert_non_null(strstr(gb_cuda_probe_hint(GB_CUDA_ERR_COMPAT_NOT_SUPPORTED), "cuda-compat"));
+	assert_null(gb_cuda_probe_hint(0));
+	assert_null(gb_cuda_probe_hint(100)); /* no device: its own message */
+	assert_null(gb_cuda_probe_hint(999));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +324,7 @@ int main(void)
 		cmocka_unit_test(test_info_nvml_missing),
 		cmocka_unit_test(test_info_unreadable_gpu),
 		cmocka_unit_test(test_info_slot_slower),
+		cmocka_unit_test(test_probe_hints),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
