@@ -1434,10 +1434,7 @@ static void set_theory(struct dev_state *st)
 	const struct gb_device_info *d = st->info;
 
 	st->theory.pcie_bps = d ? d->peaks.pcie_bps : NAN;
-	st->theory.mem_bw_bps = d ? d->peaks.mem_bw_bps : NAN;
-	/* clocks and bus width first; the spec sheet when NVML could not read them */
-	if (d && !isfinite(st->theory.mem_bw_bps))
-		st->theory.mem_bw_bps = d->peaks.mem_bw_bps_spec;
+	st->theory.mem_bw_bps = gb_copy_mem_bps(d);
 	st->theory.peer_bps = NAN;
 }
 

@@ -205,6 +205,13 @@ static double known(double v)
 	return isfinite(v) && v > 0 ? v : NAN;
 }
 
+double gb_copy_mem_bps(const struct gb_device_info *d)
+{
+	if (!d)
+		return NAN;
+	return isfinite(d->peaks.mem_bw_bps) ? d->peaks.mem_bw_bps : d->peaks.mem_bw_bps_spec;
+}
+
 double gb_copy_ceiling_bps(enum gb_copy_test t, const struct gb_copy_theory *th)
 {
 	switch (t) {

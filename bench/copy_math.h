@@ -142,9 +142,17 @@ const char *gb_copy_unsupported(enum gb_copy_test t, enum gb_copy_method m,
 /* What bounds each copy path, bytes/s per direction; NAN where unknown. */
 struct gb_copy_theory {
 	double pcie_bps;     /* host link at max generation and width (staged: the slower GPU's) */
-	double mem_bw_bps;   /* device memory, from clocks and bus width */
+	double mem_bw_bps;   /* device memory, from clocks and bus width (gb_copy_mem_bps) */
 	double peer_bps;     /* the link between two GPUs (NVLink links x per-link, or PCIe) */
 };
+
+/*
+ * A GPU's memory bandwidth for the copy ceilings: from its clocks and bus
+ * width, else the spec sheet's when NVML could not read the clocks; NAN
+ * for NULL or when neither is known.
+ */
+struct gb_device_info;
+double gb_copy_mem_bps(const struct gb_device_info *d);
 
 /*
  * The ceiling of a test in the unit of its counted bytes (bytes/s): H2D and

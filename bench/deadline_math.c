@@ -30,20 +30,26 @@ struct gb_deadline {
 	const char *what;
 };
 
-static struct timespec after(double seconds)
+struct timespec gb_timespec_in(clockid_t clock, double seconds)
 {
 	struct timespec t;
 	double whole;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
+	clock_gettime(clock, &t);
 	if (!(seconds > 0))
 		seconds = 0;
-	if (seconds > 1e9) /* a deadline that never comes, without overflowing time_t */
+	if (seconds > 1e9)
 		seconds = 1e9;
 	t.tv_nsec += (long)(modf(seconds, &whole) * 1e9);
 	t.tv_sec += (time_t)whole + t.tv_nsec / 1000000000L;
 	t.tv_nsec %= 1000000000L;
 	return t;
+}
+
+/* the deadline's condition variable runs on CLOCK_MONOTONIC */
+static struct timespec after(double seconds)
+{
+	return gb_timespec_in(CLOCK_MONOTONIC, seconds);
 }
 
 static bool passed(const struct timespec *deadline)

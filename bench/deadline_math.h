@@ -6,8 +6,8 @@
  * limit (a blocking NCCL group that waits for a rank that died) arms the
  * deadline around the call. If the call has not returned when the deadline
  * passes, the deadline's thread calls `fire`, which must make the call
- * return (ncclCommAbort does, for NCCL); the caller learns from
- * gb_deadline_disarm() that it happened. (cmd/watchdog.h is another thing:
+ * return (ncclCommRevoke or ncclCommAbort does, for NCCL); the caller
+ * learns from gb_deadline_disarm() that it happened. (cmd/watchdog.h is another thing:
  * the whole process's limit.)
  *
  * Plain pthreads and CLOCK_MONOTONIC, no CUDA: it lives with the CPU-only
@@ -18,6 +18,7 @@
 #define GPUBENCH_BENCH_DEADLINE_MATH_H
 
 #include <stdbool.h>
+#include <time.h>
 
 struct gb_deadline;
 
@@ -63,5 +64,13 @@ bool gb_deadline_disarm(struct gb_deadline *w);
 
 /* Stop the thread and free. NULL is fine. */
 void gb_deadline_stop(struct gb_deadline *w);
+
+/*
+ * The time on clock seconds from now, for pthread's timed waits (a
+ * mutex's take CLOCK_REALTIME; a condition variable's the clock it was made
+ * with). Below 0 counts as 0; above 1e9 s as 1e9 s, a time that never comes,
+ * without overflowing time_t.
+ */
+struct timespec gb_timespec_in(clockid_t clock, double seconds);
 
 #endif

@@ -868,14 +868,23 @@ _Static_assert(GB_LT_REDUCTION_INPLACE == CUBLASLT_REDUCTION_SCHEME_INPLACE &&
 		       GB_LT_REDUCTION_OUTPUT_TYPE == CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE,
 	       "gemm_math.h's reduction schemes are cublasLt.h's");
 
+/* The configuration of the job's chosen cuBLASLt algorithm; false when it has none. */
+static bool chosen_algo_config(const struct gb_cublaslt *lt, const struct gemm_job *j,
+			       struct gb_lt_algo_config *c)
+{
+	if (j->impl != GEMM_IMPL_CUBLASLT || j->best < 0 || j->best >= j->n_cand)
+		return false;
+	gb_lt_algo_config(lt, &j->cand[j->best].algo, c);
+	return true;
+}
+
 /* The error bound's share for the chosen cuBLASLt algorithm's split-K reduction. */
 static double split_k_slack(const struct gemm_job *j)
 {
 	struct gb_lt_algo_config c;
 
-	if (j->impl != GEMM_IMPL_CUBLASLT || j->best < 0 || j->best >= j->n_cand)
+	if (!chosen_algo_config(gb_cublaslt(), j, &c))
 		return 0;
-	gb_lt_algo_config(gb_cublaslt(), &j->cand[j->best].algo, &c);
 	return gb_gemm_split_k_slack(j->prec, c.splitk, c.reduction_scheme);
 }
 
@@ -1124,9 +1133,8 @@ static void algo_str(char *buf, size_t len, const struct gb_cublaslt *lt,
 	char tile[32], stages[32];
 
 	buf[0] = '\0';
-	if (j->impl != GEMM_IMPL_CUBLASLT || j->best < 0 || j->best >= j->n_cand)
+	if (!chosen_algo_config(lt, j, &c))
 		return;
-	gb_lt_algo_config(lt, &j->cand[j->best].algo, &c);
 	lt_name_str(tile, sizeof(tile), tile_name(c.tile), c.tile);
 	lt_name_str(stages, sizeof(stages), stages_name(c.stages), c.stages);
 	snprintf(buf, len, ", algo %lld, tile %s, stages %s, split-K %lld", (long long)c.id, tile,

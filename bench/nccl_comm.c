@@ -57,15 +57,31 @@ ncclResult_t gb_nccl_comm_query(ncclComm_t c)
 
 /* ---- aborting ---- */
 
-/* Abort every communicator, the blocking splits first (they hold the GPU work). */
-static void abort_all(const struct gb_nccl_comms *s)
+/* fn on every communicator, the blocking splits first (they hold the GPU work). */
+static void each_comm(const struct gb_nccl_comms *s, void (*fn)(ncclComm_t))
 {
 	for (int i = 0; i < s->n; i++)
 		if (s->comm[i] && s->comm[i] != s->parent[i])
-			gb_nccl.ncclCommAbort(s->comm[i]);
+			fn(s->comm[i]);
 	for (int i = 0; i < s->n; i++)
 		if (s->parent[i])
-			gb_nccl.ncclCommAbort(s->parent[i]);
+			fn(s->parent[i]);
+}
+
+static void abort_one(ncclComm_t c)
+{
+	gb_nccl.ncclCommAbort(c);
+}
+
+/* In-flight work stops, nothing is freed (NCCL 2.28+). */
+static void revoke_one(ncclComm_t c)
+{
+	gb_nccl.ncclCommRevoke(c, 0);
+}
+
+static void abort_all(const struct gb_nccl_comms *s)
+{
+	each_comm(s, abort_one);
 }
 
 /* Drop every handle: the communicators are gone (aborted, or never made). */
@@ -79,17 +95,6 @@ void gb_nccl_comms_abort(struct gb_nccl_comms *s)
 {
 	abort_all(s);
 	forget_all(s);
-}
-
-/* Revoke every communicator, splits first: in-flight work stops, nothing is freed. */
-static void revoke_all(const struct gb_nccl_comms *s)
-{
-	for (int i = 0; i < s->n; i++)
-		if (s->comm[i] && s->comm[i] != s->parent[i])
-			gb_nccl.ncclCommRevoke(s->comm[i], 0);
-	for (int i = 0; i < s->n; i++)
-		if (s->parent[i])
-			gb_nccl.ncclCommRevoke(s->parent[i], 0);
 }
 
 /*
@@ -110,7 +115,7 @@ static bool fire_all(void *user, const char *what)
 
 	(void)what;
 	if (gb_nccl.ncclCommRevoke) {
-		revoke_all(s);
+		each_comm(s, revoke_one);
 		s->revoked = true;
 	} else {
 		abort_all(s);

@@ -424,10 +424,7 @@ static double peak_of(struct p2p *t, const struct xfer *x)
 	if (x->latency)
 		return NAN;
 	if (x->a == x->b) {
-		th.mem_bw_bps = ia ? ia->peaks.mem_bw_bps : NAN;
-		/* the spec sheet when the clocks could not be read, as bandwidth does */
-		if (ia && !isfinite(th.mem_bw_bps))
-			th.mem_bw_bps = ia->peaks.mem_bw_bps_spec;
+		th.mem_bw_bps = gb_copy_mem_bps(ia);
 		return gb_copy_ceiling_bps(GB_CT_D2D, &th) / 1e9;
 	}
 	th.pcie_bps = isfinite(pa) && isfinite(pb) ? fmin(pa, pb) : NAN;

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* registry.c - expands bench_list.h into the table of benchmarks. */
-#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,6 +8,7 @@
 
 #include "bench.h"
 #include "bench_list.h"
+#include "deadline_math.h"
 
 #define GB_BENCH_EXTERN(n) extern const struct gb_bench gb_bench_##n;
 GB_BENCHES(GB_BENCH_EXTERN)
@@ -75,12 +75,7 @@ void gb_run_model_unlock(void)
 
 bool gb_run_model_lock_within(double timeout_s)
 {
-	struct timespec ts;
-	double whole;
+	struct timespec ts = gb_timespec_in(CLOCK_REALTIME, timeout_s);
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_nsec += (long)(modf(timeout_s, &whole) * 1e9);
-	ts.tv_sec += (time_t)whole + ts.tv_nsec / 1000000000L;
-	ts.tv_nsec %= 1000000000L;
 	return pthread_mutex_timedlock(&run_model_lock, &ts) == 0;
 }

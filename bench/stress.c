@@ -44,6 +44,7 @@
 #include <cuda_runtime_api.h>
 
 #include "bench/bench.h"
+#include "bench/deadline_math.h"
 #include "bench/cublaslt_dl.h"
 #include "bench/gpu.h"
 #include "bench/lt_matmul.h"
@@ -2349,22 +2350,6 @@ static void leave_behind(struct worker *w, double waited_s)
 	pthread_mutex_unlock(&w->lock);
 }
 
-/* CLOCK_REALTIME in s seconds (pthread_timedjoin_np's clock) */
-static void realtime_in(double s, struct timespec *ts)
-{
-	double whole;
-
-	s = fmax(0, s);
-	whole = floor(s);
-	clock_gettime(CLOCK_REALTIME, ts);
-	ts->tv_sec += (time_t)whole;
-	ts->tv_nsec += (long)((s - whole) * 1e9);
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
-}
-
 /*
  * Join the workers. An abandoned (hung) one gets 2 s; the others as long
  * as the watchdog would give them between heartbeats, counted from now for
@@ -2393,7 +2378,8 @@ static bool join_workers(struct monitor *m)
 		pthread_mutex_lock(&w->lock);
 		deadline = start + (w->abandon ? 2 : hang_limit_s(w));
 		pthread_mutex_unlock(&w->lock);
-		realtime_in(deadline - gb_now_s(), &ts);
+		/* pthread_timedjoin_np's clock */
+		ts = gb_timespec_in(CLOCK_REALTIME, deadline - gb_now_s());
 		if (pthread_timedjoin_np(w->thread, NULL, &ts) != 0) {
 			leave_behind(w, gb_now_s() - start);
 			leaked = true;

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "bench/bench.h"
+#include "bench/deadline_math.h"
 #include "bench/nvml.h"
 #include "report/result.h"
 
@@ -113,17 +114,6 @@ static void sample_all(struct gb_sampler *s)
 	}
 }
 
-static void deadline_after(struct timespec *ts, double seconds)
-{
-	clock_gettime(CLOCK_MONOTONIC, ts);
-	ts->tv_sec += (time_t)seconds;
-	ts->tv_nsec += (long)((seconds - floor(seconds)) * 1e9);
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
-}
-
 static void *sampler_main(void *arg)
 {
 	struct gb_sampler *s = arg;
@@ -133,7 +123,7 @@ static void *sampler_main(void *arg)
 		bool stop;
 
 		sample_all(s);
-		deadline_after(&until, s->interval_s);
+		until = gb_timespec_in(CLOCK_MONOTONIC, s->interval_s);
 		pthread_mutex_lock(&s->lock);
 		while (!s->stop) {
 			int e = pthread_cond_timedwait(&s->cond, &s->lock, &until);

@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/deadline_math.h"
+
 #define COLOR_RED "\033[31m"
 #define COLOR_OFF "\033[0m"
 
@@ -186,13 +188,8 @@ void gb_status_line_print(struct gb_status_line *s, const char *line)
 
 bool gb_status_line_abandon(struct gb_status_line *s, double wait_s)
 {
-	struct timespec until;
-	long ns;
+	struct timespec until = gb_timespec_in(CLOCK_REALTIME, wait_s);
 
-	clock_gettime(CLOCK_REALTIME, &until);
-	ns = until.tv_nsec + (long)((wait_s - (double)(long)wait_s) * 1e9);
-	until.tv_sec += (time_t)wait_s + ns / 1000000000L;
-	until.tv_nsec = ns % 1000000000L;
 	if (pthread_mutex_timedlock(&s->lock, &until) != 0)
 		return false;
 	draw_locked(s, NULL);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/deadline_math.h"
 #include "cli.h"
 #include "report/result.h"
 
@@ -81,17 +82,9 @@ static enum gb_wd_fire check(struct gb_runwatch *w, struct gb_wd_event *ev)
 /* Sleep up to poll_s, or until stop(); true when told to end. */
 static bool nap(struct gb_runwatch *w)
 {
-	struct timespec ts;
-	double whole, frac = modf(w->cfg.poll_s, &whole);
+	struct timespec ts = gb_timespec_in(CLOCK_MONOTONIC, w->cfg.poll_s); /* the cond's clock */
 	bool done;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += (time_t)whole;
-	ts.tv_nsec += (long)(frac * 1e9);
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
 	pthread_mutex_lock(&w->lock);
 	while (!w->done && pthread_cond_timedwait(&w->wake, &w->lock, &ts) != ETIMEDOUT)
 		;

@@ -390,7 +390,8 @@ static void check_efficiency(const struct gb_run *run, struct gb_bench_result *b
 	bool guide = kind == GB_PEAK_MEMORY && partial_of(gb_fmt_device(run, m->device));
 	enum gb_status miss = guide ? GB_STATUS_WARNING : miss_status(r);
 	enum gb_severity sev = guide ? GB_SEV_WARNING : r->severity;
-	bool ok;
+	/* the benchmark's own efficiency wins: it knows its byte or FLOP convention */
+	bool own = isfinite(eff) && eff > 0, ok;
 
 	/*
 	 * A throughput that names no precision (stress's tflops_settled and
@@ -398,10 +399,9 @@ static void check_efficiency(const struct gb_run *run, struct gb_bench_result *b
 	 * the TFLOPS rule is not about it, and a "no peak is known" warning on a
 	 * GPU whose peaks are known would mislead.
 	 */
-	if (kind == GB_PEAK_TFLOPS && precision_of(m->name) < 0 && !(isfinite(eff) && eff > 0))
+	if (kind == GB_PEAK_TFLOPS && precision_of(m->name) < 0 && !own)
 		return;
-	/* the benchmark's own efficiency wins: it knows its byte or FLOP convention */
-	if (isfinite(eff) && eff > 0) {
+	if (own) {
 		peak = m->value / eff;
 	} else {
 		peak = gb_metric_peak(run, m, kind, &what);

@@ -216,6 +216,18 @@ static void test_memory_and_nvlink_theory(void **state)
 	assert_rel(gb_copy_ceiling_bps(GB_CT_STREAM_COPY, &th), 3.352e12, 1e-3);
 	/* the 90% goal: 3.0 of 3.35 TB/s counting bytes read and written */
 	assert_true(gb_percent_of(3.0e12, th.mem_bw_bps) > 89.0);
+	/* a GPU's figure: its clocks first, the spec sheet when they could not be read */
+	{
+		struct gb_device_info d;
+
+		gb_device_info_init(&d);
+		d.peaks.mem_bw_bps = 3.352e12;
+		d.peaks.mem_bw_bps_spec = 3.35e12;
+		assert_rel(gb_copy_mem_bps(&d), 3.352e12, 1e-12);
+		d.peaks.mem_bw_bps = NAN;
+		assert_rel(gb_copy_mem_bps(&d), 3.35e12, 1e-12);
+		assert_true(isnan(gb_copy_mem_bps(NULL)));
+	}
 
 	/* NVLink per direction: links x per-link rate of the generation */
 	peer = gb_p2p_peer_bps("nvlink", 18, 4, NAN, NAN);
