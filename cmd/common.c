@@ -253,6 +253,27 @@ static void test_stall(void)
 		nanosleep(&ts, NULL);
 }
 
+/*
+ * GPUBENCH_TEST_SLOW_SETUP=DURATION (tests only, undocumented in the README):
+ * a GPU setup that takes its time but looks at the stop flag, like the
+ * probe of a machine with many GPUs, so the first signal's graceful path
+ * (report written by the command itself, exit 130) is tested without a GPU.
+ */
+static void test_slow_setup(void)
+{
+	const char *v = getenv("GPUBENCH_TEST_SLOW_SETUP");
+	double s = 0, end;
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+	if (!v || !*v || gb_parse_duration(v, &s) || !(s > 0))
+		return;
+	for (end = gb_now_s() + s; gb_now_s() < end && !gb_stop_flag;) {
+		if (guard.wd)
+			gb_runwatch_beat(guard.wd, NULL, 0);
+		nanosleep(&ts, NULL);
+	}
+}
+
 int gb_cmd_gpu_setup(struct gb_run *run)
 {
 	char reason[512], ver[96];
@@ -262,6 +283,12 @@ int gb_cmd_gpu_setup(struct gb_run *run)
 
 	gb_cmd_watchdog_phase("GPU setup", -1);
 	test_stall();
+	test_slow_setup();
+	/* stopped before any GPU was touched: nothing to measure, say so */
+	if (gb_stop_flag) {
+		gb_run_set_status(run, GB_STATUS_INTERRUPTED, "interrupted during GPU setup");
+		return -1;
+	}
 	if (gb_gpu_probe(&count, getenv("CUDA_VISIBLE_DEVICES"), reason, sizeof(reason)) !=
 	    GB_PROBE_OK) {
 		gb_run_set_status(run, GB_STATUS_ERROR, reason);

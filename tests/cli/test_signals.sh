@@ -10,7 +10,8 @@
 # until it is measuring, sends the signal, and gives it 60 s to finish.
 #
 # A run stuck in a call that ignores the stop flag, and the second signal,
-# are tested on any machine by test_hang.sh.
+# are tested on any machine by test_hang.sh; a signal during the GPU setup of
+# every command by test_interrupt_setup.sh.
 #
 # lib.sh's run() keeps going after a failing command, so no `set -e` here.
 # shellcheck source=tests/cli/lib.sh disable=SC1091,SC2154 # rc, out, err come from lib.sh's run
@@ -18,7 +19,7 @@
 set -o pipefail
 
 if ! have_gpu; then
-	echo "no usable GPU: the interrupt path needs one (skipped; test_hang.sh covers a stuck run)"
+	echo "no usable GPU: interrupting a measurement needs one (skipped; test_interrupt_setup.sh and test_hang.sh run anywhere)"
 	exit 77
 fi
 

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# The first SIGINT or SIGTERM stops a run gracefully (README: exit codes;
+# issue 10: faults): the command itself writes the report, atomically and
+# valid against the schema, with run.status "interrupted", and exits 130,
+# without waiting for the watchdog's grace period.
+#
+# Runs on any machine: the test-only GPUBENCH_TEST_SLOW_SETUP makes the GPU
+# setup take its time while looking at the stop flag, as the probe of a
+# machine with many GPUs does, so the signal lands before any GPU is needed.
+# Every command with a GPU setup is tried. test_signals.sh interrupts a real
+# measurement (GPU machines only); test_hang.sh a call that never returns.
+#
+# lib.sh's run() keeps going after a failing command, so no `set -e` here.
+# shellcheck source=tests/cli/lib.sh disable=SC1091,SC2154 # rc, err come from lib.sh
+. "$(dirname "$0")/lib.sh"
+
+commands=$("$BIN" --help | awk '/^commands:/ { f = 1; next } /^$/ { f = 0 } f { print $1 }')
+has() { printf '%s\n' "$commands" | grep -qx "$1"; }
+
+# interrupt CMD SIGNAL [keep]: start CMD with a 60 s setup, signal it after
+# 0.5 s, expect it gone within 5 s and its report to say interrupted (an
+# existing report file is removed first unless "keep")
+interrupt() {
+	local cmd=$1 sig=$2 report="$TMP/$1-$2.json" pid waited=0
+	[ "${3:-}" = keep ] || rm -f "$report"
+	GPUBENCH_TEST_SLOW_SETUP=60s "$BIN" "$cmd" -o "$report" >"$TMP/out-$cmd" \
+		2>"$TMP/err-$cmd" &
+	pid=$!
+	sleep 0.5
+	kill "-$sig" "$pid"
+	while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt 50 ]; do
+		sleep 0.1
+		waited=$((waited + 1))
+	done
+	checks=$((checks + 1))
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -KILL "$pid"
+		wait "$pid" 2>/dev/null
+		fail "$cmd $sig: still running 5 s after the signal (waiting for the watchdog?)"
+		return
+	fi
+	wait "$pid"
+	rc=$?
+	# shellcheck disable=SC2034 # read by lib.sh's expect_rc
+	err=$(cat "$TMP/err-$cmd")
+	expect_rc 130 "$cmd $sig: exit code"
+	checks=$((checks + 1))
+	if [ ! -f "$report" ]; then
+		fail "$cmd $sig: no report written"
+		return
+	fi
+	validate "$report"
+	checks=$((checks + 1))
+	[ "$(json_get "$report" '["run"]["status"]')" = interrupted ] ||
+		fail "$cmd $sig: run.status is not interrupted"
+	checks=$((checks + 1))
+	[ "$(json_get "$report" '["run"]["reason"]')" = "interrupted during GPU setup" ] ||
+		fail "$cmd $sig: run.reason is '$(json_get "$report" '["run"]["reason"]')'"
+	checks=$((checks + 1))
+	[ "$(json_get "$report" '["verdict"]["exit_code"]')" = 130 ] ||
+		fail "$cmd $sig: verdict.exit_code is not 130"
+	checks=$((checks + 1))
+	[ "$(json_get "$report" '["run"]["finished_at"]')" != None ] ||
+		fail "$cmd $sig: no finished_at"
+	checks=$((checks + 1))
+	if compgen -G "$report.tmp.*" >/dev/null; then
+		fail "$cmd $sig: a temporary report file was left behind"
+	fi
+	checks=$((checks + 1))
+	grep -q "verdict: interrupted" "$TMP/out-$cmd" ||
+		fail "$cmd $sig: the summary does not say interrupted: $(cat "$TMP/out-$cmd")"
+}
+
+tried=0
+for cmd in info run gemm bandwidth p2p nccl stress scaling; do
+	has "$cmd" || continue
+	tried=$((tried + 1))
+	interrupt "$cmd" INT
+	interrupt "$cmd" TERM
+done
+checks=$((checks + 1))
+[ "$tried" -ge 2 ] || fail "only $tried commands with a GPU setup are built"
+
+# an existing report is replaced whole by the interrupted run's
+echo '{"sentinel": true}' >"$TMP/info-INT.json"
+interrupt info INT keep
+
+# the setup still runs to its end when nobody interrupts it
+t0=$SECONDS
+run env GPUBENCH_TEST_SLOW_SETUP=1s "$BIN" info -o "$TMP/slow.json"
+checks=$((checks + 1))
+[ $((SECONDS - t0)) -ge 1 ] || fail "slow setup: it did not take its time"
+checks=$((checks + 1))
+[ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || fail "slow setup without a signal: exit $rc: $err"
+checks=$((checks + 1))
+[ "$(json_get "$TMP/slow.json" '["run"]["status"]')" != interrupted ] ||
+	fail "slow setup without a signal: reported interrupted"
+
+finish
