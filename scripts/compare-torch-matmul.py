@@ -4,9 +4,14 @@
 
 Issue 3's goal: in every precision, gpubench's cuBLASLt path is within 1% of what
 torch.matmul reaches on the same GPU in the same run. This script measures both
-back to back on one GPU and prints a table plus a JSON summary; exit 1 if any
-precision is more than --tolerance below PyTorch, 2 on bad input, 3 if it cannot
-run (no torch, no GPU, gpubench failed).
+on one GPU and prints a table plus a JSON summary; exit 1 if any precision is more
+than --tolerance below PyTorch, 2 on bad input, 3 if it cannot run (no torch, no
+GPU, gpubench failed).
+
+Each precision is measured --rounds times on each side (default 2), alternating
+which side goes first, and each side's median is compared: measuring one side
+always first would hand the other a warmer, slower-clocked card, which matters
+against a 1% goal.
 
 PyTorch is timed the way gpubench times itself: random data in [-1, 1], a warm-up,
 then samples of back-to-back products between CUDA events, median of the samples.
@@ -15,7 +20,7 @@ when this PyTorch has them; a precision PyTorch cannot run is reported, not hidd
 
 usage: scripts/compare-torch-matmul.py --gpubench build/gpubench [--size 8192]
        [--precision bf16,fp16,tf32,fp32,fp64,fp8,int8] [--device 0] [--tolerance 1%]
-       [-o summary.json]
+       [--rounds 2] [-o summary.json]
 """
 import argparse
 import json
@@ -32,6 +37,8 @@ def parse_args():
     ap.add_argument("--device", type=int, default=0)
     ap.add_argument("--samples", type=int, default=10)
     ap.add_argument("--warmup-s", type=float, default=3.0)
+    ap.add_argument("--rounds", type=int, default=2,
+                    help="measurements of each side per precision, alternating who goes first")
     ap.add_argument("--tolerance", default="1%", help="allowed shortfall against PyTorch")
     ap.add_argument("-o", "--output", help="write the JSON summary here")
     a = ap.parse_args()
@@ -39,6 +46,8 @@ def parse_args():
         a.tol = float(a.tolerance.rstrip("%")) / 100.0
     except ValueError:
         ap.error(f"cannot parse '{a.tolerance}' as a percentage like 1%")
+    if a.rounds < 1 or a.samples < 1:
+        ap.error("--rounds and --samples must be at least 1")
     a.precisions = [p for p in a.precision.split(",") if p]
     return a
 
@@ -105,21 +114,38 @@ def torch_tflops(torch, prec, n, samples, warmup_s):
     return statistics.median(rates), None
 
 
-def gpubench_tflops(binary, precs, n, device):
-    """{precision: median TFLOP/s} from one gpubench gemm run, or raise."""
-    cmd = [binary, "gemm", "--precision", ",".join(precs), "--size", str(n),
+def gpubench_tflops(binary, prec, n, device):
+    """(median TFLOP/s or None, verdict) of one gpubench gemm run, or raise."""
+    cmd = [binary, "gemm", "--precision", prec, "--size", str(n),
            "--devices", str(device), "--json", "-q"]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode not in (0, 1):
         raise RuntimeError(f"gpubench exited {p.returncode}: {p.stderr.strip()}")
     doc = json.loads(p.stdout)
-    out = {}
     for bench in doc["benchmarks"]:
         for m in bench["metrics"]:
-            name = m["name"]
-            if name.startswith("tflops_") and m["value"] is not None:
-                out[name[len("tflops_"):]] = m["value"]
-    return out, doc["verdict"]["status"]
+            if m["name"] == "tflops_" + prec and m["value"] is not None:
+                return m["value"], doc["verdict"]["status"]
+    return None, doc["verdict"]["status"]
+
+
+def measure_rounds(a, torch, prec):
+    """Both sides, a.rounds times, alternating which goes first so neither
+    always meets the warmer card: (ours[], theirs[], verdicts, torch's reason)."""
+    ours, theirs, verdicts, why = [], [], set(), None
+    for r in range(a.rounds):
+        for side in (("gpubench", "torch") if r % 2 == 0 else ("torch", "gpubench")):
+            if side == "gpubench":
+                v, verdict = gpubench_tflops(a.gpubench, prec, a.size, a.device)
+                verdicts.add(verdict)
+                if v is not None:
+                    ours.append(v)
+            elif why is None:
+                v, why = torch_tflops(torch, prec, a.size, a.samples, a.warmup_s)
+                torch.cuda.empty_cache()  # leave gpubench the memory torch cached
+                if v is not None:
+                    theirs.append(v)
+    return ours, theirs, verdicts, why
 
 
 def main():
@@ -133,29 +159,31 @@ def main():
         print("compare-torch-matmul: error: torch sees no CUDA GPU", file=sys.stderr)
         return 3
     torch.cuda.set_device(a.device)
-    try:
-        ours, verdict = gpubench_tflops(a.gpubench, a.precisions, a.size, a.device)
-    except (RuntimeError, json.JSONDecodeError, KeyError) as e:
-        print(f"compare-torch-matmul: error: {e}", file=sys.stderr)
-        return 3
-    rows, worst = [], 0
+    rows, worst, verdicts = [], 0, set()
     print(f"{'precision':10} {'gpubench':>10} {'torch':>10} {'ratio':>7}  note")
     for prec in a.precisions:
-        theirs, why = torch_tflops(torch, prec, a.size, a.samples, a.warmup_s)
-        mine = ours.get(prec)
-        ratio = mine / theirs if (mine and theirs) else None
+        try:
+            ours, theirs, v, why = measure_rounds(a, torch, prec)
+        except (RuntimeError, json.JSONDecodeError, KeyError) as e:
+            print(f"compare-torch-matmul: error: {e}", file=sys.stderr)
+            return 3
+        verdicts |= v
+        mine = statistics.median(ours) if ours else None
+        them = statistics.median(theirs) if theirs else None
+        ratio = mine / them if (mine and them) else None
         note = why or ("" if mine is not None else "gpubench did not measure it")
         if ratio is not None and ratio < 1.0 - a.tol:
             note = f"below torch by more than {a.tolerance}"
             worst = 1
-        rows.append({"precision": prec, "gpubench_tflops": mine, "torch_tflops": theirs,
-                     "ratio": ratio, "note": note or None})
+        rows.append({"precision": prec, "gpubench_tflops": mine, "torch_tflops": them,
+                     "ratio": ratio, "gpubench_rounds": ours, "torch_rounds": theirs,
+                     "note": note or None})
         fmt = lambda v: f"{v:10.1f}" if v is not None else f"{'-':>10}"  # noqa: E731
         r = f"{ratio:7.3f}" if ratio is not None else f"{'-':>7}"
-        print(f"{prec:10} {fmt(mine)} {fmt(theirs)} {r}  {note}")
+        print(f"{prec:10} {fmt(mine)} {fmt(them)} {r}  {note}", flush=True)
     summary = {"gpu": torch.cuda.get_device_name(a.device), "size": a.size,
-               "torch": torch.__version__, "gpubench_verdict": verdict,
-               "tolerance": a.tol, "rows": rows}
+               "torch": torch.__version__, "rounds": a.rounds,
+               "gpubench_verdicts": sorted(verdicts), "tolerance": a.tol, "rows": rows}
     if a.output:
         with open(a.output, "w") as f:
             json.dump(summary, f, indent=2)
