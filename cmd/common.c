@@ -237,40 +237,29 @@ static void setup_notes(struct gb_run *run, const struct gb_info_notes *notes)
 }
 
 /*
- * GPUBENCH_TEST_STALL=DURATION (tests only, undocumented in the README):
- * block here like a driver call that does not return, ignoring the stop
- * flag, so the watchdog's hung and signal paths can be tested without a GPU.
+ * Test-only waits in the GPU setup (undocumented in the README), so the
+ * watchdog and signal paths are tested without a GPU:
+ * - GPUBENCH_TEST_STALL=DURATION blocks like a driver call that does not
+ *   return: it ignores the stop flag and makes no progress (test_hang.sh);
+ * - GPUBENCH_TEST_SLOW_SETUP=DURATION takes its time like the probe of a
+ *   machine with many GPUs: it makes progress and stops at the stop flag, so
+ *   the first signal's graceful path is taken (test_interrupt_setup.sh).
  */
-static void test_stall(void)
+static void test_wait(const char *var, bool cooperative)
 {
-	const char *v = getenv("GPUBENCH_TEST_STALL");
+	const char *v = getenv(var);
 	double s = 0, end;
 	struct timespec ts = { 0, 10 * 1000 * 1000 };
 
 	if (!v || !*v || gb_parse_duration(v, &s) || !(s > 0))
 		return;
-	for (end = gb_now_s() + s; gb_now_s() < end;)
-		nanosleep(&ts, NULL);
-}
-
-/*
- * GPUBENCH_TEST_SLOW_SETUP=DURATION (tests only, undocumented in the README):
- * a GPU setup that takes its time but looks at the stop flag, like the
- * probe of a machine with many GPUs, so the first signal's graceful path
- * (report written by the command itself, exit 130) is tested without a GPU.
- */
-static void test_slow_setup(void)
-{
-	const char *v = getenv("GPUBENCH_TEST_SLOW_SETUP");
-	double s = 0, end;
-	struct timespec ts = { 0, 10 * 1000 * 1000 };
-
-	if (!v || !*v || gb_parse_duration(v, &s) || !(s > 0))
-		return;
-	for (end = gb_now_s() + s; gb_now_s() < end && !gb_stop_flag;) {
+	for (end = gb_now_s() + s; gb_now_s() < end; nanosleep(&ts, NULL)) {
+		if (!cooperative)
+			continue;
+		if (gb_stop_flag)
+			return;
 		if (guard.wd)
 			gb_runwatch_beat(guard.wd, NULL, 0);
-		nanosleep(&ts, NULL);
 	}
 }
 
@@ -282,8 +271,8 @@ int gb_cmd_gpu_setup(struct gb_run *run)
 	int count = 0, good;
 
 	gb_cmd_watchdog_phase("GPU setup", -1);
-	test_stall();
-	test_slow_setup();
+	test_wait("GPUBENCH_TEST_STALL", false);
+	test_wait("GPUBENCH_TEST_SLOW_SETUP", true);
 	/* stopped before any GPU was touched: nothing to measure, say so */
 	if (gb_stop_flag) {
 		gb_run_set_status(run, GB_STATUS_INTERRUPTED, "interrupted during GPU setup");

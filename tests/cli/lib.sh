@@ -71,6 +71,59 @@ have_gpu() {
 	"$BIN" info -q >/dev/null 2>&1
 }
 
+# await_exit PID LIMIT_S NAME: wait up to LIMIT_S seconds for the background
+# PID to end; sets $rc (its exit code) and $waited_s. A PID still running
+# then is killed and fails NAME; returns 1.
+await_exit() {
+	local pid=$1 name=$3 tenths=0
+	while kill -0 "$pid" 2>/dev/null && [ "$tenths" -lt $(($2 * 10)) ]; do
+		sleep 0.1
+		tenths=$((tenths + 1))
+	done
+	# shellcheck disable=SC2034 # read by the tests
+	waited_s=$((tenths / 10))
+	checks=$((checks + 1))
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -KILL "$pid"
+		wait "$pid" 2>/dev/null
+		fail "$name: still running $2 s after the signal"
+		return 1
+	fi
+	wait "$pid"
+	rc=$?
+}
+
+# expect_interrupted REPORT NAME: REPORT was written, whole (no temporary
+# file left), valid, and says interrupted: run.status and the verdict, exit
+# code 130, a finish time. Returns 1 when there is no report at all.
+expect_interrupted() {
+	local report=$1 name=$2
+	checks=$((checks + 1))
+	if [ ! -f "$report" ]; then
+		fail "$name: no report written"
+		return 1
+	fi
+	validate "$report"
+	checks=$((checks + 1))
+	[ "$(json_get "$report" '["run"]["status"]')" = interrupted ] ||
+		fail "$name: run.status is not interrupted"
+	checks=$((checks + 1))
+	[ "$(json_get "$report" '["verdict"]["status"]')" = interrupted ] ||
+		fail "$name: verdict.status is not interrupted"
+	checks=$((checks + 1))
+	[ "$(json_get "$report" '["verdict"]["exit_code"]')" = 130 ] ||
+		fail "$name: verdict.exit_code is not 130"
+	checks=$((checks + 1))
+	[ "$(json_get "$report" '["run"]["exit_code"]')" = 130 ] ||
+		fail "$name: run.exit_code is not 130"
+	checks=$((checks + 1))
+	[ "$(json_get "$report" '["run"]["finished_at"]')" != None ] || fail "$name: no finished_at"
+	checks=$((checks + 1))
+	if compgen -G "$report.tmp.*" >/dev/null; then
+		fail "$name: a temporary report file was left behind"
+	fi
+}
+
 finish() {
 	echo "$((checks - failures)) passed, $failures failed"
 	[ "$failures" -eq 0 ]

@@ -87,8 +87,9 @@ done
 # stuck NAME SIGNALS ENV...: start `info` stalled for 60 s, send each of
 # SIGNALS (space separated) 0.5 s apart, wait up to 20 s; check the report
 stuck() {
-	local name=$1 sigs=$2 report="$TMP/stuck-$1.json" pid waited=0 sig
+	local name=$1 sigs=$2 report="$TMP/stuck-$1.json" pid sig
 	shift 2
+	stuck_reason=
 	env GPUBENCH_TEST_STALL=60s "$@" "$BIN" info -o "$report" >"$TMP/out-$name" \
 		2>"$TMP/err-$name" &
 	pid=$!
@@ -96,36 +97,13 @@ stuck() {
 		sleep 0.5
 		kill "-$sig" "$pid" 2>/dev/null
 	done
-	while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt 200 ]; do
-		sleep 0.1
-		waited=$((waited + 1))
-	done
-	checks=$((checks + 1))
-	if kill -0 "$pid" 2>/dev/null; then
-		kill -KILL "$pid"
-		wait "$pid" 2>/dev/null
-		fail "$name: still running 20 s after the signal"
-		return
-	fi
-	wait "$pid"
-	rc=$?
+	await_exit "$pid" 20 "$name" || return
 	# shellcheck disable=SC2034 # read by lib.sh's expect_rc
 	err=$(cat "$TMP/err-$name")
 	expect_rc 130 "$name: exit code"
-	checks=$((checks + 1))
-	if [ ! -f "$report" ]; then
-		fail "$name: no report written (killed by the signal?)"
-		return
-	fi
-	validate "$report"
-	checks=$((checks + 1))
-	[ "$(json_get "$report" '["run"]["status"]')" = interrupted ] ||
-		fail "$name: run.status is not interrupted"
-	checks=$((checks + 1))
-	[ "$(json_get "$report" '["verdict"]["exit_code"]')" = 130 ] ||
-		fail "$name: verdict.exit_code is not 130"
+	expect_interrupted "$report" "$name" || return
 	stuck_reason=$(json_get "$report" '["run"]["reason"]')
-	echo "$name: exit $rc after $((waited / 10)) s: $stuck_reason"
+	echo "$name: exit $rc after $waited_s s: $stuck_reason"
 }
 
 # one signal: the run is given the grace period, then the watchdog writes the report

@@ -21,51 +21,21 @@ has() { printf '%s\n' "$commands" | grep -qx "$1"; }
 # 0.5 s, expect it gone within 5 s and its report to say interrupted (an
 # existing report file is removed first unless "keep")
 interrupt() {
-	local cmd=$1 sig=$2 report="$TMP/$1-$2.json" pid waited=0
+	local cmd=$1 sig=$2 report="$TMP/$1-$2.json" pid
 	[ "${3:-}" = keep ] || rm -f "$report"
 	GPUBENCH_TEST_SLOW_SETUP=60s "$BIN" "$cmd" -o "$report" >"$TMP/out-$cmd" \
 		2>"$TMP/err-$cmd" &
 	pid=$!
 	sleep 0.5
 	kill "-$sig" "$pid"
-	while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt 50 ]; do
-		sleep 0.1
-		waited=$((waited + 1))
-	done
-	checks=$((checks + 1))
-	if kill -0 "$pid" 2>/dev/null; then
-		kill -KILL "$pid"
-		wait "$pid" 2>/dev/null
-		fail "$cmd $sig: still running 5 s after the signal (waiting for the watchdog?)"
-		return
-	fi
-	wait "$pid"
-	rc=$?
+	await_exit "$pid" 5 "$cmd $sig (waiting for the watchdog?)" || return
 	# shellcheck disable=SC2034 # read by lib.sh's expect_rc
 	err=$(cat "$TMP/err-$cmd")
 	expect_rc 130 "$cmd $sig: exit code"
-	checks=$((checks + 1))
-	if [ ! -f "$report" ]; then
-		fail "$cmd $sig: no report written"
-		return
-	fi
-	validate "$report"
-	checks=$((checks + 1))
-	[ "$(json_get "$report" '["run"]["status"]')" = interrupted ] ||
-		fail "$cmd $sig: run.status is not interrupted"
+	expect_interrupted "$report" "$cmd $sig" || return
 	checks=$((checks + 1))
 	[ "$(json_get "$report" '["run"]["reason"]')" = "interrupted during GPU setup" ] ||
 		fail "$cmd $sig: run.reason is '$(json_get "$report" '["run"]["reason"]')'"
-	checks=$((checks + 1))
-	[ "$(json_get "$report" '["verdict"]["exit_code"]')" = 130 ] ||
-		fail "$cmd $sig: verdict.exit_code is not 130"
-	checks=$((checks + 1))
-	[ "$(json_get "$report" '["run"]["finished_at"]')" != None ] ||
-		fail "$cmd $sig: no finished_at"
-	checks=$((checks + 1))
-	if compgen -G "$report.tmp.*" >/dev/null; then
-		fail "$cmd $sig: a temporary report file was left behind"
-	fi
 	checks=$((checks + 1))
 	grep -q "verdict: interrupted" "$TMP/out-$cmd" ||
 		fail "$cmd $sig: the summary does not say interrupted: $(cat "$TMP/out-$cmd")"

@@ -42,7 +42,7 @@ echo "long command: gpubench ${long_args[*]}"
 # interrupt SIGNAL [keep]: start, wait 3 s, signal, wait for the end, check the
 # report (an existing report file is removed first unless "keep")
 interrupt() {
-	local sig=$1 report="$TMP/interrupted-$1.json" pid waited=0
+	local sig=$1 report="$TMP/interrupted-$1.json" pid
 	[ "${2:-}" = keep ] || rm -f "$report"
 	"$BIN" "${long_args[@]}" -d 0 -o "$report" >"$TMP/out-$sig" 2>"$TMP/err-$sig" &
 	pid=$!
@@ -54,41 +54,12 @@ interrupt() {
 		return
 	fi
 	kill "-$sig" "$pid"
-	while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt 600 ]; do
-		sleep 0.1
-		waited=$((waited + 1))
-	done
-	if kill -0 "$pid" 2>/dev/null; then
-		kill -KILL "$pid"
-		wait "$pid" 2>/dev/null
-		fail "$sig: still running 60 s after the signal"
-		return
-	fi
-	wait "$pid"
-	rc=$?
+	await_exit "$pid" 60 "$sig" || return
 	# shellcheck disable=SC2034 # read by lib.sh's expect_rc
 	err=$(cat "$TMP/err-$sig")
 	expect_rc 130 "$sig: exit code"
-	checks=$((checks + 1))
-	if [ ! -f "$report" ]; then
-		fail "$sig: no report written"
-		return
-	fi
-	validate "$report"
-	checks=$((checks + 1))
-	[ "$(json_get "$report" '["run"]["status"]')" = interrupted ] ||
-		fail "$sig: run.status is not interrupted"
-	checks=$((checks + 1))
-	[ "$(json_get "$report" '["run"]["exit_code"]')" = 130 ] ||
-		fail "$sig: run.exit_code is not 130"
-	checks=$((checks + 1))
-	[ "$(json_get "$report" '["verdict"]["status"]')" = interrupted ] ||
-		fail "$sig: verdict.status is not interrupted"
-	checks=$((checks + 1))
-	if compgen -G "$report.tmp.*" >/dev/null; then
-		fail "$sig: a temporary report file was left behind"
-	fi
-	echo "$sig: exit $rc after $((waited / 10)) s, report status interrupted"
+	expect_interrupted "$report" "$sig" || return
+	echo "$sig: exit $rc after $waited_s s, report status interrupted"
 }
 
 interrupt INT

@@ -46,31 +46,12 @@ fi
 grep -q '"tflops":[0-9]' "$TMP/err" || fail "no throughput in 120 s: $(tail -3 "$TMP/err")"
 sleep 2
 kill -INT "$pid"
-t0=$(date +%s)
-waited=0
-while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt 600 ]; do
-	sleep 0.1
-	waited=$((waited + 1))
-done
-if kill -0 "$pid" 2>/dev/null; then
-	kill -KILL "$pid"
-	wait "$pid" 2>/dev/null
-	fail "still running 60 s after SIGINT"
-	finish
-fi
-wait "$pid"
-rc=$?
+await_exit "$pid" 60 "stress after SIGINT" || finish
 # shellcheck disable=SC2034 # read by lib.sh's expect_rc
 err=$(cat "$TMP/err")
-echo "stopped $(($(date +%s) - t0)) s after SIGINT, exit $rc"
+echo "stopped $waited_s s after SIGINT, exit $rc"
 expect_rc 130 "stress after SIGINT"
-
-checks=$((checks + 1))
-if [ ! -f "$report" ]; then
-	fail "no report written"
-	finish
-fi
-validate "$report"
+expect_interrupted "$report" "stress after SIGINT" || finish
 # the report's numbers, as one line of "name=value" pairs
 facts=$(python3 - "$report" <<'EOF'
 import json, sys
