@@ -33,12 +33,12 @@ test: build
 test-gpu: build
 	cd $(BUILD) && GPUBENCH_REQUIRE_GPU=1 ctest --output-on-failure -L gpu
 
-# the core library and its tests under AddressSanitizer and UBSan
+# the core library, its tests and the binary's CLI tests under AddressSanitizer and UBSan
 sanitize: deps
 	@[ -f build-asan/build.ninja ] || cmake -S . -B build-asan -G Ninja \
 		-DCMAKE_BUILD_TYPE=Debug -DGPUBENCH_SANITIZE=ON $(CMAKE_FLAGS)
-	cmake --build build-asan -j $(JOBS) --target unit_tests
-	cd build-asan && ctest --output-on-failure -L unit -j $(JOBS)
+	cmake --build build-asan -j $(JOBS) --target unit_tests gpubench
+	cd build-asan && ctest --output-on-failure -L 'unit|cli' -j $(JOBS)
 
 # libFuzzer harnesses (clang) on the loaders and the options parser;
 # FUZZ_SECONDS=3600 for the long run (docs/robustness.md)
