@@ -143,16 +143,22 @@ bool gb_deadline_disarm(struct gb_deadline *w)
 	return fired;
 }
 
+void gb_thread_quit_join(pthread_t thread, pthread_mutex_t *lock, pthread_cond_t *cond,
+			 bool *quit)
+{
+	pthread_mutex_lock(lock);
+	*quit = true;
+	pthread_cond_signal(cond);
+	pthread_mutex_unlock(lock);
+	pthread_join(thread, NULL);
+	pthread_cond_destroy(cond);
+	pthread_mutex_destroy(lock);
+}
+
 void gb_deadline_stop(struct gb_deadline *w)
 {
 	if (!w)
 		return;
-	pthread_mutex_lock(&w->lock);
-	w->quit = true;
-	pthread_cond_signal(&w->cond);
-	pthread_mutex_unlock(&w->lock);
-	pthread_join(w->thread, NULL);
-	pthread_cond_destroy(&w->cond);
-	pthread_mutex_destroy(&w->lock);
+	gb_thread_quit_join(w->thread, &w->lock, &w->cond, &w->quit);
 	free(w);
 }

@@ -17,6 +17,7 @@
 #ifndef GPUBENCH_BENCH_DEADLINE_MATH_H
 #define GPUBENCH_BENCH_DEADLINE_MATH_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <time.h>
 
@@ -72,5 +73,14 @@ void gb_deadline_stop(struct gb_deadline *w);
  * without overflowing time_t.
  */
 struct timespec gb_timespec_in(clockid_t clock, double seconds);
+
+/*
+ * End a helper thread that waits on cond under lock until *quit: set *quit
+ * under the lock, wake it, join it, then destroy lock and cond (the owner
+ * frees the rest). The deadline's thread, the telemetry sampler and the
+ * process watchdog all stop this way.
+ */
+void gb_thread_quit_join(pthread_t thread, pthread_mutex_t *lock, pthread_cond_t *cond,
+			 bool *quit);
 
 #endif

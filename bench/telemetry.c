@@ -252,12 +252,6 @@ void gb_sampler_stop(struct gb_sampler *s)
 {
 	if (!s)
 		return;
-	pthread_mutex_lock(&s->lock);
-	s->stop = true;
-	pthread_cond_signal(&s->cond);
-	pthread_mutex_unlock(&s->lock);
-	pthread_join(s->thread, NULL);
-	pthread_cond_destroy(&s->cond);
-	pthread_mutex_destroy(&s->lock);
+	gb_thread_quit_join(s->thread, &s->lock, &s->cond, &s->stop);
 	sampler_free(s);
 }

@@ -192,13 +192,7 @@ void gb_runwatch_stop(struct gb_runwatch *w)
 {
 	if (!w)
 		return;
-	pthread_mutex_lock(&w->lock);
-	w->done = true;
-	pthread_cond_signal(&w->wake);
-	pthread_mutex_unlock(&w->lock);
-	pthread_join(w->thread, NULL);
-	pthread_cond_destroy(&w->wake);
-	pthread_mutex_destroy(&w->lock);
+	gb_thread_quit_join(w->thread, &w->lock, &w->wake, &w->done);
 	free(w);
 }
 
