@@ -745,18 +745,11 @@ static struct dot simulate_split_bf16(uint64_t k, uint64_t splits, uint64_t seed
  * the single-rounding bound is exceeded by correct results, the bound plus
  * gb_gemm_split_k_slack is not. Other schemes get no slack.
  */
-static void test_split_k_slack(void **state)
+static void check_split_k_slack_at(uint64_t k, bool *plain_exceeded)
 {
-	const uint64_t k = 1024, dots = 20000;
+	const uint64_t dots = 20000;
 	double plain = gb_gemm_error_bound(GB_PREC_BF16, k);
-	bool plain_exceeded = false;
 
-	(void)state;
-	assert_near(gb_gemm_split_k_slack(GB_PREC_BF16, 1, GB_LT_REDUCTION_INPLACE), 0, 0);
-	assert_near(gb_gemm_split_k_slack(GB_PREC_BF16, 8, 2 /* COMPUTE_TYPE */), 0, 0);
-	assert_near(gb_gemm_split_k_slack(GB_PREC_FP32, 8, GB_LT_REDUCTION_OUTPUT_TYPE), 0, 0);
-	assert_near(gb_gemm_split_k_slack(GB_PREC_BF16, 8, GB_LT_REDUCTION_OUTPUT_TYPE),
-		    14 * 0x1p-8, 0);
 	for (uint64_t splits = 2; splits <= 16; splits *= 2) {
 		double bound = plain + gb_gemm_split_k_slack(GB_PREC_BF16, (int64_t)splits,
 							     GB_LT_REDUCTION_INPLACE);
@@ -768,10 +761,25 @@ static void test_split_k_slack(void **state)
 			worst = fmax(worst, gb_gemm_rel_error(d.got, d.ref, d.sum_abs, k));
 		}
 		if (!(worst <= bound))
-			fail_msg("bf16 split-K %llu: correct result has error %.3g above %.3g",
-				 (unsigned long long)splits, worst, bound);
-		plain_exceeded |= worst > plain;
+			fail_msg("bf16 k %llu split-K %llu: correct result has error %.3g above %.3g",
+				 (unsigned long long)k, (unsigned long long)splits, worst, bound);
+		*plain_exceeded |= worst > plain;
 	}
+}
+
+static void test_split_k_slack(void **state)
+{
+	bool plain_exceeded = false;
+
+	(void)state;
+	assert_near(gb_gemm_split_k_slack(GB_PREC_BF16, 1, GB_LT_REDUCTION_INPLACE), 0, 0);
+	assert_near(gb_gemm_split_k_slack(GB_PREC_BF16, 8, 2 /* COMPUTE_TYPE */), 0, 0);
+	assert_near(gb_gemm_split_k_slack(GB_PREC_FP32, 8, GB_LT_REDUCTION_OUTPUT_TYPE), 0, 0);
+	assert_near(gb_gemm_split_k_slack(GB_PREC_BF16, 8, GB_LT_REDUCTION_OUTPUT_TYPE),
+		    (4 * sqrt(8) + 14) * 0x1p-8, 1e-15);
+	/* small k: the partial sums are as large as the result, and the sqrt(k) terms small */
+	check_split_k_slack_at(128, &plain_exceeded);
+	check_split_k_slack_at(1024, &plain_exceeded);
 	assert_true(plain_exceeded);
 }
 
