@@ -5,26 +5,61 @@
  * split-warp two-way), STREAM and the pointer chase. See copy.h.
  *
  * Every bulk kernel walks the buffer as 16-byte words with a grid-stride
- * loop over a grid sized to stay resident on every supported SM (sm_80,
- * sm_89 and sm_90 all hold 1536 threads per SM), so a copy never waits on a
- * second wave of blocks and the tail stays short.
+ * loop over a grid sized to stay resident on the SMs of the device (6 blocks
+ * of 256 per SM from sm_80 on, which hold 1536 or 2048 threads; 4 on sm_75,
+ * which holds 1024), so a copy never waits on a second wave of blocks and
+ * the tail stays short. The per-element arithmetic (pattern words, STREAM
+ * values) is in copy_hd.h, shared with the simulator.
  */
 #include "copy.h"
 
+#include <atomic>
+
 #include "../bench/copy_math.h"
+#include "copy_hd.h"
 
 namespace {
 
 constexpr int kThreads = 256;
-/* 6 x 256 = 1536 threads: resident on sm_89 (1536 max) as well as sm_80/90 (2048) */
+/* 6 x 256 = 1536 threads: resident on sm_89 and sm_120 (1536 max) as well as
+ * sm_80/90/100 (2048); sm_75 (1024 max) gets fewer, see resident_blocks_per_sm */
 constexpr int kBlocksPerSm = 6;
 /* loads in flight per thread before the stores: hides DRAM and PCIe read latency */
 constexpr int kUnroll = 4;
+/* devices whose resident block count is cached; later ones ask at every launch */
+constexpr int kMaxCachedDevices = 64;
+
+/*
+ * Blocks of kThreads that one SM of the current device holds at once, at
+ * most kBlocksPerSm (so 6 from sm_80 on, 4 on sm_75). Every launch asks, so
+ * the answer is cached per device. If the device cannot be asked, the launch
+ * that follows fails the same way and its cudaGetLastError says so.
+ */
+int resident_blocks_per_sm()
+{
+	static std::atomic<int> cached[kMaxCachedDevices];
+	int dev = 0, threads = 0, blocks;
+
+	if (cudaGetDevice(&dev) != cudaSuccess)
+		return kBlocksPerSm;
+	const bool cacheable = dev >= 0 && dev < kMaxCachedDevices;
+
+	if (cacheable && (blocks = cached[dev].load(std::memory_order_relaxed)) > 0)
+		return blocks;
+	if (cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev) !=
+	    cudaSuccess)
+		return kBlocksPerSm;
+	blocks = threads / kThreads;
+	blocks = blocks < 1 ? 1 : blocks > kBlocksPerSm ? kBlocksPerSm : blocks;
+	if (cacheable)
+		cached[dev].store(blocks, std::memory_order_relaxed);
+	return blocks;
+}
 
 unsigned grid_for(size_t words, int sm_count)
 {
 	size_t need = (words + kThreads - 1) / kThreads;
-	size_t cap = (size_t)(sm_count > 0 ? sm_count : 1) * kBlocksPerSm;
+	size_t cap = (size_t)(sm_count > 0 ? sm_count : 1) * resident_blocks_per_sm();
 
 	if (need == 0)
 		need = 1;
@@ -34,30 +69,6 @@ unsigned grid_for(size_t words, int sm_count)
 bool bad_size(size_t bytes)
 {
 	return bytes % GB_COPY_GRAIN != 0;
-}
-
-__device__ __forceinline__ uint4 pattern_word(uint64_t seed, size_t i)
-{
-	uint64_t a = gb_copy_pattern64(seed, 2 * (uint64_t)i);
-	uint64_t b = gb_copy_pattern64(seed, 2 * (uint64_t)i + 1);
-
-	return make_uint4((unsigned)a, (unsigned)(a >> 32), (unsigned)b, (unsigned)(b >> 32));
-}
-
-/* Same arithmetic in the kernel and in the check, rounded explicitly so no
- * FMA contraction can make the two differ. */
-__device__ __forceinline__ double stream_value(int op, double x, double y, double q)
-{
-	switch (op) {
-	case GB_STREAM_COPY:
-		return x;
-	case GB_STREAM_SCALE:
-		return __dmul_rn(q, x);
-	case GB_STREAM_ADD:
-		return __dadd_rn(x, y);
-	default:
-		return __fma_rn(q, y, x);
-	}
 }
 
 } // namespace
@@ -90,14 +101,14 @@ __global__ static void fill_kernel(uint4 *buf, size_t words, uint64_t seed)
 	size_t stride = (size_t)gridDim.x * blockDim.x;
 
 	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < words; i += stride)
-		buf[i] = pattern_word(seed, i);
+		buf[i] = gb_copy_pattern_word(seed, i);
 }
 
 __global__ static void verify_kernel(const uint4 *buf, size_t words, uint64_t seed,
 				     unsigned long long *mismatches)
 {
 	gb_count_grid(words, mismatches, [=](unsigned long long i) {
-		uint4 v = __ldcg(buf + i), e = pattern_word(seed, i);
+		uint4 v = __ldcg(buf + i), e = gb_copy_pattern_word(seed, i);
 
 		return v.x != e.x || v.y != e.y || v.z != e.z || v.w != e.w;
 	});
@@ -167,7 +178,8 @@ __global__ static void __launch_bounds__(kThreads)
 
 		if (OP == GB_STREAM_ADD || OP == GB_STREAM_TRIAD)
 			b = y[i];
-		dst[i] = make_double2(stream_value(OP, a.x, b.x, q), stream_value(OP, a.y, b.y, q));
+		dst[i] = make_double2(gb_stream_value(OP, a.x, b.x, q),
+				      gb_stream_value(OP, a.y, b.y, q));
 	}
 }
 
@@ -177,10 +189,10 @@ __global__ static void stream_verify_kernel(int op, const double2 *dst, uint64_t
 {
 	gb_count_grid(n2, mismatches, [=](unsigned long long i) {
 		double2 v = __ldcg(dst + i);
-		double e0 = stream_value(op, gb_copy_pattern_double(seed_x, 2 * i),
-					 gb_copy_pattern_double(seed_y, 2 * i), q);
-		double e1 = stream_value(op, gb_copy_pattern_double(seed_x, 2 * i + 1),
-					 gb_copy_pattern_double(seed_y, 2 * i + 1), q);
+		double e0 = gb_stream_value(op, gb_copy_pattern_double(seed_x, 2 * i),
+					    gb_copy_pattern_double(seed_y, 2 * i), q);
+		double e1 = gb_stream_value(op, gb_copy_pattern_double(seed_x, 2 * i + 1),
+					    gb_copy_pattern_double(seed_y, 2 * i + 1), q);
 
 		/* compare bits: NaN never passes, -0 and +0 are not equal */
 		return __double_as_longlong(v.x) != __double_as_longlong(e0) ||

@@ -136,7 +136,15 @@ __device__ __forceinline__ void gb_count_grid(unsigned long long n, unsigned lon
 		if (i < n)
 			local += bad(i) ? 1u : 0u;
 	}
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+	/* __reduce_add_sync is sm_80+; on sm_75 a butterfly of shuffles gives every
+	 * lane the same sum (unsigned addition wraps the same in any order) */
+	total = local;
+	for (int offset = 16; offset > 0; offset >>= 1)
+		total += __shfl_xor_sync(0xffffffffu, total, offset);
+#else
 	total = __reduce_add_sync(0xffffffffu, local);
+#endif
 	if ((threadIdx.x & 31) == 0 && total)
 		atomicAdd(counter, (unsigned long long)total);
 }

@@ -5,7 +5,8 @@
  * The generator is counter-based (splitmix64 of seed and index) rather than
  * a stateful one like curand's XORWOW: no state to set up or store, any
  * element is reproducible from (seed, index) alone, and the result does not
- * depend on the grid shape.
+ * depend on the grid shape. The hash and the value of an element are in
+ * kernels/fill_hash.h, which the simulator's CPU twin calls too.
  */
 #include <cuda_runtime.h>
 
@@ -13,6 +14,7 @@
 #include <type_traits>
 
 #include "kernels/dtype.cuh"
+#include "kernels/fill_hash.h"
 #include "kernels/gemm.h"
 
 namespace {
@@ -21,39 +23,13 @@ constexpr int kThreads = 256;
 /* enough blocks to fill any GPU several times over; the loops stride past it */
 constexpr size_t kMaxBlocks = 8192;
 
-__device__ __forceinline__ uint64_t mix64(uint64_t x)
-{
-	x += 0x9E3779B97F4A7C15ULL;
-	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-	x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-	return x ^ (x >> 31);
-}
-
-/* the odd multiplier spreads seeds far apart in the counter space */
-__device__ __forceinline__ uint64_t hash_at(uint64_t seed, uint64_t i)
-{
-	return mix64(seed * 0x632BE59BD9B4E019ULL + i);
-}
-
-/* top 53 bits as a double in [-1, 1) */
-__device__ __forceinline__ double uniform_pm1(uint64_t h)
-{
-	return (double)(h >> 11) * (1.0 / 9007199254740992.0) * 2.0 - 1.0;
-}
-
-/* integers in [-GB_GEMM_INT8_MAX, GB_GEMM_INT8_MAX] */
-__device__ __forceinline__ int small_int(uint64_t h)
-{
-	return (int)((h >> 32) % (2 * GB_GEMM_INT8_MAX + 1)) - GB_GEMM_INT8_MAX;
-}
-
 /* element h of type T: uniform in [-1, 1] rounded to nearest, or a small integer */
 template <typename T> __device__ __forceinline__ T value_of(uint64_t h)
 {
 	if constexpr (std::is_integral<T>::value)
-		return (T)small_int(h);  /* int8 data; int32 is filled the same way */
+		return (T)gb_fill_small_int(h);  /* int8 data; int32 is filled the same way */
 	else
-		return gb_from_double<T>(uniform_pm1(h));
+		return gb_from_double<T>(gb_fill_uniform_pm1(h));
 }
 
 template <typename T>
@@ -62,7 +38,7 @@ __global__ static void fill_random_kernel(T *p, size_t n, uint64_t seed, uint64_
 	size_t stride = (size_t)gridDim.x * blockDim.x;
 
 	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-		p[i] = value_of<T>(hash_at(seed, first + i));
+		p[i] = value_of<T>(gb_fill_hash_at(seed, first + i));
 }
 
 template <typename U>

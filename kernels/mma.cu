@@ -2,6 +2,8 @@
 /*
  * mma.cu - the FP16/BF16 tensor-core GEMM with mma.sync (`--impl mma`):
  * sm_80 and later, FP32 accumulation, output rounded to the input type.
+ * Compiled for every architecture of the build; for those before sm_80 the
+ * kernel is a trap and the launcher answers cudaErrorNoKernelImageForDevice.
  *
  * D = A^T B in the TN layout of own_gemm.h, computed as O = X Y^T with
  * X = B (n rows), Y = A (m rows), both K-major, O[r][c] = D[c + r m]: X is
@@ -42,13 +44,27 @@ namespace {
 
 constexpr int kThreads = GB_MMA_THREADS;
 constexpr unsigned kStageBytes = GB_MMA_STAGE_BYTES;
-constexpr int kLoadsPerThread = GB_MMA_LOADS; /* 2 chunks per operand */
 
 static_assert(GB_MMA_LOADS * GB_MMA_THREADS == GB_MMA_TILE * GB_MMA_CHUNKS,
 	      "loader covers the tile");
 static_assert(GB_MMA_MI * GB_MMA_NI * 4 * 32 * (GB_MMA_THREADS / 32) ==
 		      GB_MMA_TILE * GB_MMA_TILE,
 	      "warps cover the tile");
+
+/*
+ * cp.async and mma.sync m16n8k16 (f16 and bf16) need sm_80. The build's older
+ * targets (sm_75) compile mma_kernel as a trap, without the helpers below,
+ * only so that this file builds for every architecture; gb_launch_gemm_mma
+ * refuses such devices before launching. The host pass sees everything.
+ */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define GB_MMA_DEVICE_CODE 0
+#else
+#define GB_MMA_DEVICE_CODE 1
+#endif
+
+#if GB_MMA_DEVICE_CODE
+constexpr int kLoadsPerThread = GB_MMA_LOADS; /* 2 chunks per operand */
 
 __device__ __forceinline__ uint32_t smem_u32(const void *p)
 {
@@ -139,12 +155,18 @@ __device__ __forceinline__ void load_operand(uint32_t tile, const T *const (&src
 		}
 	}
 }
+#endif /* GB_MMA_DEVICE_CODE */
 
 template <typename T, int kStages, bool kVec>
 __global__ void __launch_bounds__(kThreads, 2)
 	mma_kernel(const T *__restrict__ x, const T *__restrict__ y, T *__restrict__ out,
 		   unsigned rows_x, unsigned rows_y, unsigned k, unsigned tiles_m, unsigned tiles_n)
 {
+#if !GB_MMA_DEVICE_CODE
+	/* never launched (see GB_MMA_DEVICE_CODE); were it run, it fails loudly rather
+	 * than leave D unwritten */
+	__trap();
+#else
 	extern __shared__ __align__(128) unsigned char smem[];
 	const unsigned t = threadIdx.x, warp = t / 32, lane = t % 32;
 	const uint32_t base = smem_u32(smem);
@@ -268,6 +290,7 @@ __global__ void __launch_bounds__(kThreads, 2)
 			}
 		}
 	}
+#endif
 }
 
 /*
@@ -343,7 +366,7 @@ extern "C" cudaError_t gb_launch_gemm_mma(const void *a, const void *b, void *d,
 		return cudaErrorInvalidValue;
 	if ((e = gb_own_gemm_device_query(&dev)) != cudaSuccess)
 		return e;
-	/* mma.sync on bf16 and cp.async: sm_80 */
+	/* mma.sync on bf16 and cp.async: sm_80 (the kernel built for sm_75 only traps) */
 	if (dev.cc_major < 8)
 		return cudaErrorNoKernelImageForDevice;
 	if (gb_own_gemm_plan(GB_OWN_MMA, m, n, k, &dev, &l))

@@ -4,7 +4,8 @@
  * verification pass (ABFT row and column sums in double, bitwise compare
  * with the reference result, NaN count), the checksum comparison, the
  * cross-GPU digest, the fault injection and the memtest write/verify
- * kernels. See kernels/stress.h.
+ * kernels. See kernels/stress.h; the flipped bit and the checksum test are
+ * in kernels/stress_hd.h, shared with the simulator's twins.
  *
  * Counters are reduced within a warp before one atomic per warp, as DCGM's
  * compare kernel does, so a badly broken GPU does not serialise on one
@@ -16,6 +17,7 @@
 
 #include "bench/stress_math.h"
 #include "kernels/dtype.cuh"
+#include "kernels/stress_hd.h"
 
 #define GB_THREADS 256
 #define GB_VERIFY_COLS 32 /* columns per verify block: one warp finishes them */
@@ -219,13 +221,9 @@ __global__ static void check_sums_kernel(const double *col, const double *row,
 		double obs = is_row ? row[k] : col[k];
 		double exp = is_row ? row_exp[k] : col_exp[k];
 		double bound = is_row ? row_bound[k] : col_bound[k];
-		double q = fabs(obs - exp) / bound;
 
-		/* exact phases (bound 0) have no ratio; NaN is counted below, not kept */
-		if (bound > 0 && isfinite(q))
-			ratio = q;
-		/* written so that NaN fails */
-		if (!(fabs(obs - exp) <= bound)) {
+		/* NaN fails; exact phases (bound 0) have no ratio (kernels/stress_hd.h) */
+		if (gb_stress_sum_fails(obs, exp, bound, &ratio)) {
 			unsigned r;
 
 			bad = 1;
@@ -286,37 +284,20 @@ extern "C" cudaError_t gb_launch_stress_digest(const void *p, size_t n_words,
 
 /* ---- fault injection ---- */
 
-/*
- * The exponent bit to flip in a format with exponent bits [lo, lo + w):
- * the top one while the value is below 2 (x 2^(2^(w-1))), the next one while
- * that is still zero (x 2^(2^(w-2))); otherwise the top one, which makes a
- * huge value tiny. Every enabled layer must see a change that large.
- */
-__device__ static int flip_bit(unsigned long long bits, int lo, int w)
-{
-	unsigned long long e = (bits >> lo) & ((1ULL << w) - 1);
-
-	if (!(e >> (w - 1)))
-		return lo + w - 1;
-	if (!((e >> (w - 2)) & 1))
-		return lo + w - 2;
-	return lo + w - 1;
-}
-
 __global__ static void flip_kernel(void *c, int is_f64, uint64_t index, unsigned long long *out)
 {
 	if (is_f64) {
 		unsigned long long *p = (unsigned long long *)c + index, b = *p;
 
 		out[0] = b;
-		b ^= 1ULL << flip_bit(b, 52, 11);
+		b = gb_stress_flipped64(b);
 		*p = b;
 		out[1] = b;
 	} else {
 		uint32_t *p = (uint32_t *)c + index, b = *p;
 
 		out[0] = b;
-		b ^= 1u << flip_bit(b, 23, 8);
+		b = gb_stress_flipped32(b);
 		*p = b;
 		out[1] = b;
 	}

@@ -14,6 +14,7 @@
 
 #include "kernels/dtype.cuh"
 #include "kernels/gemm.h"
+#include "kernels/verify_hd.h"
 
 namespace {
 
@@ -79,9 +80,7 @@ __global__ static void compare_kernel(const T *__restrict__ d, uint64_t ldd,
 		if (nan) {
 			bad = true;
 		} else {
-			double den = fabs(r) + scale[i];
-
-			err = got == r ? 0.0 : den > 0 ? fabs(got - r) / den : INFINITY;
+			err = gb_verify_err(got, r, scale[i]);
 			bad = err > bound;
 			/* non-negative doubles order like their bit patterns */
 			atomicMax(&c->max_err_bits, (unsigned long long)__double_as_longlong(err));

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# gemm on the simulated machine: every precision the GPU supports through
+# cuBLASLt, then gpubench's own kernels where they apply, all verified.
+. "$(dirname "$0")/lib_sim.sh"
+
+# every GPU's GEMMs are computed on the CPU: on the 8-GPU machine, two of them (the
+# first and the last, so the device list is honoured) keep the test within its time
+devs=all
+[ "$GPUS" -le 2 ] || devs="0,$((GPUS - 1))"
+sim_run gemm gemm -d "$devs" --size 128 --warmup 0s --iters 2 --samples 5
+expect_rc_in "0 1" "gemm (cuBLASLt, every precision) on $MACHINE_NAME"
+expect_report "$REPORT"
+expect_bench_status "$REPORT" gemm "passed failed"
+# each precision the catalog gives this GPU a peak for is measured
+precs=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = set()
+for b in d["benchmarks"]:
+    for m in b.get("metrics", []):
+        names.add(m["name"])
+print(" ".join(sorted(names)))' "$REPORT")
+for p in fp32 tf32 fp16 bf16; do
+	checks=$((checks + 1))
+	case " $precs " in
+	*" tflops_${p} "*) ;;
+	*) fail "no $p metric in gemm on $MACHINE_NAME: $precs" ;;
+	esac
+done
+expect_json "$REPORT" "not any(c['status'] == 'failed' and 'verif' in c['name'] for b in d['benchmarks'] for c in b.get('checks', []))" \
+	"no verification failed"
+
+# gpubench's own kernels: tiled and sgemm (fp32) everywhere, mma (fp16, bf16) from sm_80,
+# wgmma only on sm_90
+impls="tiled,sgemm,mma"
+if grep -q '"h100' "$MACHINE"; then
+	impls="$impls,wgmma"
+fi
+sim_run own gemm -d "$devs" --impl "$impls" --precision fp32,fp16,bf16 --size 128 --warmup 0s \
+	--iters 2 --samples 5
+expect_rc_in "0 1" "gemm --impl $impls on $MACHINE_NAME"
+expect_report "$REPORT"
+expect_json "$REPORT" "not any(c['status'] == 'failed' and 'verif' in c['name'] for b in d['benchmarks'] for c in b.get('checks', []))" \
+	"own kernels verified"
+finish

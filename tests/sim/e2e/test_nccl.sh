@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# nccl on the simulated machine: every collective, correct results (0 wrong).
+. "$(dirname "$0")/lib_sim.sh"
+
+sim_run nccl nccl --op all -b 1K -e 64K -f 8 -n 2 --samples 2 -w 1 --timeout 120s
+if [ "$GPUS" -lt 2 ]; then
+	expect_rc_in "0 1" "nccl on one GPU"
+else
+	expect_rc_in "0 1" "nccl --op all on $MACHINE_NAME"
+fi
+expect_report "$REPORT"
+expect_bench_status "$REPORT" nccl "passed"
+for op in allreduce allgather reducescatter broadcast reduce alltoall; do
+	expect_metric "$REPORT" nccl "^${op}.*busbw"
+done
+expect_json "$REPORT" "all(m['value'] == 0 for b in d['benchmarks'] for m in b['metrics'] if 'wrong' in m['name'])" \
+	"no wrong element in any collective"
+finish

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nccl_sim.h - the simulated libnccl.so.2: internal interface of its files.
+ *
+ *   comm.c    unique ids, communicators (init, split, finalize, destroy,
+ *             abort, revoke), their asynchronous state, errors, groups,
+ *             and the leak report at exit
+ *   coll.c    the collectives and send/receive: argument checks, the work
+ *             queued on the rank's stream, the rendezvous of the ranks'
+ *             stream workers, and the data movement
+ *   reduce.c  element arithmetic of every NCCL type and operator
+ *   cost.c    the simulated duration of an operation (the cost model)
+ *   fault.c   the machine file's nccl_wrong and nccl_hang faults
+ *
+ * One process drives every rank (one simulated GPU per rank). Every piece of
+ * shared state below is guarded by the one lock gbn_mu; gbn_cv is broadcast
+ * whenever anything a waiter may wait for changes (a rank joined, a split
+ * completed, an operation completed or was abandoned, a communicator was
+ * aborted or revoked, queued work was freed).
+ */
+#ifndef GPUBENCH_TESTS_SIM_NCCL_SIM_H
+#define GPUBENCH_TESTS_SIM_NCCL_SIM_H
+
+/*
+ * nccl.h declares a few functions "()" (no prototype); the simulator's
+ * include path names the toolkit with -I, not -isystem, so say it here.
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstrict-prototypes"
+#include <nccl.h>
+#pragma GCC diagnostic pop
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tests/sim/sim.h"
+
+/* The version this library says it is: the header's it was built against. */
+#define GBN_VERSION NCCL_VERSION_CODE
+/* Most ranks in one communicator (one process drives them all). */
+#define GBN_MAX_RANKS 64
+#define GBN_COMM_MAGIC 0x6e63636cu /* "nccl" */
+
+/* nccl.h declares these without a prototype, "()": give them one */
+ncclResult_t ncclGroupStart(void);
+ncclResult_t ncclGroupEnd(void);
+
+extern pthread_mutex_t gbn_mu;
+extern pthread_cond_t gbn_cv;
+
+struct gbn_rdv;
+struct gbn_post;
+struct gbn_split;
+
+/* The ranks of one communicator: those that joined one unique id, or one split colour. */
+struct gbn_clique {
+	unsigned char id[NCCL_UNIQUE_ID_BYTES]; /* the unique id (zeros for a split) */
+	bool from_id;                   /* found by id while ranks join */
+	int nranks;
+	int joined;
+	bool complete;                  /* every rank joined */
+	ncclResult_t result;            /* of joining: success, or why the clique is unusable */
+	struct ncclComm **ranks;        /* by rank; NULL once that rank's comm is released */
+	int members;                    /* comm objects still pointing here */
+	struct gbn_rdv *rdvs;           /* collectives some rank has begun */
+	struct gbn_post *posts;         /* sends waiting to be received */
+	struct gbn_split *splits;       /* splits of this clique some rank has called */
+	struct gbn_clique *next;
+};
+
+enum gbn_phase {
+	GBN_LIVE,
+	GBN_FINALIZING,                 /* ncclCommFinalize: waiting for queued work to drain */
+	GBN_FINALIZED
+};
+
+struct ncclComm {
+	uint32_t magic;
+	struct gbn_clique *clique;      /* NULL while a split child waits for its split */
+	int rank, nranks;
+	int device;                     /* the CUDA device current at init */
+	bool blocking;
+	enum gbn_phase phase;
+	ncclResult_t async;             /* a sticky error, else ncclSuccess */
+	bool revoked;                   /* abort or revoke: operations stop */
+	bool released;                  /* destroyed or aborted: the handle is gone */
+	struct ncclComm *split_child;   /* this rank's child of a split still in progress */
+	bool split_waiting;             /* a split child whose split has not completed */
+	struct gbn_split *split_rec;    /* that split (while split_waiting) */
+	int split_slot;                 /* this child's parent rank in split_rec */
+	uint64_t colls_begun;           /* collectives begun on the stream worker */
+	uint64_t splits_called;
+	uint64_t *sent, *received;      /* per peer: sends and receives begun */
+	long outstanding;               /* work queued whose context is not yet freed */
+	long waiting;                   /* stream workers inside a rendezvous */
+	long holders;                   /* host threads that hold the handle inside a call */
+	struct ncclComm *next;          /* every comm ever made and not yet freed */
+};
+
+/* ---- comm.c ---- */
+
+/* Set the last error text (ncclGetLastError) and log it; returns r. */
+ncclResult_t gbn_fail(ncclResult_t r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A usable communicator handle (locked): ncclSuccess or the error, logged. */
+ncclResult_t gbn_comm_check_locked(const struct ncclComm *c, const char *what);
+/* The asynchronous state of c (locked): ncclInProgress, ncclSuccess or the error. */
+ncclResult_t gbn_comm_state_locked(struct ncclComm *c);
+/* One piece of queued work of c ends (locked): frees c once released and idle. */
+void gbn_comm_work_done_locked(struct ncclComm *c);
+/* Inside ncclGroupStart/End on this thread. */
+bool gbn_in_group(void);
+
+/* A deferred operation of a group on c, queued at ncclGroupEnd (coll.c makes them). */
+struct gbn_op;
+void gbn_group_add_op(struct gbn_op *op, struct ncclComm *c);
+/* A call inside a group failed: ncclGroupEnd returns r and queues nothing. */
+void gbn_group_fail(ncclResult_t r);
+
+/* ---- coll.c ---- */
+
+/* Queue op on its stream (outside the lock): ncclSuccess or the error. */
+ncclResult_t gbn_op_enqueue(struct gbn_op *op);
+/* Queue a group's operations: p2p calls of one comm and stream become one batch. */
+ncclResult_t gbn_enqueue_group(struct gbn_op **ops, int n);
+void gbn_op_free(struct gbn_op *op);
+/* A clique is freed: free what its rendezvous left behind (locked). */
+void gbn_clique_free_rdvs_locked(struct gbn_clique *k);
+
+/* ---- fault.c ---- */
+
+/*
+ * Whether a fault of this kind holds for an operation on device that starts
+ * at now_s and is the nth (from 0) collective begun on that device; *value
+ * (if not NULL) gets the fault's value.
+ */
+bool gbn_fault(enum gbsim_fault_kind kind, int device, double now_s, long nth, long *value);
+
+/* ---- reduce.c ---- */
+
+/* Bytes of one element; 0 for a type the simulator does not implement (fp8). */
+size_t gbn_type_size(ncclDataType_t t);
+const char *gbn_type_name(ncclDataType_t t);
+const char *gbn_op_name(ncclRedOp_t op);
+/*
+ * dst[i] = reduction over ranks 0..n-1, in that order, of src[r][off + i],
+ * for i in [0, count): the reduction NCCL's ring would do, each step rounded
+ * to the type (avg: floats pre-multiplied by 1/n, integers summed then
+ * divided). dst may be one of the src buffers at the same index.
+ */
+void gbn_reduce(ncclDataType_t t, ncclRedOp_t op, int n, const void *const *src, size_t off,
+		void *dst, size_t count);
+
+/* ---- cost.c ---- */
+
+enum gbn_kind {
+	GBN_ALLREDUCE,
+	GBN_ALLGATHER,
+	GBN_REDUCESCATTER,
+	GBN_BROADCAST,
+	GBN_REDUCE,
+	GBN_ALLTOALL,
+	GBN_P2P
+};
+
+/* Device of each rank, in rank order, for the ring. */
+double gbn_ring_bw_bps(const int *device, int n);
+/* Bandwidth of the direct path between two devices, bytes/s. */
+double gbn_pair_bw_bps(int a, int b);
+/* Per-step latency between two devices, seconds. */
+double gbn_pair_latency_s(int a, int b);
+/*
+ * Seconds one collective of `bytes` (nccl-tests' S: count x size, times n
+ * for the sharded collectives) takes on ranks on these devices.
+ */
+double gbn_coll_seconds(enum gbn_kind kind, size_t bytes, const int *device, int n);
+/* Seconds to move `bytes` from device a to device b (a send/receive pair). */
+double gbn_p2p_seconds(size_t bytes, int a, int b);
+
+#endif

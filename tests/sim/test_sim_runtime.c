@@ -1,0 +1,617 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_sim_runtime.c - the simulated CUDA runtime (tests/sim/runtime/): stream
+ * order and asynchrony, simulated event time, the spin-then-release pattern of
+ * the copy benchmarks, lazy mode, strict checks with the real error codes,
+ * launch checks, sticky errors and the leak report at exit.
+ *
+ * Scenarios that need their own process (another machine file, a poisoned
+ * device, a leak) run as this program again, `test_sim_runtime SCENARIO`, with
+ * GPUBENCH_SIM_MACHINE set; the parent checks the exit status and stderr.
+ * Machine files come from GBSIM_MACHINES (the build sets it).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tests/sim/sim.h"
+#include "tests/sim/runtime/rt.h"
+
+/* ---- helpers ---- */
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+
+	nanosleep(&ts, NULL);
+}
+
+struct order_ctx {
+	atomic_int *log;        /* ids in the order they ran */
+	atomic_int *n;
+	int id;
+	atomic_int *gate;       /* if not NULL, wait until it is non-zero */
+};
+
+static cudaError_t order_run(void *arg)
+{
+	struct order_ctx *c = arg;
+
+	while (c->gate && !atomic_load(c->gate))
+		sleep_ms(1);
+	atomic_store(&c->log[atomic_fetch_add(c->n, 1)], c->id);
+	return cudaSuccess;
+}
+
+static struct gbsim_work order_work(struct order_ctx *c, double seconds)
+{
+	struct gbsim_work w = {.what = "test order", .run = order_run, .ctx = c,
+			       .seconds = seconds};
+
+	return w;
+}
+
+static cudaError_t fail_run(void *arg)
+{
+	(void)arg;
+	return cudaErrorIllegalAddress;
+}
+
+static const char *machine(const char *file)
+{
+	static char path[1024];
+	const char *dir = getenv("GBSIM_MACHINES");
+
+	snprintf(path, sizeof(path), "%s/%s", dir ? dir : "tests/sim/machines", file);
+	return path;
+}
+
+static char self_path[1024];
+
+/* Run this program with a scenario; returns its exit status, stderr in err. */
+static int run_child(const char *scenario, const char *machine_file, const char *leaks_fatal,
+		     char *err, size_t len)
+{
+	char log[] = "/tmp/test_sim_runtime_XXXXXX";
+	int fd = mkstemp(log), status = -1;
+	pid_t pid;
+	FILE *f;
+	size_t n;
+
+	assert_true(fd >= 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(fd, 2);
+		setenv("GPUBENCH_SIM_MACHINE", machine_file, 1);
+		if (leaks_fatal)
+			setenv("GBSIM_LEAKS_FATAL", leaks_fatal, 1);
+		else
+			unsetenv("GBSIM_LEAKS_FATAL");
+		execl(self_path, self_path, scenario, (char *)NULL);
+		_exit(127);
+	}
+	waitpid(pid, &status, 0);
+	f = fdopen(fd, "r");
+	rewind(f);
+	n = fread(err, 1, len - 1, f);
+	err[n] = 0;
+	fclose(f);
+	unlink(log);
+	fprintf(stderr, "[%s] %s", scenario, err);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* ---- in-process tests (machine: h100-sxm.json, one GPU, noise 1%) ---- */
+
+/* Work runs on the stream's worker, after the call returned, in stream order. */
+static void test_stream_async_order(void **state)
+{
+	atomic_int log[3] = {0}, n = 0, gate = 0;
+	struct order_ctx c[3] = {{log, &n, 1, &gate}, {log, &n, 2, NULL}, {log, &n, 3, NULL}};
+	cudaStream_t s;
+
+	(void)state;
+	assert_int_equal(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+	for (int i = 0; i < 3; i++) {
+		struct gbsim_work w = order_work(&c[i], 1e-6);
+
+		assert_int_equal(gbsim_enqueue(s, &w), cudaSuccess);
+	}
+	/* the first op waits for the host: nothing can have run yet */
+	sleep_ms(20);
+	assert_int_equal(atomic_load(&n), 0);
+	assert_int_equal(cudaStreamQuery(s), cudaErrorNotReady);
+	atomic_store(&gate, 1);
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	assert_int_equal(atomic_load(&n), 3);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(atomic_load(&log[i]), i + 1);
+	assert_int_equal(cudaStreamQuery(s), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+}
+
+/* Events carry simulated time: 5 ms of work reads as 5 ms (noise 1%). */
+static void test_event_elapsed_simulated(void **state)
+{
+	atomic_int log[1], n = 0;
+	struct order_ctx c = {log, &n, 1, NULL};
+	struct gbsim_work w = order_work(&c, 5e-3);
+	cudaEvent_t a, b;
+	cudaStream_t s;
+	float ms = -1;
+	double host_before = gbsim_now_s();
+
+	(void)state;
+	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+	assert_int_equal(cudaEventCreate(&a), cudaSuccess);
+	assert_int_equal(cudaEventCreate(&b), cudaSuccess);
+	assert_int_equal(cudaEventRecord(a, s), cudaSuccess);
+	assert_int_equal(gbsim_enqueue(s, &w), cudaSuccess);
+	assert_int_equal(cudaEventRecord(b, s), cudaSuccess);
+	assert_int_equal(cudaEventSynchronize(b), cudaSuccess);
+	assert_int_equal(cudaEventElapsedTime(&ms, a, b), cudaSuccess);
+	assert_true(ms > 4.75f && ms < 5.25f);
+	/* the host's clock moved to the end of what it waited for */
+	assert_true(gbsim_now_s() >= host_before + 4.75e-3);
+	/* a second stream waiting on b starts after it in simulated time */
+	{
+		cudaStream_t t;
+		cudaEvent_t c0, c1;
+
+		assert_int_equal(cudaStreamCreate(&t), cudaSuccess);
+		assert_int_equal(cudaEventCreate(&c0), cudaSuccess);
+		assert_int_equal(cudaEventCreate(&c1), cudaSuccess);
+		assert_int_equal(cudaEventRecord(a, s), cudaSuccess);
+		w = order_work(&c, 2e-3);
+		assert_int_equal(gbsim_enqueue(s, &w), cudaSuccess);
+		assert_int_equal(cudaEventRecord(b, s), cudaSuccess);
+		assert_int_equal(cudaStreamWaitEvent(t, b, 0), cudaSuccess);
+		assert_int_equal(cudaEventRecord(c1, t), cudaSuccess);
+		assert_int_equal(cudaStreamSynchronize(t), cudaSuccess);
+		assert_int_equal(cudaEventElapsedTime(&ms, a, c1), cudaSuccess);
+		assert_true(ms >= 1.9f);
+		assert_int_equal(cudaEventDestroy(c0), cudaSuccess);
+		assert_int_equal(cudaEventDestroy(c1), cudaSuccess);
+		assert_int_equal(cudaStreamDestroy(t), cudaSuccess);
+	}
+	assert_int_equal(cudaEventDestroy(a), cudaSuccess);
+	assert_int_equal(cudaEventDestroy(b), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+}
+
+struct spin_ctx {
+	volatile int *flag;
+};
+
+/* What kernels/copy.cu's spin kernel does: wait for the host through mapped memory. */
+static cudaError_t spin_run(void *arg)
+{
+	struct spin_ctx *c = arg;
+
+	while (!__atomic_load_n(c->flag, __ATOMIC_ACQUIRE))
+		sleep_ms(1);
+	return cudaSuccess;
+}
+
+/* The copy benchmarks' blocker: copies queue behind a spin the host releases. */
+static void test_spin_then_release(void **state)
+{
+	int *flag = NULL, *flag_dev = NULL, *dst = NULL, *src_dev = NULL;
+	int value = 0x5a5a5a5a;
+	struct spin_ctx sc;
+	struct gbsim_work spin = {.what = "spin", .run = spin_run, .ctx = &sc, .seconds = 1e-6};
+	cudaStream_t s, t;
+	cudaEvent_t started;
+
+	(void)state;
+	assert_int_equal(cudaHostAlloc((void **)&flag, sizeof(int),
+				       cudaHostAllocMapped | cudaHostAllocPortable), cudaSuccess);
+	assert_int_equal(cudaHostGetDevicePointer((void **)&flag_dev, flag, 0), cudaSuccess);
+	assert_int_equal(cudaMallocHost((void **)&dst, sizeof(int)), cudaSuccess);
+	assert_int_equal(cudaMalloc((void **)&src_dev, sizeof(int)), cudaSuccess);
+	assert_int_equal(cudaMemcpy(src_dev, &value, sizeof(int), cudaMemcpyHostToDevice),
+			 cudaSuccess);
+	*flag = 0;
+	*dst = 0;
+	sc.flag = flag_dev;
+	assert_int_equal(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+	assert_int_equal(cudaStreamCreateWithFlags(&t, cudaStreamNonBlocking), cudaSuccess);
+	assert_int_equal(cudaEventCreateWithFlags(&started, cudaEventDisableTiming), cudaSuccess);
+	assert_int_equal(gbsim_enqueue(s, &spin), cudaSuccess);
+	assert_int_equal(cudaEventRecord(started, s), cudaSuccess);
+	/* a copy on another stream, ordered after the spin by the event */
+	assert_int_equal(cudaStreamWaitEvent(t, started, 0), cudaSuccess);
+	assert_int_equal(cudaMemcpyAsync(dst, src_dev, sizeof(int), cudaMemcpyDeviceToHost, t),
+			 cudaSuccess);
+	sleep_ms(20);
+	assert_int_equal(*(volatile int *)dst, 0);
+	assert_int_equal(cudaEventQuery(started), cudaErrorNotReady);
+	__atomic_store_n(flag, 1, __ATOMIC_RELEASE);
+	assert_int_equal(cudaStreamSynchronize(t), cudaSuccess);
+	assert_int_equal(*dst, value);
+	assert_int_equal(cudaEventQuery(started), cudaSuccess);
+	assert_int_equal(cudaEventDestroy(started), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(t), cudaSuccess);
+	assert_int_equal(cudaFree(src_dev), cudaSuccess);
+	assert_int_equal(cudaFreeHost(dst), cudaSuccess);
+	assert_int_equal(cudaFreeHost(flag), cudaSuccess);
+}
+
+/* The legacy stream waits for blocking streams, and they for it. */
+static void test_legacy_stream_order(void **state)
+{
+	atomic_int log[2] = {0}, n = 0, gate = 0;
+	struct order_ctx first = {log, &n, 1, &gate}, second = {log, &n, 2, NULL};
+	struct gbsim_work w1 = order_work(&first, 1e-6), w2 = order_work(&second, 1e-6);
+	cudaStream_t s;
+
+	(void)state;
+	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+	assert_int_equal(gbsim_enqueue(s, &w1), cudaSuccess);
+	assert_int_equal(gbsim_enqueue(NULL, &w2), cudaSuccess);
+	sleep_ms(20);
+	assert_int_equal(atomic_load(&n), 0);
+	atomic_store(&gate, 1);
+	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+	assert_int_equal(atomic_load(&log[0]), 1);
+	assert_int_equal(atomic_load(&log[1]), 2);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+}
+
+static void test_strict_memory_errors(void **state)
+{
+	int host[64] = {0};
+	int *dev = NULL, *pinned = NULL;
+	size_t free_b = 0, total_b = 0, free_after = 0;
+
+	(void)state;
+	assert_int_equal(cudaMemGetInfo(&free_b, &total_b), cudaSuccess);
+	assert_int_equal(total_b, gbsim_machine()->gpus[0].memory_bytes);
+	assert_int_equal(cudaMalloc((void **)&dev, sizeof(host)), cudaSuccess);
+	assert_int_equal(cudaMemGetInfo(&free_after, &total_b), cudaSuccess);
+	assert_true(free_after < free_b);
+	assert_int_equal(gbsim_mem_kind(dev, sizeof(host), NULL), GBSIM_MEM_DEVICE);
+	assert_int_equal(gbsim_mem_kind(dev, sizeof(host) + 1, NULL), GBSIM_MEM_UNKNOWN);
+	/* kinds against the pointers' real kinds */
+	assert_int_equal(cudaMemcpy(host, dev, sizeof(host), cudaMemcpyHostToDevice),
+			 cudaErrorInvalidValue);
+	assert_int_equal(cudaMemcpy(dev, host, sizeof(host), cudaMemcpyDeviceToHost),
+			 cudaErrorInvalidValue);
+	assert_int_equal(cudaGetLastError(), cudaErrorInvalidValue);
+	assert_int_equal(cudaGetLastError(), cudaSuccess);
+	assert_int_equal(cudaMemcpy(dev, host, sizeof(host) + 4, cudaMemcpyHostToDevice),
+			 cudaErrorInvalidValue);
+	assert_int_equal(cudaMemcpy(dev, host, sizeof(host), cudaMemcpyDefault), cudaSuccess);
+	/* a kernel on GPU 0 may not touch pageable memory */
+	assert_int_equal(gbsim_check_access(0, host, sizeof(host), "test"), cudaErrorIllegalAddress);
+	assert_int_equal(gbsim_check_access(0, dev, sizeof(host), "test"), cudaSuccess);
+	/* use after free, double free */
+	assert_int_equal(cudaFree(dev), cudaSuccess);
+	assert_int_equal(gbsim_mem_kind(dev, 4, NULL), GBSIM_MEM_FREED);
+	assert_int_equal(cudaMemcpy(host, dev, sizeof(host), cudaMemcpyDeviceToHost),
+			 cudaErrorInvalidValue);
+	assert_int_equal(gbsim_check_access(0, dev, 4, "test"), cudaErrorIllegalAddress);
+	assert_int_equal(cudaFree(dev), cudaErrorInvalidValue);
+	assert_int_equal(cudaFree(host), cudaErrorInvalidValue);
+	/* pinned memory is freed with cudaFreeHost only */
+	assert_int_equal(cudaMallocHost((void **)&pinned, 64), cudaSuccess);
+	assert_int_equal(cudaFree(pinned), cudaErrorInvalidValue);
+	assert_int_equal(cudaFreeHost(pinned), cudaSuccess);
+	(void)cudaGetLastError();
+}
+
+static void test_strict_handle_errors(void **state)
+{
+	cudaStream_t s;
+	cudaEvent_t e;
+	int count = 0;
+	float ms;
+
+	(void)state;
+	assert_int_equal(cudaGetDeviceCount(&count), cudaSuccess);
+	assert_int_equal(count, 1);
+	assert_int_equal(cudaSetDevice(count), cudaErrorInvalidDevice);
+	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+	assert_int_equal(cudaEventCreate(&e), cudaSuccess);
+	assert_int_equal(cudaEventElapsedTime(&ms, e, e), cudaErrorInvalidResourceHandle);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+	assert_int_equal(cudaStreamSynchronize(s), cudaErrorInvalidResourceHandle);
+	assert_int_equal(cudaEventRecord(e, s), cudaErrorInvalidResourceHandle);
+	assert_int_equal(cudaStreamDestroy(s), cudaErrorInvalidResourceHandle);
+	assert_int_equal(cudaEventDestroy(e), cudaSuccess);
+	assert_int_equal(cudaEventRecord(e, NULL), cudaErrorInvalidResourceHandle);
+	assert_int_equal(cudaEventQuery(e), cudaErrorInvalidResourceHandle);
+	assert_string_equal(cudaGetErrorName(cudaErrorIllegalAddress), "cudaErrorIllegalAddress");
+	assert_string_equal(cudaGetErrorString(cudaErrorInvalidValue), "invalid argument");
+	(void)cudaGetLastError();
+}
+
+/* a kernel registered as nvcc's generated code registers one; its twin exists */
+static void fake_stub(void)
+{
+}
+
+static void test_launch_checks(void **state)
+{
+	static char fatbin[16];
+	void **h = __cudaRegisterFatBinary(fatbin);
+	cudaKernel_t k = NULL;
+	void *dst = NULL, *src = NULL;
+	unsigned long words = 0;
+	void *args[3] = {&dst, &src, &words};
+	dim3 one = {1, 1, 1}, big_block = {2048, 1, 1}, tall_grid = {1, 70000, 1};
+
+	(void)state;
+	__cudaRegisterFunction(h, (const char *)fake_stub, (char *)"_Z14sm_copy_kernelP5uint4PKS_m",
+			       "_Z14sm_copy_kernelP5uint4PKS_m", -1, NULL, NULL, NULL, NULL, NULL);
+	__cudaRegisterFatBinaryEnd(h);
+	assert_int_equal(__cudaGetKernel(&k, (const void *)fake_stub), cudaSuccess);
+	assert_int_equal(__cudaLaunchKernel(k, one, big_block, args, 0, NULL),
+			 cudaErrorInvalidConfiguration);
+	assert_int_equal(cudaGetLastError(), cudaErrorInvalidConfiguration);
+	assert_int_equal(__cudaLaunchKernel(k, tall_grid, one, args, 0, NULL),
+			 cudaErrorInvalidConfiguration);
+	assert_int_equal(__cudaLaunchKernel(k, one, one, args, 64 * 1024, NULL),
+			 cudaErrorInvalidValue);
+	assert_int_equal(cudaFuncSetAttribute((const void *)fake_stub,
+					      cudaFuncAttributeMaxDynamicSharedMemorySize, 300 * 1024),
+			 cudaErrorInvalidValue);
+	assert_int_equal(cudaFuncSetAttribute((const void *)fake_stub,
+					      cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 1024),
+			 cudaSuccess);
+	assert_int_equal(__cudaLaunchKernel(k, one, one, args, 64 * 1024, NULL), cudaSuccess);
+	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+	(void)cudaGetLastError();
+}
+
+static void test_report_label(void **state)
+{
+	(void)state;
+	assert_non_null(strstr(gbsim_report_label(), gbsim_machine()->name));
+	assert_non_null(strstr(gbsim_report_label(), ".json"));
+}
+
+/* ---- tests in a child process ---- */
+
+static void test_leak_report(void **state)
+{
+	char err[4096];
+
+	(void)state;
+	assert_int_equal(run_child("leak", machine("h100-sxm.json"), "1", err, sizeof(err)), 99);
+	assert_non_null(strstr(err, "leak: 2 device allocations (3.0 MiB) on GPU 0, first from"));
+	assert_non_null(strstr(err, "leak: 1 stream on GPU 0"));
+	assert_non_null(strstr(err, "leak: 1 pinned host allocation"));
+	assert_int_equal(run_child("leak", machine("h100-sxm.json"), NULL, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "leak: 2 device allocations"));
+	assert_int_equal(run_child("clean", machine("h100-sxm.json"), "1", err, sizeof(err)), 0);
+	assert_null(strstr(err, "leak"));
+}
+
+static void test_sticky_error(void **state)
+{
+	char err[4096];
+
+	(void)state;
+	assert_int_equal(run_child("sticky", machine("h100-sxm.json"), "1", err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "sticky"));
+}
+
+static void test_peer_checks(void **state)
+{
+	char err[4096];
+
+	(void)state;
+	assert_int_equal(run_child("peer", machine("2x-a100-nvlink.json"), "1", err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "without peer access"));
+}
+
+static void test_lazy_mode(void **state)
+{
+	char path[] = "/tmp/test_sim_lazy_XXXXXX.json", err[4096];
+	int fd = mkstemps(path, 5);
+	const char *json = "{\"name\": \"lazy-h100\", \"lazy\": true, \"noise\": 0,"
+			   " \"gpus\": [{\"model\": \"h100-sxm\", \"memory\": \"256M\"}]}";
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, json, strlen(json)), (ssize_t)strlen(json));
+	close(fd);
+	assert_int_equal(run_child("lazy", path, "1", err, sizeof(err)), 0);
+	unlink(path);
+}
+
+static void test_faults(void **state)
+{
+	char path[] = "/tmp/test_sim_faults_XXXXXX.json", err[4096];
+	int fd = mkstemps(path, 5);
+	const char *json = "{\"name\": \"faulty-h100\", \"noise\": 0,"
+			   " \"gpus\": [{\"model\": \"h100-sxm\", \"memory\": \"256M\"}],"
+			   " \"faults\": [{\"kind\": \"oom\", \"gpu\": 0, \"after_allocs\": 2},"
+			   " {\"kind\": \"slow\", \"gpu\": 0, \"value\": 50}]}";
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, json, strlen(json)), (ssize_t)strlen(json));
+	close(fd);
+	assert_int_equal(run_child("faults", path, "1", err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "fault 'oom'"));
+	unlink(path);
+}
+
+/* ---- child scenarios; exit status 0 = as expected ---- */
+
+#define CHECK(cond)                                                                  \
+	do {                                                                         \
+		if (!(cond)) {                                                       \
+			fprintf(stderr, "check failed at line %d: %s\n", __LINE__, #cond); \
+			return 1;                                                    \
+		}                                                                    \
+	} while (0)
+
+static int scenario_leak(void)
+{
+	void *a, *b, *p;
+	cudaStream_t s;
+
+	CHECK(cudaMalloc(&a, 1 << 20) == cudaSuccess);
+	CHECK(cudaMalloc(&b, 2 << 20) == cudaSuccess);
+	CHECK(cudaMallocHost(&p, 4096) == cudaSuccess);
+	CHECK(cudaStreamCreate(&s) == cudaSuccess);
+	return 0; /* nothing released: the report at exit must say so */
+}
+
+static int scenario_clean(void)
+{
+	void *a;
+	cudaStream_t s;
+
+	CHECK(cudaMalloc(&a, 1 << 20) == cudaSuccess);
+	CHECK(cudaStreamCreate(&s) == cudaSuccess);
+	CHECK(cudaStreamDestroy(s) == cudaSuccess);
+	CHECK(cudaFree(a) == cudaSuccess);
+	return 0;
+}
+
+static int scenario_sticky(void)
+{
+	struct gbsim_work w = {.what = "a faulting kernel", .run = fail_run, .seconds = 1e-6};
+	void *p = NULL;
+
+	CHECK(gbsim_enqueue(NULL, &w) == cudaSuccess);
+	CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
+	CHECK(cudaMalloc(&p, 64) == cudaErrorIllegalAddress);
+	CHECK(cudaGetLastError() == cudaErrorIllegalAddress);
+	CHECK(cudaGetLastError() == cudaErrorIllegalAddress); /* sticky: never clears */
+	CHECK(cudaDeviceReset() == cudaSuccess);
+	CHECK(cudaMalloc(&p, 64) == cudaSuccess);
+	CHECK(cudaFree(p) == cudaSuccess);
+	return 0;
+}
+
+static int scenario_peer(void)
+{
+	void *d0, *d1;
+	cudaEvent_t e1;
+	int can = 0;
+
+	CHECK(cudaMalloc(&d0, 256) == cudaSuccess);
+	CHECK(cudaSetDevice(1) == cudaSuccess);
+	CHECK(cudaMalloc(&d1, 256) == cudaSuccess);
+	CHECK(cudaEventCreate(&e1) == cudaSuccess);
+	CHECK(cudaSetDevice(0) == cudaSuccess);
+	/* an event of GPU 1 recorded on GPU 0's stream */
+	CHECK(cudaEventRecord(e1, NULL) == cudaErrorInvalidResourceHandle);
+	CHECK(cudaDeviceCanAccessPeer(&can, 0, 1) == cudaSuccess && can == 1);
+	CHECK(gbsim_check_access(0, d1, 256, "test") == cudaErrorIllegalAddress);
+	CHECK(cudaDeviceEnablePeerAccess(1, 0) == cudaSuccess);
+	CHECK(cudaDeviceEnablePeerAccess(1, 0) == cudaErrorPeerAccessAlreadyEnabled);
+	CHECK(gbsim_check_access(0, d1, 256, "test") == cudaSuccess);
+	CHECK(gbsim_check_access(1, d0, 256, "test") == cudaErrorIllegalAddress);
+	CHECK(cudaMemcpyPeerAsync(d1, 1, d0, 0, 256, NULL) == cudaSuccess);
+	CHECK(cudaMemcpyPeerAsync(d1, 0, d0, 0, 256, NULL) == cudaErrorInvalidValue);
+	CHECK(cudaDeviceSynchronize() == cudaSuccess);
+	CHECK(cudaDeviceDisablePeerAccess(1) == cudaSuccess);
+	CHECK(cudaEventDestroy(e1) == cudaSuccess);
+	CHECK(cudaFree(d0) == cudaSuccess);
+	CHECK(cudaFree(d1) == cudaSuccess);
+	return 0;
+}
+
+/* Lazy mode: queued copies run only when the host synchronises. */
+static int scenario_lazy(void)
+{
+	int *pinned_src, *pinned_dst, *dev;
+	cudaStream_t s;
+
+	CHECK(gbsim_machine()->lazy);
+	CHECK(cudaMallocHost((void **)&pinned_src, 4) == cudaSuccess);
+	CHECK(cudaMallocHost((void **)&pinned_dst, 4) == cudaSuccess);
+	CHECK(cudaMalloc((void **)&dev, 4) == cudaSuccess);
+	CHECK(cudaStreamCreate(&s) == cudaSuccess);
+	*pinned_src = 42;
+	*pinned_dst = 0;
+	CHECK(cudaMemcpyAsync(dev, pinned_src, 4, cudaMemcpyHostToDevice, s) == cudaSuccess);
+	CHECK(cudaMemcpyAsync(pinned_dst, dev, 4, cudaMemcpyDeviceToHost, s) == cudaSuccess);
+	sleep_ms(30);
+	CHECK(*(volatile int *)pinned_dst == 0); /* a missing synchronisation reads stale data */
+	CHECK(cudaStreamSynchronize(s) == cudaSuccess);
+	CHECK(*pinned_dst == 42);
+	CHECK(cudaStreamDestroy(s) == cudaSuccess);
+	CHECK(cudaFree(dev) == cudaSuccess);
+	CHECK(cudaFreeHost(pinned_src) == cudaSuccess);
+	CHECK(cudaFreeHost(pinned_dst) == cudaSuccess);
+	return 0;
+}
+
+/* oom after 2 allocations; slow: the GPU at half speed in the cost model */
+static int scenario_faults(void)
+{
+	const struct gbsim_gpu *g = &gbsim_machine()->gpus[0];
+	struct gbsim_cost c = {.bytes = 1e9};
+	double expect = 1e9 / (g->mem_bw_bps * 0.5 * 0.9) + RT_LAUNCH_OVERHEAD_S;
+	void *a, *b, *x;
+
+	CHECK(cudaMalloc(&a, 64) == cudaSuccess);
+	CHECK(cudaMalloc(&b, 64) == cudaSuccess);
+	CHECK(cudaMalloc(&x, 64) == cudaErrorMemoryAllocation);
+	CHECK(cudaFree(a) == cudaSuccess && cudaFree(b) == cudaSuccess);
+	CHECK(gbsim_cost_seconds(0, &c) > expect * 0.999 && gbsim_cost_seconds(0, &c) < expect * 1.001);
+	return 0;
+}
+
+static int run_scenario(const char *name)
+{
+	if (!strcmp(name, "leak"))
+		return scenario_leak();
+	if (!strcmp(name, "clean"))
+		return scenario_clean();
+	if (!strcmp(name, "sticky"))
+		return scenario_sticky();
+	if (!strcmp(name, "peer"))
+		return scenario_peer();
+	if (!strcmp(name, "lazy"))
+		return scenario_lazy();
+	if (!strcmp(name, "faults"))
+		return scenario_faults();
+	fprintf(stderr, "unknown scenario '%s'\n", name);
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stream_async_order),
+		cmocka_unit_test(test_event_elapsed_simulated),
+		cmocka_unit_test(test_spin_then_release),
+		cmocka_unit_test(test_legacy_stream_order),
+		cmocka_unit_test(test_strict_memory_errors),
+		cmocka_unit_test(test_strict_handle_errors),
+		cmocka_unit_test(test_launch_checks),
+		cmocka_unit_test(test_report_label),
+		cmocka_unit_test(test_leak_report),
+		cmocka_unit_test(test_sticky_error),
+		cmocka_unit_test(test_peer_checks),
+		cmocka_unit_test(test_lazy_mode),
+		cmocka_unit_test(test_faults),
+	};
+	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
+
+	if (n > 0)
+		self_path[n] = 0;
+	if (argc > 1)
+		return run_scenario(argv[1]);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
