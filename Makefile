@@ -1,6 +1,10 @@
-# The two commands of the README's quick start, plus a few conveniences.
-#   make run    install missing dependencies, configure, build, run the acceptance suite
-#   make test   install missing dependencies, configure, build, run every test
+# The steps behind the README's quick start, plus a few conveniences.
+#   make build  install missing dependencies, configure, build build/gpubench
+#   make test   install missing dependencies (and the tests' own), configure, build,
+#               run every test
+#   make run    build, then run the acceptance suite; make itself exits 2 when it
+#               fails, whatever gpubench's code was, so the quick start runs
+#               `make build && build/gpubench run` to keep gpubench's exit code
 # Everything is CMake underneath; this file only strings the steps together.
 BUILD ?= build
 CMAKE_FLAGS ?=
@@ -9,7 +13,7 @@ JOBS ?= $(shell nproc)
 
 FUZZ_SECONDS ?= 30
 
-.PHONY: all deps configure build run test test-gpu sanitize fuzz style clean
+.PHONY: all deps configure build run test test-gpu dist sanitize fuzz style clean
 
 all: build
 
@@ -22,12 +26,18 @@ configure: deps
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
+# gpubench's own line says why it could not run; make adds its "Error N" after it
 run: build
-	$(BUILD)/gpubench run $(RUN_ARGS)
+	@$(BUILD)/gpubench run $(RUN_ARGS)
 
 test: build
 	@scripts/install-deps.sh --test
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# a relocatable bundle for GPU hosts with only the driver: dist/gpubench-VERSION-linux-ARCH
+# (bin/gpubench with run path $$ORIGIN/../lib, lib/libcjson.so.1) and its .tar.gz
+dist: build
+	scripts/make-dist.sh $(BUILD) dist
 
 # on a GPU machine: every gpu-labelled test must run, none may skip
 test-gpu: build
@@ -51,4 +61,4 @@ style:
 	scripts/check-style.sh
 
 clean:
-	rm -rf $(BUILD) build-asan build-fuzz
+	rm -rf $(BUILD) build-asan build-fuzz dist

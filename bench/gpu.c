@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "bench/info_math.h"
+#include "build_info.h"
 #include "bench/lost_math.h"
 #include "nvml.h"
 #include "report/theory.h"
@@ -97,6 +98,41 @@ _Static_assert(GB_CUDA_ERR_SYSTEM_NOT_READY == cudaErrorSystemNotReady &&
 		       GB_CUDA_ERR_COMPAT_NOT_SUPPORTED == cudaErrorCompatNotSupportedOnDevice,
 	       "info_math.h's CUDA error numbers are the runtime's");
 
+/*
+ * A GPU none of the built architectures runs on fails every kernel launch
+ * with "no kernel image": refuse it here, before anything half-runs. Every
+ * visible GPU is asked, since a run may use any of them; the line says how
+ * to leave one out. False when all can run (or their capability is unknown:
+ * the collection then reports that GPU).
+ */
+static bool gpu_too_old(int n, char *reason, size_t len)
+{
+	for (int dev = 0; dev < n; dev++) {
+		int major = -1, minor = -1, oldest;
+
+		if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) !=
+			    cudaSuccess ||
+		    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) !=
+			    cudaSuccess)
+			continue;
+		if (gb_cuda_archs_run_on(GPUBENCH_CUDA_ARCHS, major, minor, &oldest))
+			continue;
+		if (major * 10 + minor < 75)  /* CUDA 13 builds nothing older than sm_75 */
+			snprintf(reason, len,
+				 "GPU %d is sm_%d%d, which CUDA 13 no longer supports (this build's "
+				 "oldest is sm_%d): hide it with CUDA_VISIBLE_DEVICES",
+				 dev, major, minor, oldest);
+		else
+			snprintf(reason, len,
+				 "GPU %d is sm_%d%d, which this build cannot run on (built for %s, "
+				 "the oldest sm_%d): rebuild with -DCMAKE_CUDA_ARCHITECTURES=%d%d, or "
+				 "hide it with CUDA_VISIBLE_DEVICES",
+				 dev, major, minor, GPUBENCH_CUDA_ARCHS, oldest, major, minor);
+		return true;
+	}
+	return false;
+}
+
 enum gb_probe gb_gpu_probe(int *count, const char *cuda_visible, char *reason, size_t len)
 {
 	int driver = 0, runtime = 0, n = 0;
@@ -139,6 +175,8 @@ enum gb_probe gb_gpu_probe(int *count, const char *cuda_visible, char *reason, s
 			 gb_cuda_errstr(e, b, sizeof(b)), hint ? "; " : "", hint ? hint : "");
 		return GB_PROBE_CUDA_ERROR;
 	}
+	if (gpu_too_old(n, reason, len))
+		return GB_PROBE_OLD_GPU;
 	*count = n;
 	return GB_PROBE_OK;
 }
@@ -227,6 +265,28 @@ static void fill_peaks(struct gb_device_info *d)
 	}
 }
 
+/*
+ * NVML's NVLink version against the generation the GPU model has: the
+ * model's wins where known (a driver answering in another convention would
+ * otherwise halve or double the NVLink peak), and the note keeps both so
+ * the report warns of the disagreement.
+ */
+static void judge_nvlink_gen(struct gb_device_info *d, struct gb_nvml_gaps *g)
+{
+	const struct gb_gpu_spec *spec = gb_gpu_spec_match(d->name, d->sm_count);
+	bool mismatch;
+	int gen;
+
+	g->nvlink_gen_known = spec && spec->nvlink_gen > 0 ?
+				      spec->nvlink_gen :
+				      gb_nvlink_gen_for_cc(d->cc_major, d->cc_minor);
+	if (g->nvlink_gen_nvml <= 0)
+		return; /* NVML named none: fill_peaks falls back on its own */
+	gen = gb_nvlink_gen_trusted(g->nvlink_gen_nvml, g->nvlink_gen_known, &mismatch);
+	if (gen > 0)
+		d->nvlink_gen = gen;
+}
+
 static void collect_links(struct gb_run *run)
 {
 	for (size_t i = 0; i < run->n_devices; i++) {
@@ -263,9 +323,14 @@ static bool collect_one(struct gb_run *run, int dev, struct gb_device_note *note
 		gb_nvml_fill_device_gaps(d, &note->nvml);
 		note->nvml_asked = true;
 		d->pcie_gpu_max_gen = note->nvml.gpu_max_pcie_gen;
+		d->nvlink_version_raw = note->nvml.nvlink_version_raw;
+		d->power_source = gb_power_source_name(note->nvml.power_source);
 	}
-	if (e == cudaSuccess)
+	if (e == cudaSuccess) {
+		if (note->nvml_asked)
+			judge_nvlink_gen(d, &note->nvml);
 		fill_peaks(d);
+	}
 	return e == cudaSuccess;
 }
 

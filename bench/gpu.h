@@ -3,8 +3,9 @@
  * gpu.h - finding out whether and which GPUs can run, and the checked-call
  * macros every CUDA-using benchmark shares.
  *
- * gb_gpu_probe() tells apart the three ways a machine cannot run: no driver,
- * a driver too old for this build, no GPU. gb_devices_collect() fills the
+ * gb_gpu_probe() tells apart the ways a machine cannot run: no driver, a
+ * driver too old for this build, no GPU, a GPU older than every architecture
+ * the build has (GPUBENCH_CUDA_ARCHS). gb_devices_collect() fills the
  * run's device list from the CUDA runtime, enriches it from NVML (matched by
  * PCI bus id) and adds each GPU's theoretical peaks and the pairwise topology.
  */
@@ -22,6 +23,7 @@ enum gb_probe {
 	GB_PROBE_NO_DRIVER,      /* libcuda.so.1 missing */
 	GB_PROBE_OLD_DRIVER,     /* driver supports an older CUDA than this build */
 	GB_PROBE_NO_GPU,         /* driver present, no visible CUDA device */
+	GB_PROBE_OLD_GPU,        /* a visible GPU none of the built architectures runs on */
 	GB_PROBE_CUDA_ERROR      /* any other failure, reason says which */
 };
 

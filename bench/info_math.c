@@ -30,6 +30,20 @@ static bool slot_slower(const struct gb_run *run, const struct gb_device_note *n
 	return n->nvml_asked && *slot > 0 && n->nvml.gpu_max_pcie_gen > *slot;
 }
 
+/* NVML named another NVLink generation than the GPU model has. */
+static bool nvlink_disagrees(const struct gb_device_note *n)
+{
+	return n->nvml_asked && n->nvml.nvlink_gen_nvml > 0 && n->nvml.nvlink_gen_known > 0 &&
+	       n->nvml.nvlink_gen_nvml != n->nvml.nvlink_gen_known;
+}
+
+/* Power figures are not instantaneous (or of unknown kind): worth a note. */
+static bool power_not_instant(const struct gb_device_note *n)
+{
+	return n->nvml_asked && n->nvml.power_fallback &&
+	       n->nvml.power_source != GB_POWER_SOURCE_INSTANT;
+}
+
 static bool has_findings(const struct gb_run *run, const struct gb_info_notes *notes)
 {
 	int slot;
@@ -40,10 +54,32 @@ static bool has_findings(const struct gb_run *run, const struct gb_info_notes *n
 		const struct gb_device_note *n = &notes->dev[i];
 
 		if (n->cuda_error[0] || (n->nvml_asked && n->nvml.n_unread) ||
-		    slot_slower(run, n, &slot))
+		    slot_slower(run, n, &slot) || nvlink_disagrees(n) || power_not_instant(n))
 			return true;
 	}
 	return false;
+}
+
+static void nvlink_power_checks(struct gb_bench_result *res, const struct gb_device_note *n)
+{
+	const struct gb_nvml_gaps *g = &n->nvml;
+
+	if (nvlink_disagrees(n))
+		gb_bench_add_check(res, "nvlink_version", GB_STATUS_WARNING, GB_SEV_WARNING,
+				   n->device, g->nvlink_gen_nvml, g->nvlink_gen_known,
+				   "NVML answers NVLink version %d (NVLink %d) for GPU %d, whose model "
+				   "has NVLink %d; its NVLink peak uses NVLink %d",
+				   g->nvlink_version_raw, g->nvlink_gen_nvml, n->device,
+				   g->nvlink_gen_known, g->nvlink_gen_known);
+	if (power_not_instant(n))
+		gb_bench_add_check(res, "power_source", GB_STATUS_PASSED, GB_SEV_INFO, n->device,
+				   NAN, NAN,
+				   "the driver has no instantaneous power reading for GPU %d: its "
+				   "power figures are nvmlDeviceGetPowerUsage's, %s",
+				   n->device,
+				   g->power_source == GB_POWER_SOURCE_AVERAGE_1S ?
+					   "averaged over one second" :
+					   "of a kind NVML does not say (instantaneous or averaged)");
 }
 
 static void device_checks(struct gb_bench_result *res, const struct gb_run *run,
@@ -70,6 +106,15 @@ static void device_checks(struct gb_bench_result *res, const struct gb_run *run,
 				   "GPU %d supports PCIe Gen%d but its slot allows Gen%d at most; host "
 				   "transfers are judged against Gen%d",
 				   n->device, n->nvml.gpu_max_pcie_gen, slot, slot);
+	nvlink_power_checks(res, n);
+}
+
+static const struct gb_check *first_warning(const struct gb_bench_result *res)
+{
+	for (size_t i = 0; i < res->n_checks; i++)
+		if (res->checks[i].status == GB_STATUS_WARNING)
+			return &res->checks[i];
+	return NULL;
 }
 
 struct gb_bench_result *gb_info_notes_apply(struct gb_run *run, const struct gb_info_notes *notes)
@@ -88,9 +133,10 @@ struct gb_bench_result *gb_info_notes_apply(struct gb_run *run, const struct gb_
 				   notes->nvml_error);
 	for (size_t i = 0; i < notes->n; i++)
 		device_checks(res, run, &notes->dev[i]);
-	/* warnings alone leave it passed; a lost GPU has already made it ERROR */
-	if (res->status == GB_STATUS_PASSED)
-		gb_bench_set_status(res, GB_STATUS_WARNING, "%s", res->checks[0].message);
+	/* warnings alone leave it passed; a lost GPU has already made it ERROR;
+	 * notes (a passed power_source) leave it passed */
+	if (res->status == GB_STATUS_PASSED && first_warning(res))
+		gb_bench_set_status(res, GB_STATUS_WARNING, "%s", first_warning(res)->message);
 	return res;
 }
 
@@ -110,4 +156,82 @@ const char *gb_cuda_probe_hint(int cuda_error)
 	default:
 		return NULL;
 	}
+}
+
+int gb_nvlink_gen_trusted(int nvml_gen, int known_gen, bool *mismatch)
+{
+	*mismatch = nvml_gen > 0 && known_gen > 0 && nvml_gen != known_gen;
+	if (known_gen > 0)
+		return known_gen;
+	return nvml_gen > 0 ? nvml_gen : -1;
+}
+
+/* One entry of a CUDA architecture list. */
+struct arch_entry {
+	int major, minor;
+	bool sass;     /* machine code: "-real", or a plain entry */
+	bool ptx;      /* PTX: "-virtual", or a plain entry */
+	bool specific; /* "a": runs on exactly this GPU */
+};
+
+/* "90", "90a", "100f", "75-real", "120-virtual"; false for anything else. */
+static bool parse_arch(const char *s, size_t len, struct arch_entry *e)
+{
+	size_t digits = 0;
+	int num = 0;
+
+	while (digits < len && s[digits] >= '0' && s[digits] <= '9' && digits < 4)
+		num = num * 10 + (s[digits++] - '0');
+	if (digits < 2 || (digits < len && s[digits] >= '0' && s[digits] <= '9'))
+		return false;
+	e->major = num / 10;
+	e->minor = num % 10;
+	e->specific = digits < len && s[digits] == 'a';
+	if (digits < len && (s[digits] == 'a' || s[digits] == 'f'))
+		digits++;
+	e->sass = e->ptx = true;
+	if (digits == len)
+		return true;
+	if (len - digits == 5 && !strncmp(s + digits, "-real", 5)) {
+		e->ptx = false;
+		return true;
+	}
+	if (len - digits == 8 && !strncmp(s + digits, "-virtual", 8)) {
+		e->sass = false;
+		return true;
+	}
+	return false;
+}
+
+static bool entry_runs_on(const struct arch_entry *e, int major, int minor)
+{
+	int arch = e->major * 10 + e->minor, cc = major * 10 + minor;
+
+	if (e->specific)
+		return cc == arch;
+	if (e->sass && major == e->major && minor >= e->minor)
+		return true;
+	return e->ptx && cc >= arch;
+}
+
+bool gb_cuda_archs_run_on(const char *archs, int cc_major, int cc_minor, int *oldest)
+{
+	bool judged = false, runs = false;
+	struct arch_entry e;
+
+	*oldest = -1;
+	for (const char *p = archs ? archs : ""; *p;) {
+		size_t len = strcspn(p, ",;");
+
+		if (!parse_arch(p, len, &e))
+			return true; /* "all", "native", a form this does not know */
+		judged = true;
+		if (*oldest < 0 || e.major * 10 + e.minor < *oldest)
+			*oldest = e.major * 10 + e.minor;
+		runs = runs || entry_runs_on(&e, cc_major, cc_minor);
+		p += len;
+		if (*p)
+			p++;
+	}
+	return !judged || runs;
 }

@@ -41,6 +41,14 @@ struct gb_info_notes {
  *                         GPU's (observed: slot, threshold: GPU)
  *   device_lost  ERROR    per GPU: its properties could not be read; `run`
  *                         leaves it out of every step (lost_math.h)
+ *   nvlink_version WARNING per GPU: NVML's NVLink version names another
+ *                         generation than the GPU model has (observed: NVML's
+ *                         reading, threshold: the model's); peaks use the model's
+ *   power_source INFO     per GPU (a passed note): the driver has no
+ *                         instantaneous power field, so power figures are
+ *                         nvmlDeviceGetPowerUsage's, a one-second average on
+ *                         Ampere and newer (or of unknown kind)
+ * The entry is WARNING when any check is, else it stays as its checks make it.
  */
 struct gb_bench_result *gb_info_notes_apply(struct gb_run *run, const struct gb_info_notes *notes);
 
@@ -55,5 +63,29 @@ struct gb_bench_result *gb_info_notes_apply(struct gb_run *run, const struct gb_
 #define GB_CUDA_ERR_DRIVER_MISMATCH 803
 #define GB_CUDA_ERR_COMPAT_NOT_SUPPORTED 804
 const char *gb_cuda_probe_hint(int cuda_error);
+
+/*
+ * The NVLink generation to price a GPU's links with. nvml_gen is what
+ * NVML's nvmlDeviceGetNvLinkVersion names (-1 unread); known_gen the GPU
+ * model's (catalog, else by compute capability; 0 unknown). A driver that
+ * answers in another convention (the generation itself rather than an
+ * nvmlNvlinkVersion_t) would halve or double the NVLink peak silently, so
+ * the model's generation wins where it is known, and *mismatch says that
+ * NVML disagreed (the report then warns). Returns the generation, -1 when
+ * neither knows.
+ */
+int gb_nvlink_gen_trusted(int nvml_gen, int known_gen, bool *mismatch);
+
+/*
+ * Whether a GPU of compute capability cc_major.cc_minor can run anything of
+ * a build whose CUDA architectures are archs (GPUBENCH_CUDA_ARCHS: CMake's
+ * list with ',' or ';', entries like "80", "90a", "100f", "75-real",
+ * "120-virtual"). Machine code for sm_XY runs on sm_XZ with Z >= Y ("a":
+ * only on XY itself); PTX (plain entries and -virtual) is compiled by the
+ * driver for any later GPU. oldest gets the oldest architecture as major*10
+ * + minor (-1 if the list names none). True as well when the list cannot be
+ * judged ("all", "native", empty): the probe refuses only what it knows.
+ */
+bool gb_cuda_archs_run_on(const char *archs, int cc_major, int cc_minor, int *oldest);
 
 #endif

@@ -12,9 +12,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#if GPUBENCH_HAVE_MPI
-#include <mpi.h>
+#include "mpi_dl.h"
 
+#if GPUBENCH_HAVE_MPI
+/*
+ * MPI's entry points and predefined handles are those of the library loaded
+ * at run time (gb_mpi, mpi_dl.h): never the names in mpi.h, which would
+ * link libmpi into every gpubench.
+ */
 #include "report/exitcodes.h"
 #endif
 
@@ -43,6 +48,8 @@ int gb_mpi_world_init(struct gb_mpi_world *w, int launcher_size, double timeout_
 
 void gb_mpi_stop_job(const struct gb_mpi_world *w, int code)
 {
+	if (!w->active)
+		return; /* MPI never started (e.g. it could not be loaded): no job to stop */
 	if (w->rank != 0) {
 		double grace = w->timeout_s < 10 ? w->timeout_s : 10;
 		struct timespec ts = { (time_t)grace, 0 };
@@ -86,6 +93,22 @@ bool gb_mpi_built(void)
 	return true;
 }
 
+const char *gb_mpi_built_version(void)
+{
+	return GB_MPI_HEADER_VERSION;
+}
+
+bool gb_mpi_running(void)
+{
+	int init = 0, fin = 0;
+
+	if (!gb_mpi_dl_loaded())
+		return false;
+	gb_mpi.MPI_Initialized(&init);
+	gb_mpi.MPI_Finalized(&fin);
+	return init && !fin;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -107,7 +130,7 @@ static void mpi_error(int code, const char *call, char *err, size_t errlen)
 	char text[MPI_MAX_ERROR_STRING];
 	int len = 0;
 
-	if (MPI_Error_string(code, text, &len) != MPI_SUCCESS)
+	if (gb_mpi.MPI_Error_string(code, text, &len) != MPI_SUCCESS)
 		snprintf(text, sizeof(text), "error %d", code);
 	snprintf(err, errlen, "'%s' failed: %s", call, text);
 }
@@ -116,9 +139,10 @@ static void mpi_error(int code, const char *call, char *err, size_t errlen)
  * A communicator of its own for the barrier before timed loops: a rank that
  * failed earlier never enters that barrier, and a barrier left pending on
  * MPI_COMM_WORLD would then be matched against the next world collective
- * (the exit-code broadcast), which is erroneous. MPI_COMM_NULL until made.
+ * (the exit-code broadcast), which is erroneous. Made when has_barrier_comm.
  */
-static MPI_Comm barrier_comm = MPI_COMM_NULL;
+static MPI_Comm barrier_comm;
+static bool has_barrier_comm;
 
 /*
  * Collective requests given up on after a timeout. MPI forbids freeing or
@@ -133,20 +157,20 @@ static bool abandoned_lost; /* more than MAX_ABANDONED: cannot finalize safely *
 
 static void abandon(MPI_Request *req)
 {
-	if (*req == MPI_REQUEST_NULL)
+	if (*req == gb_mpi.request_null)
 		return;
 	if (n_abandoned < MAX_ABANDONED)
 		abandoned[n_abandoned++] = *req;
 	else
 		abandoned_lost = true;
-	*req = MPI_REQUEST_NULL;
+	*req = gb_mpi.request_null;
 }
 
 /* Poll one request until it completes (0), the deadline passes (1) or MPI fails (-1). */
 static int wait_req(MPI_Request *req, double deadline, const char *call, char *err, size_t errlen)
 {
 	for (;;) {
-		int flag = 0, rc = MPI_Test(req, &flag, MPI_STATUS_IGNORE);
+		int flag = 0, rc = gb_mpi.MPI_Test(req, &flag, MPI_STATUS_IGNORE);
 
 		if (rc != MPI_SUCCESS) {
 			mpi_error(rc, call, err, errlen);
@@ -200,8 +224,8 @@ static int local_ranks(struct gb_mpi_world *w, char *err, size_t errlen)
 
 	if (!all)
 		abort();
-	rc = MPI_Iallgather(w->host, (int)hl, MPI_CHAR, all, (int)hl, MPI_CHAR, MPI_COMM_WORLD,
-			    &req);
+	rc = gb_mpi.MPI_Iallgather(w->host, (int)hl, gb_mpi.type_char, all, (int)hl,
+				   gb_mpi.type_char, gb_mpi.comm_world, &req);
 	rc = finish_collective(rc, &req, now_s() + w->timeout_s, "MPI_Iallgather", err, errlen);
 	if (rc > 0) {
 		not_joined(w, err, errlen);
@@ -221,13 +245,13 @@ static int local_ranks(struct gb_mpi_world *w, char *err, size_t errlen)
 static int dup_barrier_comm(const struct gb_mpi_world *w, char *err, size_t errlen)
 {
 	MPI_Request req;
-	int rc = MPI_Comm_idup(MPI_COMM_WORLD, &barrier_comm, &req);
+	int rc = gb_mpi.MPI_Comm_idup(gb_mpi.comm_world, &barrier_comm, &req);
 
 	rc = finish_collective(rc, &req, now_s() + w->timeout_s, "MPI_Comm_idup", err, errlen);
 	if (rc > 0)
 		not_joined(w, err, errlen);
-	if (rc)
-		barrier_comm = MPI_COMM_NULL; /* not usable, and never freed */
+	/* when it failed, it is not usable, and never freed */
+	has_barrier_comm = rc == 0;
 	return rc ? -1 : 0;
 }
 
@@ -238,10 +262,12 @@ int gb_mpi_world_init_host(struct gb_mpi_world *w, int launcher_size, double tim
 
 	one_rank(w, timeout_s, host);
 	if (launcher_size <= 1)
-		return 0;
-	MPI_Initialized(&inited);
+		return 0; /* one process never needs the library */
+	if (gb_mpi_dl_load(NULL, err, errlen))
+		return -1;
+	gb_mpi.MPI_Initialized(&inited);
 	if (!inited) {
-		rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+		rc = gb_mpi.MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
 		if (rc != MPI_SUCCESS) {
 			mpi_error(rc, "MPI_Init_thread", err, errlen);
 			return -1;
@@ -249,9 +275,9 @@ int gb_mpi_world_init_host(struct gb_mpi_world *w, int launcher_size, double tim
 	}
 	w->active = true;
 	/* errors come back as codes, so a failure becomes a message, not an abort */
-	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-	MPI_Comm_rank(MPI_COMM_WORLD, &w->rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &w->size);
+	gb_mpi.MPI_Comm_set_errhandler(gb_mpi.comm_world, gb_mpi.errors_return);
+	gb_mpi.MPI_Comm_rank(gb_mpi.comm_world, &w->rank);
+	gb_mpi.MPI_Comm_size(gb_mpi.comm_world, &w->size);
 	if (w->size <= 1)
 		return 0;
 	w->local_size = 0;
@@ -267,7 +293,7 @@ static bool drain_abandoned(const struct gb_mpi_world *w)
 	char err[160];
 
 	for (int i = 0; i < n_abandoned; i++)
-		if (abandoned[i] != MPI_REQUEST_NULL &&
+		if (abandoned[i] != gb_mpi.request_null &&
 		    wait_req(&abandoned[i], deadline, "MPI_Test", err, sizeof(err)) != 0)
 			return false;
 	n_abandoned = 0;
@@ -280,7 +306,7 @@ void gb_mpi_world_finalize(struct gb_mpi_world *w)
 
 	if (!w->active)
 		return;
-	MPI_Finalized(&finalized);
+	gb_mpi.MPI_Finalized(&finalized);
 	if (finalized) {
 		w->active = false;
 		return;
@@ -291,17 +317,18 @@ void gb_mpi_world_finalize(struct gb_mpi_world *w)
 	 * Rank 0 has written the report by now; the run was already an error.
 	 */
 	if (!drain_abandoned(w))
-		MPI_Abort(MPI_COMM_WORLD, GB_EXIT_CANNOT_RUN);
-	if (barrier_comm != MPI_COMM_NULL)
-		MPI_Comm_free(&barrier_comm);
-	MPI_Finalize();
+		gb_mpi.MPI_Abort(gb_mpi.comm_world, GB_EXIT_CANNOT_RUN);
+	if (has_barrier_comm)
+		gb_mpi.MPI_Comm_free(&barrier_comm);
+	has_barrier_comm = false;
+	gb_mpi.MPI_Finalize();
 	w->active = false;
 }
 
 void gb_mpi_abort(const struct gb_mpi_world *w, int code)
 {
 	if (w->active)
-		MPI_Abort(MPI_COMM_WORLD, code);
+		gb_mpi.MPI_Abort(gb_mpi.comm_world, code);
 }
 
 int gb_mpi_bcast(const struct gb_mpi_world *w, void *buf, size_t len, const char *what, char *err,
@@ -316,7 +343,7 @@ int gb_mpi_bcast(const struct gb_mpi_world *w, void *buf, size_t len, const char
 		snprintf(err, errlen, "cannot broadcast %s: %zu bytes is too large", what, len);
 		return -1;
 	}
-	rc = MPI_Ibcast(buf, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD, &req);
+	rc = gb_mpi.MPI_Ibcast(buf, (int)len, gb_mpi.type_byte, 0, gb_mpi.comm_world, &req);
 	/* rank 0 may itself have waited a whole timeout for another rank first */
 	rc = finish_collective(rc, &req, now_s() + 2 * w->timeout_s, "MPI_Ibcast", err, errlen);
 	if (rc > 0)
@@ -333,7 +360,7 @@ int gb_mpi_barrier(const struct gb_mpi_world *w, const char *what, char *err, si
 
 	if (!w->active || w->size < 2)
 		return 0;
-	rc = MPI_Ibarrier(barrier_comm != MPI_COMM_NULL ? barrier_comm : MPI_COMM_WORLD, &req);
+	rc = gb_mpi.MPI_Ibarrier(has_barrier_comm ? barrier_comm : gb_mpi.comm_world, &req);
 	rc = finish_collective(rc, &req, now_s() + w->timeout_s, "MPI_Ibarrier", err, errlen);
 	if (rc > 0)
 		snprintf(err, errlen,
@@ -359,10 +386,11 @@ static int gather_send(const struct gb_mpi_world *w, int tag, const void *mine, 
 			 len);
 		return -1;
 	}
-	rc = MPI_Isend(&n, 1, MPI_UINT64_T, 0, TAG_BASE + 2 * tag, MPI_COMM_WORLD, &req[0]);
+	rc = gb_mpi.MPI_Isend(&n, 1, gb_mpi.type_uint64, 0, TAG_BASE + 2 * tag, gb_mpi.comm_world,
+			      &req[0]);
 	if (rc == MPI_SUCCESS)
-		rc = MPI_Isend(mine, (int)len, MPI_BYTE, 0, TAG_BASE + 2 * tag + 1, MPI_COMM_WORLD,
-			       &req[1]);
+		rc = gb_mpi.MPI_Isend(mine, (int)len, gb_mpi.type_byte, 0, TAG_BASE + 2 * tag + 1,
+				      gb_mpi.comm_world, &req[1]);
 	if (rc != MPI_SUCCESS) {
 		mpi_error(rc, "MPI_Isend", err, errlen);
 		return -1;
@@ -395,7 +423,7 @@ static int gather_step(struct gather *g, struct gb_mpi_parts *parts, int r, int 
 	int flag = 0, rc;
 
 	if (g->phase[r] == 0) {
-		rc = MPI_Test(&g->lreq[r], &flag, MPI_STATUS_IGNORE);
+		rc = gb_mpi.MPI_Test(&g->lreq[r], &flag, MPI_STATUS_IGNORE);
 		if (rc != MPI_SUCCESS || !flag)
 			goto tested;
 		if (g->lens[r] > INT_MAX) {
@@ -406,13 +434,13 @@ static int gather_step(struct gather *g, struct gb_mpi_parts *parts, int r, int 
 		parts->data[r] = calloc(g->lens[r] + 1, 1);
 		if (!parts->data[r])
 			abort();
-		g->dreq[r] = MPI_REQUEST_NULL; /* stays so if the receive cannot be posted */
-		rc = MPI_Irecv(parts->data[r], (int)g->lens[r], MPI_BYTE, r, TAG_BASE + 2 * tag + 1,
-			       MPI_COMM_WORLD, &g->dreq[r]);
+		g->dreq[r] = gb_mpi.request_null; /* stays so if the receive cannot be posted */
+		rc = gb_mpi.MPI_Irecv(parts->data[r], (int)g->lens[r], gb_mpi.type_byte, r,
+				      TAG_BASE + 2 * tag + 1, gb_mpi.comm_world, &g->dreq[r]);
 		g->phase[r] = 1;
 		goto tested;
 	}
-	rc = MPI_Test(&g->dreq[r], &flag, MPI_STATUS_IGNORE);
+	rc = gb_mpi.MPI_Test(&g->dreq[r], &flag, MPI_STATUS_IGNORE);
 	if (rc == MPI_SUCCESS && flag) {
 		parts->len[r] = g->lens[r];
 		parts->arrived[r] = true;
@@ -441,11 +469,11 @@ static void gather_cancel(struct gather *g, struct gb_mpi_parts *parts, int n)
 				   : g->phase[r] == 1 ? &g->dreq[r]
 						      : NULL;
 
-		if (!req || *req == MPI_REQUEST_NULL)
+		if (!req || *req == gb_mpi.request_null)
 			continue;
 		lens_in_use |= g->phase[r] == 0;
-		MPI_Cancel(req);
-		MPI_Request_free(req);
+		gb_mpi.MPI_Cancel(req);
+		gb_mpi.MPI_Request_free(req);
 		parts->data[r] = NULL;
 	}
 	if (lens_in_use)
@@ -468,10 +496,10 @@ static int gather_root(const struct gb_mpi_world *w, int tag, struct gb_mpi_part
 		abort();
 	/* MPI_REQUEST_NULL need not be all-zero bits (it is not in Open MPI) */
 	for (size_t r = 0; r < n; r++)
-		g.lreq[r] = g.dreq[r] = MPI_REQUEST_NULL;
+		g.lreq[r] = g.dreq[r] = gb_mpi.request_null;
 	for (int r = 1; r < w->size; r++)
-		if (MPI_Irecv(&g.lens[r], 1, MPI_UINT64_T, r, TAG_BASE + 2 * tag, MPI_COMM_WORLD,
-			      &g.lreq[r]) != MPI_SUCCESS)
+		if (gb_mpi.MPI_Irecv(&g.lens[r], 1, gb_mpi.type_uint64, r, TAG_BASE + 2 * tag,
+				     gb_mpi.comm_world, &g.lreq[r]) != MPI_SUCCESS)
 			g.phase[r] = 2; /* cannot even listen: counts as not answering */
 	while (pending > 0) {
 		bool moved = false;
@@ -525,6 +553,16 @@ int gb_mpi_gather(const struct gb_mpi_world *w, int tag, const void *mine, size_
 #else /* built without MPI: always one rank */
 
 bool gb_mpi_built(void)
+{
+	return false;
+}
+
+const char *gb_mpi_built_version(void)
+{
+	return NULL;
+}
+
+bool gb_mpi_running(void)
 {
 	return false;
 }

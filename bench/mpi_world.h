@@ -5,8 +5,9 @@
  * id from rank 0, a barrier, every rank's report at rank 0).
  *
  * Compiled with or without MPI. Without it (GPUBENCH_HAVE_MPI 0), or when
- * the launcher started one process, the world is one rank and every
- * exchange is a no-op, so callers need no #if.
+ * the launcher started one process, the world is one rank, every exchange
+ * is a no-op and libmpi is never opened, so callers need no #if and a
+ * single process needs no MPI installed.
  *
  * No wait here blocks forever: every exchange is a non-blocking MPI call
  * polled against a deadline (timeout_s), so a rank that died or hangs turns
@@ -39,10 +40,21 @@ struct gb_mpi_world {
 bool gb_mpi_built(void);
 
 /*
+ * The MPI whose mpi.h gpubench was built with, "Open MPI v4.1.4" (the
+ * library itself is loaded only when a launcher starts several ranks, see
+ * mpi_dl.h); NULL when built without MPI.
+ */
+const char *gb_mpi_built_version(void);
+
+/* Whether MPI is up in this process (loaded, initialised, not finalized). */
+bool gb_mpi_running(void);
+
+/*
  * Join the world. launcher_size is the number of processes the launcher
- * says it started (0 or 1 when not launched by one): MPI is initialised
- * only when it is above 1 and gpubench was built with MPI; otherwise w is
- * the one-rank world. Local rank and size come from an all-gather of host
+ * says it started (0 or 1 when not launched by one): MPI is loaded
+ * (gb_mpi_dl_load(NULL): the library cmd/ chose) and initialised only when
+ * it is above 1 and gpubench was built with MPI; otherwise w is the
+ * one-rank world. Local rank and size come from an all-gather of host
  * names polled against the deadline (MPI_Comm_split_type would block for
  * ever on a rank that never arrives). Returns 0, or -1 with one line in
  * err; when w->active is then true MPI is up and the caller should stop the

@@ -85,6 +85,8 @@ GB_SAME_BIT(GB_CLK_RELIABILITY, nvmlClocksEventReasonReliability);
 	GB_NVML_OPTIONAL(nvmlDeviceGetTemperatureV)            \
 	GB_NVML_OPTIONAL(nvmlDeviceGetTemperature)             \
 	GB_NVML_OPTIONAL(nvmlDeviceGetPowerUsage)              \
+	GB_NVML_OPTIONAL(nvmlDeviceGetFieldValues)             \
+	GB_NVML_OPTIONAL(nvmlDeviceGetCudaComputeCapability)   \
 	GB_NVML_OPTIONAL(nvmlDeviceGetUtilizationRates)        \
 	GB_NVML_OPTIONAL(nvmlDeviceGetMemoryInfo)              \
 	GB_NVML_OPTIONAL(nvmlDeviceGetCurrentClocksEventReasons) \
@@ -141,11 +143,21 @@ struct nvlink_census {
 	char remote[NVML_NVLINK_MAX_LINKS][GB_BUS_ID_LEN];
 };
 
+/* How a device's power is read: decided once, then every sample reads it so. */
+enum power_path {
+	POWER_UNDECIDED = 0,
+	POWER_FIELD,       /* NVML_FI_DEV_POWER_INSTANT through nvmlDeviceGetFieldValues */
+	POWER_USAGE,       /* nvmlDeviceGetPowerUsage: the fallback */
+	POWER_NONE         /* neither answers */
+};
+
 struct gb_nvml_device {
 	nvmlDevice_t handle;
 	char bus_id[GB_BUS_ID_LEN]; /* normalised, see pci_normalise() */
 	bool census_done;
 	struct nvlink_census census;
+	enum power_path power_path;
+	enum gb_power_source power_source;
 };
 
 static struct {
@@ -748,8 +760,14 @@ static void fill_nvlink(struct gb_device_info *d, struct gb_nvml_device *dev, st
 	}
 	rc = NV(nvmlDeviceGetNvLinkVersion, dev->handle,
 		c->first_active < 0 ? 0u : (unsigned)c->first_active, &v);
-	if (rc == NVML_SUCCESS)
+	if (rc == NVML_SUCCESS) {
 		gen = nvlink_generation(v);
+		/* kept as answered, so a driver in another convention shows (gpu.c checks it) */
+		if (m->gaps) {
+			m->gaps->nvlink_version_raw = v > INT32_MAX ? INT32_MAX : (int)v;
+			m->gaps->nvlink_gen_nvml = gen;
+		}
+	}
 	if (gen > 0)
 		d->nvlink_gen = gen;
 	else
@@ -776,6 +794,8 @@ static void fill_nothing(const struct gb_device_info *d, struct missing *m)
 		missing_add(m, fields[i], why);
 }
 
+static enum gb_power_source power_source_of(struct gb_nvml_device *dev, bool *fallback);
+
 static int fill_device(struct gb_device_info *d, struct missing *m)
 {
 	struct gb_nvml_device *dev = gb_nvml_device_by_pci(d->pci_bus_id);
@@ -790,6 +810,8 @@ static int fill_device(struct gb_device_info *d, struct missing *m)
 	fill_power_ecc(d, dev->handle, m);
 	fill_numa(d, dev, m);
 	fill_nvlink(d, dev, m);
+	if (m->gaps)
+		m->gaps->power_source = power_source_of(dev, &m->gaps->power_fallback);
 	return m->n;
 }
 
@@ -806,6 +828,8 @@ int gb_nvml_fill_device_gaps(struct gb_device_info *d, struct gb_nvml_gaps *gaps
 
 	memset(gaps, 0, sizeof(*gaps));
 	gaps->gpu_max_pcie_gen = -1;
+	gaps->nvlink_version_raw = -1;
+	gaps->nvlink_gen_nvml = -1;
 	return fill_device(d, &m);
 }
 
@@ -891,6 +915,143 @@ static double read_temperature(nvmlDevice_t h)
 	return NAN;
 }
 
+/* ---- power ---- */
+
+enum gb_power_source gb_power_usage_source(int cc_major, int cc_minor)
+{
+	if (cc_major < 0)
+		return GB_POWER_SOURCE_UNKNOWN;
+	/* nvml.h: averaged over 1 s on Ampere except GA100 (sm_80) and newer */
+	if (cc_major > 8 || (cc_major == 8 && cc_minor > 0))
+		return GB_POWER_SOURCE_AVERAGE_1S;
+	return GB_POWER_SOURCE_INSTANT;
+}
+
+const char *gb_power_source_name(enum gb_power_source s)
+{
+	switch (s) {
+	case GB_POWER_SOURCE_INSTANT:
+		return "instant";
+	case GB_POWER_SOURCE_AVERAGE_1S:
+		return "average_1s";
+	case GB_POWER_SOURCE_UNKNOWN:
+		break;
+	}
+	return NULL;
+}
+
+/* A field value as a number, whatever type NVML chose for it. */
+static double field_number(const nvmlFieldValue_t *f)
+{
+	switch (f->valueType) {
+	case NVML_VALUE_TYPE_DOUBLE:
+		return f->value.dVal;
+	case NVML_VALUE_TYPE_UNSIGNED_INT:
+		return f->value.uiVal;
+	case NVML_VALUE_TYPE_UNSIGNED_LONG:
+		return (double)f->value.ulVal;
+	case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG:
+		return (double)f->value.ullVal;
+	case NVML_VALUE_TYPE_SIGNED_LONG_LONG:
+		return (double)f->value.sllVal;
+	case NVML_VALUE_TYPE_SIGNED_INT:
+		return f->value.siVal;
+	case NVML_VALUE_TYPE_UNSIGNED_SHORT:
+		return f->value.usVal;
+	default:
+		return NAN;
+	}
+}
+
+/* NVML_FI_DEV_POWER_INSTANT in W, NAN where the driver lacks the entry point or the field. */
+static double power_instant_w(nvmlDevice_t h)
+{
+	nvmlFieldValue_t f;
+
+	memset(&f, 0, sizeof(f));
+	f.fieldId = NVML_FI_DEV_POWER_INSTANT;
+	if (NV(nvmlDeviceGetFieldValues, h, 1, &f) != NVML_SUCCESS || f.nvmlReturn != NVML_SUCCESS)
+		return NAN;
+	return field_number(&f) / 1000.0; /* mW */
+}
+
+static double power_usage_w(nvmlDevice_t h)
+{
+	unsigned mw;
+
+	if (NV(nvmlDeviceGetPowerUsage, h, &mw) != NVML_SUCCESS)
+		return NAN;
+	return mw / 1000.0;
+}
+
+/* What nvmlDeviceGetPowerUsage means on this GPU (its architecture decides). */
+static enum gb_power_source usage_source(nvmlDevice_t h)
+{
+	int major = -1, minor = -1;
+
+	if (NV(nvmlDeviceGetCudaComputeCapability, h, &major, &minor) != NVML_SUCCESS)
+		return GB_POWER_SOURCE_UNKNOWN;
+	return gb_power_usage_source(major, minor);
+}
+
+static pthread_mutex_t power_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * The device's power path, decided at its first reading: the instantaneous
+ * field where the driver has it, else nvmlDeviceGetPowerUsage. Fixed from
+ * then on, so every figure of a run has one meaning; a reading that then
+ * fails is NAN, never a figure of the other kind.
+ */
+static enum power_path power_path_of(struct gb_nvml_device *dev)
+{
+	enum power_path path;
+
+	pthread_mutex_lock(&power_lock);
+	if (dev->power_path == POWER_UNDECIDED) {
+		if (isfinite(power_instant_w(dev->handle))) {
+			dev->power_path = POWER_FIELD;
+			dev->power_source = GB_POWER_SOURCE_INSTANT;
+		} else if (isfinite(power_usage_w(dev->handle))) {
+			dev->power_path = POWER_USAGE;
+			dev->power_source = usage_source(dev->handle);
+		} else {
+			dev->power_path = POWER_NONE;
+			dev->power_source = GB_POWER_SOURCE_UNKNOWN;
+		}
+	}
+	path = dev->power_path;
+	pthread_mutex_unlock(&power_lock);
+	return path;
+}
+
+static enum gb_power_source power_source_of(struct gb_nvml_device *dev, bool *fallback)
+{
+	enum power_path path = power_path_of(dev);
+
+	*fallback = path == POWER_USAGE;
+	return dev->power_source;
+}
+
+static double read_power_w(struct gb_nvml_device *dev)
+{
+	switch (power_path_of(dev)) {
+	case POWER_FIELD:
+		return power_instant_w(dev->handle);
+	case POWER_USAGE:
+		return power_usage_w(dev->handle);
+	default:
+		return NAN;
+	}
+}
+
+enum gb_power_source gb_nvml_power_source(const char *pci_bus_id)
+{
+	struct gb_nvml_device *d = gb_nvml_device_by_pci(pci_bus_id);
+	bool fallback;
+
+	return d ? power_source_of(d, &fallback) : GB_POWER_SOURCE_UNKNOWN;
+}
+
 int gb_nvml_sample(const char *pci_bus_id, struct gb_telemetry_sample *s)
 {
 	struct gb_nvml_device *d;
@@ -907,8 +1068,7 @@ int gb_nvml_sample(const char *pci_bus_id, struct gb_telemetry_sample *s)
 	if (!d)
 		return -1;
 	s->temp_c = read_temperature(d->handle);
-	if (NV(nvmlDeviceGetPowerUsage, d->handle, &v) == NVML_SUCCESS)
-		s->power_w = v / 1000.0;
+	s->power_w = read_power_w(d);
 	if (NV(nvmlDeviceGetClockInfo, d->handle, NVML_CLOCK_SM, &v) == NVML_SUCCESS)
 		s->sm_mhz = v;
 	if (NV(nvmlDeviceGetClockInfo, d->handle, NVML_CLOCK_MEM, &v) == NVML_SUCCESS)

@@ -63,11 +63,42 @@ int gb_nvml_fill_device(struct gb_device_info *d, char *missing, size_t missing_
  * unsupported: the GPU or host lacks the feature (NOT_SUPPORTED: ECC on
  * GeForce, NVLink on a PCIe card; no NUMA node): nothing is missing.
  */
+/*
+ * Where a power figure comes from. nvmlDeviceGetPowerUsage is a one-second
+ * average on Ampere (except GA100) and newer GPUs, and instantaneous on
+ * older ones (nvml.h says so); the instantaneous reading of any GPU is the
+ * field NVML_FI_DEV_POWER_INSTANT of nvmlDeviceGetFieldValues, which older
+ * drivers lack. gpubench reads the field where the driver has it and falls
+ * back to nvmlDeviceGetPowerUsage, and says which one a figure is.
+ */
+enum gb_power_source {
+	GB_POWER_SOURCE_UNKNOWN = 0, /* no power reading, or its kind cannot be told */
+	GB_POWER_SOURCE_INSTANT,     /* instantaneous */
+	GB_POWER_SOURCE_AVERAGE_1S   /* averaged over the last second */
+};
+/* "instant", "average_1s"; NULL for unknown (null in the report). */
+const char *gb_power_source_name(enum gb_power_source s);
+/* What nvmlDeviceGetPowerUsage answers on a GPU of this compute capability
+ * (cc_major < 0: unknown). */
+enum gb_power_source gb_power_usage_source(int cc_major, int cc_minor);
+/* The kind of every power figure gb_nvml_sample() gives for this device
+ * (decided at its first reading, fixed until gb_nvml_unload()). */
+enum gb_power_source gb_nvml_power_source(const char *pci_bus_id);
+
 struct gb_nvml_gaps {
 	char unread[256];        /* comma-separated field names */
 	char unsupported[256];
 	int n_unread, n_unsupported;
 	int gpu_max_pcie_gen;    /* the GPU's own maximum PCIe generation, -1 unknown */
+	/* nvmlDeviceGetNvLinkVersion as answered (an nvmlNvlinkVersion_t: 5 is
+	 * NVLink 3.1), -1 when not read; and the generation it names, -1 if none */
+	int nvlink_version_raw;
+	int nvlink_gen_nvml;
+	/* the model's NVLink generation (catalog, else by compute capability),
+	 * 0 unknown; set by bench/gpu.c, which trusts it over a differing NVML */
+	int nvlink_gen_known;
+	enum gb_power_source power_source; /* of this GPU's power figures */
+	bool power_fallback;     /* no instantaneous field: nvmlDeviceGetPowerUsage is read */
 };
 
 /* gb_nvml_fill_device(), reporting the gaps split by why (gaps is cleared first). */

@@ -56,11 +56,11 @@ const char *gb_own_gemm_unsupported_reason(enum gb_own_gemm kind, enum gb_precis
 			 "Hopper only); device %d is %d.%d", device, cc_major, cc_minor);
 		return buf;
 	}
-	/* the build's oldest target is sm_80, and mma.sync on bf16 and cp.async need it */
-	if (cc_major * 10 + cc_minor >= 80)
+	/* tiled and sgemm are plain FP32 code, built for every target from sm_75 */
+	if (kind <= GB_OWN_SGEMM || cc_major * 10 + cc_minor >= 80)
 		return NULL;
-	snprintf(buf, len, "%s is built for compute capability 8.0 and newer; device %d is "
-		 "%d.%d", name, device, cc_major, cc_minor);
+	snprintf(buf, len, "mma needs compute capability 8.0 (mma.sync m16n8k16 on bf16, "
+		 "cp.async); device %d is %d.%d", device, cc_major, cc_minor);
 	return buf;
 }
 

@@ -52,6 +52,7 @@
 #include "bench/stress_math.h"
 #include "kernels/kernels.h"
 #include "report/json_util.h"
+#include "report/thresholds.h"
 
 /*
  * cuBLASLt's workspace, as gemm uses (Hopper's fastest kernels want one).
@@ -133,7 +134,8 @@ static const struct gb_opt stress_opts[] = {
 	{ GB_OPT_DOUBLE, 0, "temp-limit", P(temp_limit_c), "C",
 	  "fail a GPU that gets hotter than this (default 85)", 20, 150, NULL, 0 },
 	{ GB_OPT_STRING, 0, "thresholds", P(thresholds), "FILE",
-	  "JSON file overriding the verdict thresholds (docs/stress.md)", 0, 0, NULL, 0 },
+	  "thresholds file, the same as run's: its \"stress\" section sets the limits "
+	  "(docs/thresholds.md)", 0, 0, NULL, 0 },
 	{ GB_OPT_ENUM, 0, "progress", P(progress), "MODE",
 	  "progress on stderr: a line per GPU (tty), one JSON object per line (jsonl), or none",
 	  0, 0, progress_names, 0 },
@@ -164,6 +166,59 @@ static void stress_defaults(void *pv)
 	p->seed = 1;
 }
 
+/* a key only the thresholds file of `run` (docs/thresholds.md) has at its top */
+static bool is_run_format(const cJSON *doc)
+{
+	static const char *const keys[] = { "schema", "description", "same_model_max_spread",
+					    "thresholds", "stress" };
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (cJSON_GetObjectItemCaseSensitive(doc, keys[i]))
+			return true;
+	return false;
+}
+
+/* "'f.json': x" -> "x": the caller names the file already */
+static void drop_name_prefix(char *why, const char *path)
+{
+	size_t n = strlen(path);
+
+	if (why[0] == '\'' && !strncmp(why + 1, path, n) && !strncmp(why + 1 + n, "': ", 3))
+		memmove(why, why + n + 4, strlen(why + n + 4) + 1);
+}
+
+/*
+ * One file for `run` and `stress`: the run format ({"thresholds": [...],
+ * "stress": {...}}) is checked whole, as `run` would, and its "stress"
+ * section applies here; a flat {"temp_limit_c": 83} (stress's own, older
+ * form) still works. 0, or -1 with the reason in why.
+ */
+static int parse_thresholds_text(const char *text, const char *path,
+				 struct gb_stress_thresholds *th, char *why, size_t len)
+{
+	cJSON *doc = cJSON_Parse(text);
+	struct gb_thresholds run_rules;
+	char *section;
+	int rc;
+
+	if (!cJSON_IsObject(doc) || !is_run_format(doc)) {
+		cJSON_Delete(doc);
+		return gb_stress_thresholds_parse(text, th, why, len);
+	}
+	memset(&run_rules, 0, sizeof(run_rules));
+	run_rules.same_model_spread = NAN;
+	rc = gb_thresholds_from_json(&run_rules, doc, path, why, len);
+	gb_thresholds_release(&run_rules);
+	drop_name_prefix(why, path);
+	if (!rc && cJSON_GetObjectItemCaseSensitive(doc, "stress")) {
+		section = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(doc, "stress"));
+		rc = gb_stress_thresholds_parse(section, th, why, len);
+		cJSON_free(section);
+	}
+	cJSON_Delete(doc);
+	return rc;
+}
+
 /* defaults, the --thresholds file, then --temp-limit */
 static int load_thresholds(const struct stress_params *p, struct gb_stress_thresholds *th,
 			   char *err, size_t len)
@@ -189,7 +244,7 @@ static int load_thresholds(const struct stress_params *p, struct gb_stress_thres
 				 p->thresholds);
 			goto out;
 		}
-		if (gb_stress_thresholds_parse(text, th, why, sizeof(why))) {
+		if (parse_thresholds_text(text, p->thresholds, th, why, sizeof(why))) {
 			snprintf(err, len, "invalid thresholds '%s': %s", p->thresholds, why);
 			goto out;
 		}

@@ -62,6 +62,10 @@ static const struct unit size_units[] = {
 	{"t", 1ULL << 40},
 	{"tib", 1ULL << 40},
 	{"tb", 1000000000000ULL},
+	/* petabytes: 'theory --grad-bytes' and '--bucket' reach 1 PiB */
+	{"p", 1ULL << 50},
+	{"pib", 1ULL << 50},
+	{"pb", 1000000000000000ULL},
 	{NULL, 0},
 };
 
@@ -929,12 +933,22 @@ int gb_device_list_resolve(struct gb_device_list *list, int count)
 /* ------------------------------------------------------------------------ */
 /* the parser                                                               */
 
+#define SEEN_MAX 128 /* options one command line may set; more is refused */
+
+/* An option already given on this command line, and how (for bools). */
+struct seen_opt {
+	const struct gb_opt *opt;
+	bool negated;            /* bools: given as --no-name */
+};
+
 struct parser {
 	const struct gb_opt_set *sets;
 	size_t n_sets;
 	int argc;
 	const char *const *argv;
 	int i; /* index of the argument being parsed */
+	struct seen_opt seen[SEEN_MAX];
+	size_t n_seen;
 };
 
 /* "--size", or "-s" for an option without a long name */
@@ -1140,6 +1154,35 @@ static int set_value(const struct gb_opt *o, void *base, const char *val)
 	return gb_error("option '%s' has an unknown type %d", nm, (int)o->type);
 }
 
+/*
+ * Every option holds one value, so a second one given would silently win
+ * over the first ("--compare A --compare B" compared only B). A value
+ * option given twice is refused, and so is a bool given both as --name and
+ * --no-name; the same flag repeated (-v -v) says nothing new and passes.
+ */
+static int note_seen(struct parser *p, const struct gb_opt *o, bool negated)
+{
+	char nm[NAME_MAX_LEN + 8];
+
+	opt_label(o, nm, sizeof(nm));
+	for (size_t k = 0; k < p->n_seen; k++) {
+		if (p->seen[k].opt != o)
+			continue;
+		if (o->type != GB_OPT_BOOL)
+			return gb_error("option '%s' given twice; give it once", nm);
+		if (p->seen[k].negated != negated)
+			return gb_error("option '%s' given both as '%s' and '--no-%s'; give one",
+					nm, nm, o->long_name ? o->long_name : nm);
+		return 0;
+	}
+	if (p->n_seen >= SEEN_MAX)
+		return gb_error("too many options (more than %d)", SEEN_MAX);
+	p->seen[p->n_seen].opt = o;
+	p->seen[p->n_seen].negated = negated;
+	p->n_seen++;
+	return 0;
+}
+
 /* "--name", "--name=value", "--name value", "--no-name"; 1 for help */
 static int parse_long(struct parser *p, const char *arg)
 {
@@ -1162,6 +1205,8 @@ static int parse_long(struct parser *p, const char *arg)
 	}
 	if (!o)
 		return unknown_long(p, name, len);
+	if (note_seen(p, o, negate))
+		return -1;
 	if (o->type == GB_OPT_BOOL) {
 		if (eq)
 			return gb_error("option '--%.*s' takes no value (got '%s')", (int)len, name,
@@ -1205,6 +1250,8 @@ static int parse_short(struct parser *p, const char *arg)
 		o = find_short(p, *c, &base);
 		if (!o)
 			return gb_error("unknown option '-%c'; see --help", *c);
+		if (note_seen(p, o, false))
+			return -1;
 		if (o->type == GB_OPT_BOOL) {
 			if (c[1] == '=')
 				return gb_error("option '-%c' takes no value (got '%s')", *c,
@@ -1224,7 +1271,7 @@ enum gb_cli_result gb_cli_parse(const struct gb_opt_set *sets, size_t n_sets, in
 				const char *const *argv, const char **positional,
 				size_t max_positional, size_t *n_positional)
 {
-	struct parser p = {sets, n_sets, argc, argv, 0};
+	struct parser p = { .sets = sets, .n_sets = n_sets, .argc = argc, .argv = argv };
 	bool options_done = false;
 	size_t npos = 0;
 

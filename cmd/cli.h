@@ -8,7 +8,8 @@
  * gb_cli_usage() prints --help from the same tables so the two never drift.
  *
  * Value formats (the type decides which apply):
- *   size      4096, 4K, 4KiB, 1M, 1G (binary); 4KB, 1MB, 1GB (decimal); 1.5G
+ *   size      4096, 4K, 4KiB, 1M, 1G, 1T, 1P (binary); 4KB, 1MB, 1GB, 1TB, 1PB
+ *             (decimal); 1.5G
  *   count     1000, 4K (= 4096), 1e6
  *   duration  500ms, 30s, 10m, 1h, 1.5h (a unit is required)
  *   percent   90% (stored as the fraction 0.9)

@@ -2,12 +2,14 @@
 /*
  * cmd_compare.c - `gpubench compare A.json B.json`: two saved reports side
  * by side, and a CI gate that fails on a real regression but not on noise,
- * and never fails open: a B that could not run what A measured (a benchmark
- * error, interrupted, skipped; B's run ended early) fails too, with one
- * warning line per reason, unless --allow-missing.
+ * and never fails open: a B that lacks what A measured (a benchmark, a
+ * metric, a GPU) or could not run it (a benchmark error, interrupted,
+ * skipped; B's run ended early) fails too, with one warning line per reason,
+ * unless --allow-missing.
  * Exit 0 passed, 1 regression or B incomplete, 2 bad input (a file that is
  * not a gpubench report, a newer schema, two reports with nothing in
- * common). The rules are in report/compare.h and docs/compare.md.
+ * common, a simulated report against a measured one). The rules are in
+ * report/compare.h and docs/compare.md.
  */
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@
 #include "report/compare.h"
 #include "report/exitcodes.h"
 #include "report/json.h"
+#include "report/outfile.h"
 
 struct compare_params {
 	double tolerance;
@@ -40,13 +43,14 @@ static const struct gb_opt compare_opts[] = {
 	{ GB_OPT_STRING, 0, "price", offsetof(struct compare_params, price), "A,B",
 	  "$ per GPU-hour of A and of B, for performance per dollar: 2.5,1.8", 0, 0, NULL, 0 },
 	{ GB_OPT_BOOL, 0, "allow-missing", offsetof(struct compare_params, allow_missing), NULL,
-	  "list benchmarks B could not run (error, interrupted, skipped) without failing", 0, 0,
-	  NULL, 0 },
+	  "list what B lacks or could not run (benchmarks, metrics, GPUs) without failing", 0,
+	  0, NULL, 0 },
 	{ GB_OPT_ENUM, 0, "format", offsetof(struct compare_params, format), "FMT",
 	  "format of stdout: text, json, markdown, csv, junit, prometheus or html", 0, 0,
 	  gb_format_names, 0 },
 	{ GB_OPT_STRING, 'o', "output", offsetof(struct compare_params, output), "FILE",
-	  "write the comparison as JSON (schema gpubench.compare/1) to FILE", 0, 0, NULL, 0 },
+	  "write the comparison as JSON (schema gpubench.compare/1) to FILE ('-': stdout, the "
+	  "table then goes to stderr)", 0, 0, NULL, 0 },
 	{ GB_OPT_BOOL, 'q', "quiet", offsetof(struct compare_params, quiet), NULL,
 	  "print nothing on stdout; the exit code says whether it regressed", 0, 0, NULL, 0 },
 	{ GB_OPT_END, 0, NULL, 0, NULL, NULL, 0, 0, NULL, 0 },
@@ -67,6 +71,12 @@ static int parse_prices(const char *s, struct gb_compare_opts *o)
 	return gb_error("cannot parse '%s' as --price: expected the $ per GPU-hour of A and of "
 			"B, e.g. 2.5,1.8",
 			s);
+}
+
+/* -o names standard output ("-", /dev/stdout) */
+static bool json_on_stdout(const struct compare_params *cp)
+{
+	return cp->output && gb_out_is_stdout(cp->output);
 }
 
 static int write_json(const void *ctx, FILE *out)
@@ -97,8 +107,9 @@ static int compare_and_print(const struct gb_run *a, const char *pa, const struc
 		gb_error("%s", err);
 		rc = GB_EXIT_CANNOT_RUN;
 	}
-	if (!cp->quiet &&
-	    gb_compare_print(&cmp, (enum gb_out_format)cp->format, stdout) != 0) {
+	/* with '-o -' stdout holds the JSON document alone: the table goes to stderr */
+	if (!cp->quiet && gb_compare_print(&cmp, (enum gb_out_format)cp->format,
+					   json_on_stdout(cp) ? stderr : stdout) != 0) {
 		gb_error("cannot write to standard output");
 		rc = GB_EXIT_CANNOT_RUN;
 	}
@@ -128,9 +139,11 @@ int cmd_compare(int argc, const char **argv)
 		"Compare report B against report A: every metric matched by benchmark, parameters "
 		"and GPU model, with both values, the ratio and the change. Exits 1 when a metric "
 		"is worse by more than the tolerance and by more than the two runs' combined "
-		"spread; improvements and metrics on one side only are listed, not failed. Also "
-		"exits 1, with a warning, when B could not run what A measured (a benchmark error, "
-		"interrupted or skipped in B, or B's run ended early), unless --allow-missing. "
+		"spread; improvements and metrics only B has are listed, not failed. Also exits 1, "
+		"with a warning, when B lacks what A measured (a benchmark, a metric, a GPU) or "
+		"could not run it (a benchmark error, interrupted or skipped in B, or B's run ended "
+		"early), unless --allow-missing. A simulated report (gpubench-sim) is never "
+		"compared with a measured one (exit 2). "
 		"Reports of different GPU models are shown side by side (% of each one's peak, per "
 		"watt, per dollar with --price) and their changes are not gated.";
 	struct compare_params cp = { .tolerance = 0.05 };
@@ -157,6 +170,12 @@ int cmd_compare(int argc, const char **argv)
 		return GB_EXIT_USAGE;
 	if (cp.output && gb_report_check_writable(cp.output, err, sizeof(err))) {
 		gb_error("%s", err);
+		return GB_EXIT_USAGE;
+	}
+	if (json_on_stdout(&cp) && cp.format != GB_FORMAT_TEXT) {
+		gb_error("'-o %s' writes the JSON comparison to stdout, '--format %s' would mix "
+			 "into it; use one",
+			 cp.output, gb_format_names[cp.format]);
 		return GB_EXIT_USAGE;
 	}
 	if (cp.metric_tolerance && !*cp.metric_tolerance) {

@@ -32,6 +32,7 @@
 
 #include "bench/bench.h"
 #include "bench/gpu.h"
+#include "bench/mpi_dl.h"
 #include "bench/mpi_world.h"
 #include "bench/nccl.h"
 #include "bench/nccl_math.h"
@@ -40,6 +41,7 @@
 #include "launcher.h"
 #include "log.h"
 #include "report/exitcodes.h"
+#include "report/formats.h"
 #include "report/json.h"
 
 /* ---- the nccl-tests table on stdout ---- */
@@ -137,12 +139,17 @@ static struct gb_nccl_row *rows_of(const struct gb_bench_result *b, size_t *n)
 
 static void print_table(const struct gb_run *run, const struct gb_common *c)
 {
+	char sim[320];
 	size_t n = 0;
 	struct gb_nccl_row *rows;
 
 	if (c->quiet || c->json || c->format == GB_FORMAT_JSON || !run->n_benches)
 		return;
 	rows = rows_of(&run->benches[run->n_benches - 1], &n);
+	/* the table is the summary's first part: a simulated run says so above it */
+	gb_fmt_simulated(sim, sizeof(sim), run);
+	if (n && *sim)
+		printf("%s\n", sim);
 	if (n)
 		print_rows(rows, n);
 	free(rows);
@@ -155,6 +162,21 @@ struct nccl_cmd {
 	void *params;
 	struct gb_launcher launch;
 };
+
+/*
+ * '--inplace' and '--outofplace' each say "only this placement": both at
+ * once contradict each other, and neither silently winning nor timing both
+ * is what either asked for (both placements is the default: give neither).
+ */
+static int placement_conflict(const void *params)
+{
+	const struct gb_nccl_params *p = params;
+
+	if (p->inplace && p->outofplace)
+		return gb_error("'--inplace' and '--outofplace' each time one placement only; "
+				"give one, or neither for both");
+	return 0;
+}
 
 /* Parse and check the options; -1 to go on, else the exit code (messages on rank 0 only). */
 static int parse(struct nccl_cmd *nc, int argc, const char **argv, bool quiet)
@@ -169,6 +191,8 @@ static int parse(struct nccl_cmd *nc, int argc, const char **argv, bool quiet)
 	b->set_defaults(nc->params);
 	gb_launcher_mute(&m, quiet);
 	rc = gb_cmd_parse(b->usage, b->summary, sets, 2, argc, argv, NULL, 0, NULL);
+	if (rc < 0 && placement_conflict(nc->params))
+		rc = GB_EXIT_USAGE;
 	if (rc < 0 && b->validate(nc->params, err, sizeof(err))) {
 		gb_error("%s", err);
 		rc = GB_EXIT_USAGE;
@@ -874,7 +898,9 @@ static int world_flow(struct world_run *wr, int argc, const char **argv)
 /* The ranks could not even form the job: rank 0 still writes a report saying so. */
 static int join_failed(struct world_run *wr, int argc, const char **argv, const char *err)
 {
-	gb_error("cannot start the MPI job: %s", err);
+	/* before MPI is up every rank fails alike (no library, say): one voice, rank 0's */
+	if (wr->w.active || wr->nc->launch.rank == 0)
+		gb_error("cannot start the MPI job: %s", err);
 	if (wr->w.rank == 0 && wr->nc->launch.rank == 0) {
 		gb_cmd_run_begin(&wr->local, "nccl", argc, argv);
 		gb_run_set_status(&wr->local, GB_STATUS_ERROR, err);
@@ -890,7 +916,9 @@ static int run_world(struct nccl_cmd *nc, int argc, const char **argv)
 	char err[512];
 	int rc;
 
-	if (gb_mpi_world_init(&wr.w, nc->launch.size, gb_nccl_timeout_s(nc->params), err,
+	/* the library only now, with several ranks: one process never needs MPI installed */
+	if (gb_mpi_dl_load(getenv("GPUBENCH_MPI_LIBRARY"), err, sizeof(err)) ||
+	    gb_mpi_world_init(&wr.w, nc->launch.size, gb_nccl_timeout_s(nc->params), err,
 			      sizeof(err)))
 		return join_failed(&wr, argc, argv, err);
 	if (wr.w.size != nc->launch.size) {

@@ -31,7 +31,8 @@ struct report_params {
 
 static const struct gb_opt report_opts[] = {
 	{ GB_OPT_ENUM, 0, "format", offsetof(struct report_params, format), "FMT",
-	  "output format (default: text on stdout; with -o, from the file's extension, else json)",
+	  "output format (default: text on stdout; with -o, from the file's extension, else json; "
+	  "json with '-o -')",
 	  0, 0, gb_format_names, 0 },
 	{ GB_OPT_STRING, 'o', "output", offsetof(struct report_params, output), "FILE",
 	  "write the output to FILE (atomically) instead of stdout", 0, 0, NULL, 0 },
@@ -59,8 +60,11 @@ static enum gb_out_format pick_format(const struct report_params *rp)
 
 	if (rp->format >= 0)
 		return (enum gb_out_format)rp->format;
-	if (!rp->output || !strcmp(rp->output, "-"))
+	if (!rp->output)
 		return GB_OUT_TEXT;
+	/* '-o -' is the JSON report on stdout, as for every command */
+	if (!strcmp(rp->output, "-"))
+		return GB_OUT_JSON;
 	f = gb_out_format_from_path(rp->output);
 	return f >= 0 ? (enum gb_out_format)f : GB_OUT_JSON;
 }

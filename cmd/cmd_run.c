@@ -82,6 +82,21 @@ static size_t split_args(char *s, const char **argv, size_t max)
 	return n;
 }
 
+/*
+ * --thresholds FILE reaches the suite's stress step too: one file holds the
+ * rules of `run` and, in its "stress" section, stress's own limits.
+ */
+static int thresholds_param(const struct gb_bench *b, const char *file, void *params)
+{
+	const char *argv[] = { "--thresholds", file };
+	struct gb_opt_set set = { b->opts, params };
+	size_t npos = 0;
+
+	if (!file || strcmp(b->name, "stress"))
+		return 0;
+	return gb_cli_parse(&set, 1, 2, argv, NULL, 0, &npos) == GB_CLI_OK ? 0 : -1;
+}
+
 /* Parse the profile's options into params; -1 is a bug in profile_table. */
 static int profile_params(const struct gb_bench *b, int profile, void *params)
 {
@@ -129,7 +144,8 @@ static void run_step(const struct gb_bench *b, struct gb_run *run, const struct 
 	gb_lost_scan(lost, res);
 }
 
-static void run_suite(struct gb_run *run, const struct gb_common *c, int profile)
+static void run_suite(struct gb_run *run, const struct gb_common *c, int profile,
+		      const char *thresholds)
 {
 	size_t nb;
 	const struct gb_bench *const *benches = gb_bench_all(&nb);
@@ -143,7 +159,7 @@ static void run_suite(struct gb_run *run, const struct gb_common *c, int profile
 		const struct gb_bench *b = benches[i];
 		void *params = calloc(1, b->params_size ? b->params_size : 1);
 
-		if (profile_params(b, profile, params) ||
+		if (profile_params(b, profile, params) || thresholds_param(b, thresholds, params) ||
 		    gb_cmd_resolve_bench_devices(b, params, (int)run->n_devices)) {
 			struct gb_bench_result *res = gb_run_add_bench(run, b->name);
 
@@ -231,6 +247,7 @@ static double suite_seconds(int profile)
 struct suite {
 	int profile;
 	const struct gb_thresholds *thr;
+	const char *thresholds_file; /* --thresholds, for the stress step */
 };
 
 /*
@@ -247,7 +264,7 @@ static int measure_suite(struct gb_run *run, struct gb_common *c, void *user)
 		return 0; /* the node's report says why: it could not run */
 	if (gb_device_list_resolve(&c->devices, (int)run->n_devices))
 		return -1;
-	run_suite(run, c, s->profile);
+	run_suite(run, c, s->profile, s->thresholds_file);
 	gb_thresholds_apply(s->thr, run);
 	return 0;
 }
@@ -301,7 +318,7 @@ static int run_fleet(const struct run_params *rp, struct gb_common *common,
 		     const struct gb_launcher *l, int argc, const char **argv)
 {
 	struct gb_thresholds thr;
-	struct suite suite = { rp->profile, &thr };
+	struct suite suite = { rp->profile, &thr, rp->thresholds };
 	struct gb_fleet_cfg cfg = {
 		.launcher = l, .common = common, .node_reports = rp->node_reports,
 		.timeout_s = rp->timeout_s, .suite_s = suite_seconds(rp->profile),
@@ -334,7 +351,7 @@ static int run_alone(const struct run_params *rp, struct gb_common *common, int 
 		     const char **argv)
 {
 	struct gb_thresholds thr;
-	struct suite suite = { rp->profile, &thr };
+	struct suite suite = { rp->profile, &thr, rp->thresholds };
 	struct gb_run run;
 	int rc;
 

@@ -50,7 +50,7 @@ struct theory_params {
 	uint64_t bucket_bytes;
 	double step_ms;        /* 0: not given */
 	double step_tflop;     /* 0: not given */
-	double mfu;
+	double mfu;            /* 0: not given (DEFAULT_MFU, and only with --step-tflop) */
 	double overhead;
 	double busbw_gbps;     /* 0: the link's nominal */
 	double alpha_us;       /* < 0: the link's nominal */
@@ -123,7 +123,6 @@ static void theory_defaults(struct theory_params *p)
 	p->link = -1;
 	p->grad_bytes = UINT64_C(1) << 30;
 	p->bucket_bytes = (uint64_t)GB_DDP_BUCKET_BYTES;
-	p->mfu = DEFAULT_MFU;
 	p->overhead = GB_SCALING_DELTA_DEFAULT;
 	p->alpha_us = -1;
 	p->precision = GB_PREC_BF16;
@@ -290,6 +289,26 @@ static double headline_flops(const struct gb_gpu_spec *s, enum gb_precision p)
 	return spec > 0 ? spec : gb_gpu_spec_peak_flops(s, p);
 }
 
+/*
+ * A link the GPU cannot have would price the all-reduce at another
+ * generation's bandwidth: NVLink only of the GPU's own generation (an A100
+ * has NVLink3, never NVLink5), PCIe at most at the GPU's generation (a slower
+ * slot is possible, a faster one runs at the GPU's). -1 after one line.
+ */
+static int link_impossible(const struct theory_config *c, bool primary)
+{
+	const struct gb_gpu_spec *s = c->spec;
+	const char *opt = primary ? "--link" : "--compare-link";
+
+	if (c->link->nvlink_gen > 0 && c->link->nvlink_gen != s->nvlink_gen)
+		return gb_error("'%s' has NVLink%d, not '%s'; drop '%s' or use 'nvlink%d'",
+				s->key, s->nvlink_gen, c->link->name, opt, s->nvlink_gen);
+	if (s->pcie_gen > 0 && c->link->pcie_gen > s->pcie_gen)
+		return gb_error("'%s' is a PCIe Gen%d GPU, it cannot run '%s'; use '%s pcie%d' "
+				"or lower", s->key, s->pcie_gen, c->link->name, opt, s->pcie_gen);
+	return 0;
+}
+
 static int set_link(struct theory_config *c, int link_index, const struct theory_params *p,
 		    bool primary)
 {
@@ -304,6 +323,8 @@ static int set_link(struct theory_config *c, int link_index, const struct theory
 		return gb_error("'%s' has no NVLink; use '--%slink pcie%d' or 'pcie%d-nop2p'",
 				c->spec->key, primary ? "" : "compare-", c->spec->pcie_gen,
 				c->spec->pcie_gen);
+	if (c->link_given && link_impossible(c, primary))
+		return -1;
 	c->in.link = nominal;
 	/* A measured price replaces the nominal one, for the first configuration only. */
 	if (primary && p->busbw_gbps > 0) {
@@ -324,6 +345,11 @@ static int need_headline(const struct theory_config *c, const struct theory_para
 			c->spec->key, precision_choices[p->precision], why);
 }
 
+static double mfu_of(const struct theory_params *p)
+{
+	return p->mfu > 0 ? p->mfu : DEFAULT_MFU;
+}
+
 /* The primary's step: given, default, or from --step-tflop. */
 static int set_step(struct theory_config *c, const struct theory_params *p)
 {
@@ -331,7 +357,7 @@ static int set_step(struct theory_config *c, const struct theory_params *p)
 		if (need_headline(c, p, "'--step-tflop'"))
 			return -1;
 		c->in.t_compute_s = gb_step_time_from_work(p->step_tflop * 1e12, c->headline_flops,
-							   p->mfu);
+							   mfu_of(p));
 		c->step_source = STEP_FROM_WORK;
 	} else {
 		c->in.t_compute_s = (p->step_ms > 0 ? p->step_ms : DEFAULT_STEP_MS) * 1e-3;
@@ -422,15 +448,21 @@ static int check_params(const struct theory_params *p, const struct gb_common *c
 	if (!c->devices.all)
 		return gb_error("'theory' uses no GPU; drop '--devices'");
 	if (p->list) {
-		if (c->json || c->output || c->format == GB_FORMAT_JSON)
-			return gb_error(
-				"'--list' prints the catalog as text; drop '--json' and '-o'");
+		if (c->json || c->output || c->format != GB_FORMAT_TEXT)
+			return gb_error("'--list' prints the catalog as text; drop '--json', "
+					"'--format' and '-o'");
+		if (p->gpu || p->compare)
+			return gb_error("'--list' prints the whole catalog; drop '--%s'",
+					p->gpu ? "gpu" : "compare");
 		return 0;
 	}
 	if (!p->gpu)
 		return gb_error("no GPU given: use '--gpu NAME' (see 'gpubench theory --list')");
 	if (p->step_ms > 0 && p->step_tflop > 0)
 		return gb_error("'--step-ms' and '--step-tflop' both set the step; use one");
+	if (p->mfu > 0 && !(p->step_tflop > 0))
+		return gb_error("'--mfu' applies to '--step-tflop' only; give '--step-tflop X' or "
+				"drop '--mfu'");
 	return check_compare_opts(p);
 }
 
@@ -852,7 +884,7 @@ static void add_params(struct gb_bench_result *b, const struct theory_config *c,
 	gb_bench_param_str(b, "step_source", step_source_names[c->step_source]);
 	if (p->step_tflop > 0) {
 		gb_bench_param_num(b, "step_tflop", p->step_tflop);
-		gb_bench_param_num(b, "mfu", p->mfu);
+		gb_bench_param_num(b, "mfu", mfu_of(p));
 	}
 	gb_bench_param_str(b, "precision", precision_choices[p->precision]);
 	gb_bench_param_str(b, "role", primary ? "primary" : "compare");
@@ -929,6 +961,11 @@ static void fill_result(struct gb_run *run, const struct theory_config *c,
 
 /* ---- the command ---- */
 
+static bool report_on_stdout(const struct gb_common *c)
+{
+	return c->output && !strcmp(c->output, "-");
+}
+
 static int theory_report(const struct theory_config *cfg, size_t n, const struct theory_params *p,
 			 const struct gb_common *common, int argc, const char **argv)
 {
@@ -939,9 +976,14 @@ static int theory_report(const struct theory_config *cfg, size_t n, const struct
 	gb_cmd_run_begin(&run, "theory", argc, argv);
 	for (size_t i = 0; i < n; i++)
 		fill_result(&run, &cfg[i], p, i == 0);
-	if (!common->quiet && !common->json && common->format != GB_FORMAT_JSON)
-		print_text(stdout, cfg, n, p);
-	/* The text above replaces the generic summary; -o and --json still go through here. */
+	/*
+	 * The table is the text format: another --format (or --json) prints that
+	 * format alone, so a CSV or XML reader gets nothing else. With '-o -'
+	 * stdout holds the JSON report, so the table goes to stderr.
+	 */
+	if (!common->quiet && !common->json && common->format == GB_FORMAT_TEXT)
+		print_text(report_on_stdout(common) ? stderr : stdout, cfg, n, p);
+	/* The text above replaces the generic summary; -o and --format still go through here. */
 	quiet.quiet = true;
 	rc = gb_cmd_run_finish(&run, &quiet, false);
 	gb_run_release(&run);

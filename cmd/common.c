@@ -16,12 +16,9 @@
 #if GPUBENCH_HAVE_NCCL
 #include <nccl.h>
 #endif
-#if GPUBENCH_HAVE_MPI
-#include <mpi.h>
-#endif
-
 #include "bench/bench.h"
 #include "bench/cublaslt_dl.h"
+#include "bench/mpi_world.h"
 #include "bench/nccl.h"
 #include "bench/gpu.h"
 #include "bench/info_math.h"
@@ -35,6 +32,7 @@
 #include "report/exitcodes.h"
 #include "report/host.h"
 #include "report/json.h"
+#include "report/outfile.h"
 #include "report/text.h"
 
 extern char **environ;
@@ -45,7 +43,9 @@ const struct gb_opt gb_common_opts[] = {
 	{ GB_OPT_DEVICES, 'd', "devices", offsetof(struct gb_common, devices), "LIST",
 	  "GPUs to use: 0,2 or 0-3 or all (after CUDA_VISIBLE_DEVICES)", 0, 0, NULL, 0 },
 	{ GB_OPT_STRING, 'o', "output", offsetof(struct gb_common, output), "FILE",
-	  "write the JSON report to FILE (atomically; also on failure and Ctrl-C)", 0, 0, NULL, 0 },
+	  "write the JSON report to FILE (also on failure and Ctrl-C; a link's target, a device "
+	  "or a FIFO is written, never replaced; '-': stdout, the summary then on stderr)", 0, 0,
+	  NULL, 0 },
 	{ GB_OPT_BOOL, 0, "json", offsetof(struct gb_common, json), NULL,
 	  "print the JSON report on stdout instead of the text summary", 0, 0, NULL, 0 },
 	{ GB_OPT_ENUM, 0, "format", offsetof(struct gb_common, format), "FMT",
@@ -136,17 +136,8 @@ static void tool_info(struct gb_tool_info *t)
 #if GPUBENCH_HAVE_NCCL
 	t->built_nccl = NCCL_VERSION_CODE;
 #endif
-#if GPUBENCH_HAVE_MPI
-	{
-		char v[MPI_MAX_LIBRARY_VERSION_STRING];
-		int len = 0;
-
-		/* allowed before MPI_Init */
-		MPI_Get_library_version(v, &len);
-		v[strcspn(v, "\n,")] = '\0';
-		t->built_mpi = gb_strdup(v);
-	}
-#endif
+	if (gb_mpi_built())
+		t->built_mpi = gb_strdup(gb_mpi_built_version());
 	t->cuda_archs = gb_strdup(GPUBENCH_CUDA_ARCHS);
 }
 
@@ -181,6 +172,12 @@ void gb_cmd_run_begin(struct gb_run *run, const char *cmd_name, int argc, const 
 	record_env(run);
 }
 
+/* -o names standard output ("-", /dev/stdout): then stdout carries the JSON and nothing else */
+static bool report_to_stdout(const struct gb_common *c)
+{
+	return c->output && gb_out_is_stdout(c->output);
+}
+
 int gb_cmd_check_common(const struct gb_common *c)
 {
 	char err[512];
@@ -189,8 +186,19 @@ int gb_cmd_check_common(const struct gb_common *c)
 		return gb_error("%s", err);
 	if (watchdog_env(err, sizeof(err)))
 		return gb_error("%s", err);
-	if (c->output && c->json && !strcmp(c->output, "-"))
-		return gb_error("'-o -' and '--json' both write the report to stdout; use one");
+	/* --json is --format json: a second, different format would make one silently win */
+	if (c->json && c->format != GB_FORMAT_TEXT && c->format != GB_FORMAT_JSON)
+		return gb_error("'--json' and '--format %s' both choose the format of stdout; use one",
+				gb_format_names[c->format]);
+	if (!report_to_stdout(c))
+		return 0;
+	if (c->json || c->format == GB_FORMAT_JSON)
+		return gb_error("'-o %s' and '%s' both write the report to stdout; use one",
+				c->output, c->json ? "--json" : "--format json");
+	if (c->format != GB_FORMAT_TEXT)
+		return gb_error("'-o %s' writes the JSON report to stdout, '--format %s' would mix "
+				"into it; use one",
+				c->output, gb_format_names[c->format]);
 	return 0;
 }
 
@@ -349,6 +357,10 @@ static int write_outputs(struct gb_run *run, const struct gb_common *c, bool dev
 		if (gb_report_format(run, (enum gb_out_format)c->format, stdout))
 			gb_error("cannot write the %s report to standard output",
 				 gb_format_names[c->format]);
+	} else if (!c->quiet && summary && report_to_stdout(c)) {
+		/* stdout holds the JSON report alone, so that a pipe can parse it */
+		topts.color = color_allowed(c) && isatty(STDERR_FILENO);
+		gb_text_print(run, stderr, &topts);
 	} else if (!c->quiet && summary) {
 		gb_text_print(run, stdout, &topts);
 	}
@@ -358,15 +370,7 @@ static int write_outputs(struct gb_run *run, const struct gb_common *c, bool dev
 /* Whether MPI is running: then MPI_Finalize must run, so no _exit(). */
 static bool mpi_active(void)
 {
-#if GPUBENCH_HAVE_MPI
-	int init = 0, fin = 0;
-
-	MPI_Initialized(&init);
-	MPI_Finalized(&fin);
-	return init && !fin;
-#else
-	return false;
-#endif
+	return gb_mpi_running();
 }
 
 /*
@@ -592,7 +596,7 @@ static void show_status(void *user, const char *text)
 /* The report goes to stdout: the terminal is left to it and to plain lines. */
 static bool report_on_stdout(const struct gb_common *c)
 {
-	return c->json || c->format == GB_FORMAT_JSON || (c->output && !strcmp(c->output, "-"));
+	return c->json || c->format == GB_FORMAT_JSON || report_to_stdout(c);
 }
 
 /*

@@ -14,14 +14,11 @@
 #endif
 
 #include "bench/bench.h"
+#include "bench/mpi_world.h"
 #include "build_info.h"
 #include "cmd.h"
 #include "log.h"
 #include "report/exitcodes.h"
-
-#if GPUBENCH_HAVE_MPI
-#include <mpi.h>
-#endif
 
 static int cmd_help(int argc, const char **argv);
 static int cmd_version(int argc, const char **argv);
@@ -167,18 +164,11 @@ static void print_version(FILE *out)
 #else
 	fputs(", without NCCL", out);
 #endif
-#if GPUBENCH_HAVE_MPI
-	{
-		char v[MPI_MAX_LIBRARY_VERSION_STRING];
-		int len = 0;
-
-		MPI_Get_library_version(v, &len);
-		v[strcspn(v, "\n,")] = '\0';
-		fprintf(out, ", MPI (%s)\n", v);
-	}
-#else
-	fputs(", without MPI\n", out);
-#endif
+	/* the header's MPI: the library is opened only under a launcher with several ranks */
+	if (gb_mpi_built())
+		fprintf(out, ", MPI (%s, loaded at run time)\n", gb_mpi_built_version());
+	else
+		fputs(", without MPI\n", out);
 	fprintf(out, "CUDA architectures: %s\n", GPUBENCH_CUDA_ARCHS);
 }
 

@@ -15,11 +15,13 @@
 #include <cjson/cJSON.h>
 
 #include "bench/bench.h"
+#include "bench/mpi_dl.h"
 #include "bench/mpi_world.h"
 #include "log.h"
 #include "report/exitcodes.h"
 #include "report/fleet.h"
 #include "report/json.h"
+#include "report/outfile.h"
 
 /* What every rank tells rank 0 before anything runs (same binary everywhere: raw bytes). */
 struct hello {
@@ -398,9 +400,13 @@ static void print_fleet(const struct gb_run *out, const struct gb_common *c)
 		if (gb_report_write_file(out, "-", err, sizeof(err)))
 			gb_error("%s", err);
 	} else if (c->format != GB_FORMAT_TEXT || !c->quiet) {
-		if (gb_report_format(out, (enum gb_out_format)c->format, stdout))
-			gb_error("cannot write the %s report to standard output",
-				 gb_format_names[c->format]);
+		/* -o - (or /dev/stdout) put the JSON there: the summary goes beside it, to stderr */
+		bool json_on_stdout = c->output && gb_out_is_stdout(c->output);
+
+		if (gb_report_format(out, (enum gb_out_format)c->format,
+				     json_on_stdout ? stderr : stdout))
+			gb_error("cannot write the %s report to standard %s",
+				 gb_format_names[c->format], json_on_stdout ? "error" : "output");
 	}
 }
 
@@ -504,7 +510,7 @@ static bool provisional(const struct fleet *f)
 {
 	const char *out = f->cfg->common->output;
 
-	return f->w.rank == 0 && out && strcmp(out, "-");
+	return f->w.rank == 0 && out && !gb_out_is_stdout(out);
 }
 
 static int fleet_flow(struct fleet *f)
@@ -567,6 +573,9 @@ int gb_run_fleet(const struct gb_fleet_cfg *cfg)
 	f.cfg = cfg;
 	if (!gb_mpi_built())
 		return not_built(cfg);
+	/* the library only now, with several ranks: one process never needs MPI installed */
+	if (gb_mpi_dl_load(getenv("GPUBENCH_MPI_LIBRARY"), err, sizeof(err)))
+		return join_failed(&f, err);
 	if (gb_mpi_world_init_host(&f.w, cfg->launcher->size, fmin(cfg->timeout_s, GB_FLEET_JOIN_S),
 				   cfg->host, err, sizeof(err)))
 		return join_failed(&f, err);

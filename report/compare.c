@@ -563,6 +563,11 @@ static void header_fields(struct gb_compare *c, const struct gb_run *a, const ch
 	c->price_a = o->price_a;
 	c->price_b = o->price_b;
 	c->allow_missing = o->allow_missing;
+	c->simulated = a->host.simulated && b->host.simulated;
+	if (c->simulated) {
+		c->sim_a = gb_strdup(a->host.simulated_machine);
+		c->sim_b = gb_strdup(b->host.simulated_machine);
+	}
 }
 
 /* ---- B incomplete: never fail open ---- */
@@ -618,13 +623,35 @@ static bool already_missing(const struct gb_compare *c, const char *bench)
 	return false;
 }
 
-static void add_missing(struct gb_compare *c, const char *bench, enum gb_status st,
-			const char *reason, size_t metrics_a, char *message)
+static const char *const missing_kind_names[] = {
+	[GB_MISS_RUN] = "run",         [GB_MISS_NOT_RUN] = "not_run",
+	[GB_MISS_BENCHMARK] = "benchmark", [GB_MISS_METRICS] = "metrics",
+	[GB_MISS_GPU] = "gpu",
+};
+
+const char *gb_cmp_missing_kind_name(enum gb_cmp_missing_kind k)
+{
+	return (size_t)k < sizeof(missing_kind_names) / sizeof(missing_kind_names[0])
+		       ? missing_kind_names[k]
+		       : "unknown";
+}
+
+const char *gb_cmp_missing_subject(const struct gb_cmp_missing *m)
+{
+	if (m->bench)
+		return m->bench;
+	return m->kind == GB_MISS_GPU ? "gpu" : "run";
+}
+
+static void add_missing(struct gb_compare *c, enum gb_cmp_missing_kind kind, const char *bench,
+			enum gb_status st, const char *reason, size_t metrics_a, char *message)
 {
 	struct gb_cmp_missing *m;
 
 	c->missing = gb_xrealloc(c->missing, sizeof(*c->missing) * (c->n_missing + 1));
 	m = &c->missing[c->n_missing++];
+	m->kind = kind;
+	m->device = -1;
 	m->bench = gb_strdup(bench);
 	m->status = st;
 	m->reason = gb_str_printable(gb_strdup(reason));
@@ -644,7 +671,7 @@ static void find_missing(struct gb_compare *c, const struct gb_run *a, const str
 	if (ended_early(b->status)) {
 		char *why = status_why(b->status, b->reason);
 
-		add_missing(c, NULL, b->status, b->reason, 0,
+		add_missing(c, GB_MISS_RUN, NULL, b->status, b->reason, 0,
 			    gb_strdupf("B's run ended early (%s)", why));
 		free(why);
 	}
@@ -658,18 +685,150 @@ static void find_missing(struct gb_compare *c, const struct gb_run *a, const str
 			continue;
 		if (bb && did_not_run(bb->status)) {
 			why = status_why(bb->status, bb->reason);
-			add_missing(c, ba->name, bb->status, bb->reason, n,
+			add_missing(c, GB_MISS_NOT_RUN, ba->name, bb->status, bb->reason, n,
 				    gb_strdupf("%s did not run in B (%s); A measured %zu metric%s",
 					       ba->name, why, n, n == 1 ? "" : "s"));
 			free(why);
 		} else if (!bb && ended_early(b->status)) {
-			add_missing(c, ba->name, b->status, NULL, n,
+			add_missing(c, GB_MISS_BENCHMARK, ba->name, b->status, NULL, n,
 				    gb_strdupf("%s is missing from B, whose run ended %s; A measured "
 					       "%zu metric%s",
 					       ba->name, gb_status_name(b->status), n,
 					       n == 1 ? "" : "s"));
 		}
 	}
+}
+
+/* B has a GPU for A's device at position pos: the same model and rank, or position across models */
+static bool gpu_in_b(const struct gb_compare *c, const struct gb_run *a, const struct gb_run *b,
+		     int pos)
+{
+	const char *name = pos_name(a, pos);
+	int have = 0;
+
+	if (c->different_models)
+		return (size_t)pos < b->n_devices;
+	for (size_t i = 0; i < b->n_devices; i++)
+		have += !strcmp(pos_name(b, (int)i), name);
+	return model_rank(a, pos) < have;
+}
+
+/* A measured it and B has no value: absent from B, or null there and not already a regression */
+static bool lost_in_b(const struct gb_cmp_row *r)
+{
+	return isfinite(r->a.value) && !isfinite(r->b.value) && r->cls != GB_CMP_REGRESSION;
+}
+
+static bool gpu_missing(const struct gb_compare *c, int device)
+{
+	for (size_t i = 0; i < c->n_missing; i++)
+		if (c->missing[i].kind == GB_MISS_GPU && c->missing[i].device == device)
+			return true;
+	return false;
+}
+
+/* A's GPU with CUDA index dev has a counterpart in B (true for no GPU, and for one A does not describe) */
+static bool a_gpu_in_b(const struct gb_compare *c, const struct gb_run *a, const struct gb_run *b,
+		       int dev)
+{
+	int pos = gb_fmt_device_pos(a, dev);
+
+	return pos < 0 || gpu_in_b(c, a, b, pos);
+}
+
+/*
+ * A GPU of A that B does not have: one finding, which covers the metrics A
+ * measured on it. Across different models a GPU count is hardware, not a
+ * loss: no finding, and the metrics of A's extra GPUs stay only_a.
+ */
+static void find_absent_gpus(struct gb_compare *c, const struct gb_run *a, const struct gb_run *b)
+{
+	/* a B that ended early without seeing a GPU: its run's finding says why */
+	if (c->different_models || (ended_early(b->status) && b->n_devices == 0))
+		return;
+	for (size_t p = 0; p < a->n_devices; p++) {
+		int dev = a->devices[p].index;
+		size_t n = 0;
+
+		if (gpu_in_b(c, a, b, (int)p) || gpu_missing(c, dev))
+			continue;
+		for (size_t i = 0; i < c->n_rows; i++)
+			n += lost_in_b(&c->rows[i]) && c->rows[i].a.device == dev;
+		add_missing(c, GB_MISS_GPU, NULL, b->status, NULL, n,
+			    gb_strdupf("GPU %d (%s) of A is missing from B; A measured %zu "
+				       "metric%s on it",
+				       dev, pos_name(a, (int)p), n, n == 1 ? "" : "s"));
+		c->missing[c->n_missing - 1].device = dev;
+	}
+}
+
+static bool bench_in(const struct gb_run *run, const char *name)
+{
+	for (size_t i = 0; i < run->n_benches; i++)
+		if (!strcmp(run->benches[i].name, name))
+			return true;
+	return false;
+}
+
+/* Rows of bench that A measured and B lost, on a GPU B has (else the GPU is the finding). */
+static size_t lost_rows(const struct gb_compare *c, const struct gb_run *a, const struct gb_run *b,
+			const char *bench, struct sbuf *names)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->n_rows; i++) {
+		const struct gb_cmp_row *r = &c->rows[i];
+		char *item;
+
+		if (strcmp(r->bench, bench) || !lost_in_b(r) || !a_gpu_in_b(c, a, b, r->a.device))
+			continue;
+		if (++n > 4)
+			continue;
+		item = r->a.device >= 0 ? gb_strdupf("%s%s (GPU %d)", n > 1 ? ", " : "",
+						    r->metric, r->a.device)
+					: gb_strdupf("%s%s", n > 1 ? ", " : "", r->metric);
+		sb_add(names, item);
+		free(item);
+	}
+	return n;
+}
+
+/* One finding per benchmark whose measured metrics B lacks: the whole benchmark, or some metrics. */
+static void find_absent_metrics(struct gb_compare *c, const struct gb_run *a,
+				const struct gb_run *b)
+{
+	for (size_t i = 0; i < c->n_rows; i++) {
+		const char *bench = c->rows[i].bench;
+		struct sbuf names = { NULL, 0, 0 };
+		size_t n;
+
+		if (!lost_in_b(&c->rows[i]) || already_missing(c, bench))
+			continue;
+		n = lost_rows(c, a, b, bench, &names);
+		if (n == 0) {
+			free(names.s);
+			continue;
+		}
+		if (!bench_in(b, bench))
+			add_missing(c, GB_MISS_BENCHMARK, bench, b->status, NULL, n,
+				    gb_strdupf("%s is missing from B; A measured %zu metric%s", bench,
+					       n, n == 1 ? "" : "s"));
+		else
+			add_missing(c, GB_MISS_METRICS, bench, b->status, NULL, n,
+				    gb_strdupf("%s in B lacks %zu metric%s A measured: %s%s", bench,
+					       n, n == 1 ? "" : "s", names.s,
+					       n > 4 ? ", ..." : ""));
+		free(names.s);
+	}
+}
+
+/* a finding that says B could not run (not merely that something is absent) */
+static bool could_not_run(const struct gb_compare *c)
+{
+	for (size_t i = 0; i < c->n_missing; i++)
+		if (c->missing[i].kind == GB_MISS_RUN || c->missing[i].kind == GB_MISS_NOT_RUN)
+			return true;
+	return false;
 }
 
 int gb_compare_runs(const struct gb_run *a, const char *name_a, const struct gb_run *b,
@@ -679,6 +838,19 @@ int gb_compare_runs(const struct gb_run *a, const char *name_a, const struct gb_
 	size_t na, nb, matched = 0;
 	struct ent *ea, *eb;
 
+	/* simulated numbers are not measurements: never a baseline for real ones, nor the reverse */
+	if (a->host.simulated != b->host.simulated) {
+		const struct gb_run *sim = a->host.simulated ? a : b;
+
+		snprintf(err, errlen,
+			 "cannot compare a simulated report with a measured one: '%s' is simulated "
+			 "(%s), '%s' is measured",
+			 a->host.simulated ? name_a : name_b,
+			 sim->host.simulated_machine ? sim->host.simulated_machine : "unknown machine",
+			 a->host.simulated ? name_b : name_a);
+		memset(out, 0, sizeof(*out));
+		return -1;
+	}
 	header_fields(out, a, name_a, b, name_b, o);
 	find_missing(out, a, b);
 	ea = collect(a, out->different_models, &na);
@@ -694,8 +866,10 @@ int gb_compare_runs(const struct gb_run *a, const char *name_a, const struct gb_
 			add_row(out, o, a, NULL, b, &eb[i]);
 	free_ents(ea, na);
 	free_ents(eb, nb);
+	find_absent_gpus(out, a, b);
+	find_absent_metrics(out, a, b);
 	/* a B that could not run has nothing in common with A: that is its finding */
-	if (matched == 0 && (out->n_missing == 0 || out->allow_missing)) {
+	if (matched == 0 && (!could_not_run(out) || out->allow_missing)) {
 		snprintf(err, errlen, "'%s' and '%s' have no metric in common", name_a, name_b);
 		gb_compare_release(out);
 		return -1;
@@ -719,6 +893,8 @@ void gb_compare_release(struct gb_compare *c)
 	free(c->host_b);
 	free(c->models_a);
 	free(c->models_b);
+	free(c->sim_a);
+	free(c->sim_b);
 	for (size_t i = 0; i < c->n_missing; i++) {
 		free(c->missing[i].bench);
 		free(c->missing[i].reason);
@@ -791,7 +967,9 @@ static cJSON *missing_json(const struct gb_cmp_missing *m)
 {
 	cJSON *o = cJSON_CreateObject();
 
+	cJSON_AddStringToObject(o, "kind", gb_cmp_missing_kind_name(m->kind));
 	gb_json_add_str(o, "benchmark", m->bench);
+	gb_json_add_int(o, "device", m->device);
 	cJSON_AddStringToObject(o, "status", gb_status_name(m->status));
 	gb_json_add_str(o, "reason", m->reason);
 	cJSON_AddNumberToObject(o, "metrics_a", (double)m->metrics_a);
@@ -811,6 +989,7 @@ cJSON *gb_compare_to_json(const struct gb_compare *c)
 	cJSON_AddItemToObject(doc, "b", input_json(c->name_b, c->host_b, c->models_b, c->price_b));
 	cJSON_AddStringToObject(doc, "mode",
 				c->different_models ? "different_models" : "same_models");
+	cJSON_AddBoolToObject(doc, "simulated", c->simulated);
 	cJSON_AddNumberToObject(doc, "tolerance", c->tolerance);
 	cJSON_AddNumberToObject(doc, "spread_k", c->spread_k);
 	for (int k = 0; k < GB_CMP_CLASS_COUNT; k++)
@@ -1045,8 +1224,23 @@ static void power_note(const struct gb_compare *c, FILE *out)
 		isfinite(c->price_a) || isfinite(c->price_b) ? "--price" : "give --price A,B");
 }
 
+/* "simulated GPU (A: m1; B: m2): these numbers are not measurements", or "" */
+static void simulated_line(const struct gb_compare *c, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (c->simulated)
+		snprintf(buf, len, "simulated GPU (A: %s; B: %s): these numbers are not measurements",
+			 c->sim_a ? c->sim_a : "unknown machine",
+			 c->sim_b ? c->sim_b : "unknown machine");
+}
+
 static void text_header(const struct gb_compare *c, FILE *out)
 {
+	char sim[1200];
+
+	simulated_line(c, sim, sizeof(sim));
+	if (sim[0])
+		fprintf(out, "%s\n", sim);
 	fprintf(out, "A  '%s'  %s  %s\nB  '%s'  %s  %s\n", c->name_a, c->host_a ? c->host_a : "-",
 		c->models_a, c->name_b, c->host_b ? c->host_b : "-", c->models_b);
 	if (c->different_models)
@@ -1111,9 +1305,16 @@ static void print_markdown(const struct gb_compare *c, FILE *out)
 {
 	struct tbl t;
 	bool bad = gb_compare_failed(c);
+	char sim[1200];
 
 	fprintf(out, "## %s gpubench compare: %s\n\n", bad ? "\xE2\x9D\x8C" : "\xE2\x9C\x85",
 		bad ? result_words(c) : "no regression");
+	simulated_line(c, sim, sizeof(sim));
+	if (sim[0]) {
+		fputs("> **", out);
+		gb_fmt_md(out, sim);
+		fputs("**\n\n", out);
+	}
 	fputs("| | file | host | GPUs |\n|---|---|---|---|\n| A | ", out);
 	gb_fmt_md(out, c->name_a);
 	fputs(" | ", out);

@@ -21,17 +21,20 @@
  * Gating. A row is a regression when B is worse than A (by the metric's
  * "better" direction) by more than the tolerance, as a fraction of A, AND
  * by more than spread_k x sqrt(stdev_a^2 + stdev_b^2), the two runs'
- * combined spread, so noise never fails a build. Metrics present on one side
- * only, improvements and metrics with no direction are listed, never failed.
+ * combined spread, so noise never fails a build. Improvements, metrics with
+ * no direction and metrics only B has are listed, never failed; what A
+ * measured and B lacks makes B incomplete (below).
  * A metric with a value in A and none (null) in B is a regression: a number
  * that stopped being measured must not pass silently.
  *
  * Never fail open: B is "incomplete" when its run ended error or
- * interrupted, or when a benchmark that measured something in A is error,
- * interrupted, skipped or not_built in B (or missing from a B whose run ended
- * error or interrupted). Each such finding is listed, and it fails the gate
- * in both modes unless allow_missing is set (then it is listed only). A
- * metric that is simply absent from a B whose benchmark ran stays only_a.
+ * interrupted, when a benchmark that measured something in A is error,
+ * interrupted, skipped or not_built in B or absent from it, when a metric
+ * that has a value in A is absent from B (or null there without a direction
+ * to call it a regression), or when a GPU of A is absent from B. Each such
+ * finding is listed, one per benchmark or GPU, and it fails the gate in both
+ * modes unless allow_missing is set (then it is listed only). The rows stay
+ * only_a. Metrics only B has are listed as only_b, never failed.
  */
 #ifndef GPUBENCH_REPORT_COMPARE_H
 #define GPUBENCH_REPORT_COMPARE_H
@@ -114,12 +117,31 @@ struct gb_cmp_row {
 	enum gb_cmp_class cls;
 };
 
+/* What a finding of B incomplete is about ("kind" in the compare document). */
+enum gb_cmp_missing_kind {
+	GB_MISS_RUN,       /* "run": B's run ended early (error, interrupted) */
+	GB_MISS_NOT_RUN,   /* "not_run": a benchmark A measured is error, interrupted, skipped
+			    * or not_built in B */
+	GB_MISS_BENCHMARK, /* "benchmark": a benchmark A measured is absent from B */
+	GB_MISS_METRICS,   /* "metrics": metrics A measured are absent from B, or null there */
+	GB_MISS_GPU        /* "gpu": a GPU of A is absent from B */
+};
+/* "run", "not_run", "benchmark", "metrics", "gpu" */
+const char *gb_cmp_missing_kind_name(enum gb_cmp_missing_kind k);
+
+struct gb_cmp_missing;
+/* What a finding is about, for a suite or a label: its benchmark, else "run" or "gpu" */
+const char *gb_cmp_missing_subject(const struct gb_cmp_missing *m);
+
 /*
- * Why B is incomplete: its run ended early, or a benchmark that measured
- * something in A could not run in B.
+ * Why B is incomplete: its run ended early, a benchmark that measured
+ * something in A could not run in B or is absent from it, metrics A
+ * measured are absent from B, or a GPU of A is.
  */
 struct gb_cmp_missing {
-	char *bench;           /* the benchmark; NULL for B's run as a whole */
+	enum gb_cmp_missing_kind kind;
+	int device;            /* GB_MISS_GPU: A's CUDA index of the GPU; else -1 */
+	char *bench;           /* the benchmark; NULL for B's run as a whole and for a GPU */
 	enum gb_status status; /* its status in B (the run's when absent or for the run) */
 	char *reason;          /* B's reason, may be NULL */
 	size_t metrics_a;      /* metrics with a value A has for it (0 for the run) */
@@ -138,14 +160,20 @@ struct gb_compare {
 	struct gb_cmp_missing *missing; /* B incomplete: why (empty when complete) */
 	size_t n_missing;
 	bool allow_missing;
+	/* both reports come from the simulated GPU (mixed ones are refused) */
+	bool simulated;
+	char *sim_a, *sim_b;       /* their host.simulated_machine, may be NULL */
 };
 
 /*
  * Compare B against A. Returns 0 with *out filled (release it with
- * gb_compare_release), or -1 with one line in err when the two reports have
- * no metric in common ("'a.json' and 'b.json' have no metric in common") and
- * B is complete (or allow_missing is set): a B that could not run is a gate
- * failure with its reasons, not bad input.
+ * gb_compare_release), or -1 with one line in err when
+ * - one report is simulated (host.simulated, written by gpubench-sim) and
+ *   the other measured: simulated numbers are never compared with real ones;
+ * - the two reports have no metric in common ("'a.json' and 'b.json' have
+ *   no metric in common") and B's run and benchmarks did not end early (or
+ *   allow_missing is set): a B that could not run is a gate failure with its
+ *   reasons, not bad input.
  */
 int gb_compare_runs(const struct gb_run *a, const char *name_a, const struct gb_run *b,
 		    const char *name_b, const struct gb_compare_opts *o, struct gb_compare *out,

@@ -15,6 +15,7 @@
 
 #include "compare.h"
 #include "formats.h"
+#include "host.h"
 
 /* A merged benchmark and, per metric, the node it came from. */
 struct merged {
@@ -470,6 +471,20 @@ int gb_fleet_merge(const struct gb_run *const *runs, const char *const *names, s
 		snprintf(err, errlen, "no reports to merge");
 		return -1;
 	}
+	/* simulated numbers are not measurements: they never set a fleet median for real ones */
+	for (size_t j = 1; j < n; j++) {
+		if (runs[j]->host.simulated != runs[0]->host.simulated) {
+			size_t s = runs[0]->host.simulated ? 0 : j;
+
+			snprintf(err, errlen,
+				 "cannot merge a simulated report with measured ones: '%s' is "
+				 "simulated, '%s' is measured",
+				 names[s], names[s == 0 ? j : 0]);
+			return -1;
+		}
+	}
+	out->host.simulated = runs[0]->host.simulated;
+	out->host.simulated_machine = gb_strdup(runs[0]->host.simulated_machine);
 	kept = gb_xrealloc(NULL, sizeof(*kept) * n);
 	dup = gb_xrealloc(NULL, sizeof(*dup) * n);
 	for (size_t j = 0; j < n; j++) {
@@ -518,6 +533,8 @@ void gb_fleet_missing_node(struct gb_run *node, int rank, const char *host, doub
 	free(node->finished_at);
 	node->started_at = node->finished_at = NULL;
 	node->host.hostname = gb_strdup(host && *host ? host : "unknown");
+	/* the stand-in comes from this process: simulated exactly when the fleet is */
+	gb_host_simulation(&node->host);
 	if (why)
 		reason = gb_strdupf("rank %d on host '%s': %s", rank, node->host.hostname, why);
 	else

@@ -53,7 +53,8 @@ void gb_fleet_run_init(struct gb_run *out, int argc, const char *const *argv);
 /*
  * Merge runs[0..n) (labelled names[i], their file names) into out, which the
  * caller has set up with gb_fleet_run_init(). Returns 0, or -1
- * with one line in err (no reports given).
+ * with one line in err (no reports given; simulated reports mixed with
+ * measured ones). The merged report is simulated when its nodes are.
  */
 int gb_fleet_merge(const struct gb_run *const *runs, const char *const *names, size_t n,
 		   double mad_k, struct gb_run *out, char *err, size_t errlen);

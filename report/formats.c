@@ -319,76 +319,19 @@ const char *gb_fmt_device_name(const struct gb_run *run, int device)
 	return d ? d->name : NULL;
 }
 
+void gb_fmt_simulated(char *buf, size_t len, const struct gb_run *run)
+{
+	const char *m = run->host.simulated_machine;
+
+	buf[0] = '\0';
+	if (run->host.simulated)
+		snprintf(buf, len, "simulated GPU (%s): these numbers are not measurements",
+			 m && *m ? m : "unknown machine");
+}
+
 int gb_fmt_finish(FILE *out)
 {
 	if (fflush(out) != 0 || ferror(out))
 		return -1;
-	return 0;
-}
-
-/* mkstemp creates 0600 files: give the file the mode the user's umask asks for */
-static mode_t current_umask(void)
-{
-	mode_t m = umask(022);
-
-	umask(m);
-	return m;
-}
-
-/* the rename is only durable once the folder's entry is on disk */
-static void sync_parent_dir(const char *path)
-{
-	char *copy = gb_strdup(path);
-	int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY);
-
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-	free(copy);
-}
-
-int gb_fmt_write_file(const char *path, gb_fmt_writer *writer, const void *ctx, char *err,
-		      size_t errlen)
-{
-	char tmp[4200];
-	FILE *fp;
-	int fd;
-
-	if (!strcmp(path, "-")) {
-		/* '-o -' names standard output */
-		if (writer(ctx, stdout) == 0 && fflush(stdout) == 0) /* check-style: allow stdout-outside-cmd */
-			return 0;
-		snprintf(err, errlen, "cannot write to standard output");
-		return -1;
-	}
-	if (strlen(path) + sizeof(".tmp.XXXXXX") > sizeof(tmp)) {
-		snprintf(err, errlen, "cannot write '%.64s...': path too long", path);
-		return -1;
-	}
-	snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0 || fchmod(fd, 0666 & ~current_umask()) || !(fp = fdopen(fd, "w"))) {
-		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
-		return -1;
-	}
-	/* fsync before rename: a crash leaves the old file or the new one, never half */
-	errno = 0;
-	if (writer(ctx, fp) || fflush(fp) || fsync(fileno(fp))) {
-		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
-		fclose(fp);
-		unlink(tmp);
-		return -1;
-	}
-	if (fclose(fp) || rename(tmp, path)) {
-		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	sync_parent_dir(path);
 	return 0;
 }

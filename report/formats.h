@@ -96,13 +96,23 @@ int gb_fmt_device_pos(const struct gb_run *run, int device);
 const char *gb_fmt_device_name(const struct gb_run *run, int device);
 const struct gb_device_info *gb_fmt_device(const struct gb_run *run, int device);
 
+/*
+ * The line every summary of a simulated report starts with (host.simulated):
+ * "simulated GPU (<machine>): these numbers are not measurements". "" when
+ * the report is measured.
+ */
+void gb_fmt_simulated(char *buf, size_t len, const struct gb_run *run);
+
 /* 0 if out has seen no error, after flushing it; else -1. */
 int gb_fmt_finish(FILE *out);
 
 /*
- * Write a document to path atomically (a temporary file in the same folder,
- * then rename), as gb_report_write_file does for JSON: writer(ctx, stream)
- * produces it. "-" is standard output. 0, or -1 with one line in err.
+ * Write a document to what path names without destroying it (outfile.c,
+ * outfile.h): a regular file or a new path atomically (a temporary file in
+ * the same folder, then rename), a symbolic link's target atomically with
+ * the link kept, a character device, a FIFO or /dev/stdout in place.
+ * writer(ctx, stream) produces it. "-" is standard output. 0, or -1 with
+ * one line in err.
  */
 typedef int gb_fmt_writer(const void *ctx, FILE *out);
 int gb_fmt_write_file(const char *path, gb_fmt_writer *writer, const void *ctx, char *err,

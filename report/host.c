@@ -6,7 +6,9 @@
  */
 #include "host.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -84,6 +86,32 @@ static char *os_name(void)
 	return out;
 }
 
+/*
+ * The simulated GPU (tests/sim, docs/simulation.md): gpubench-sim is linked
+ * against a stand-in CUDA runtime that exports gbsim_report_label(); the
+ * shipped gpubench has no such symbol anywhere in its process. This lookup
+ * is the one place that decides host.simulated, so a report says it is
+ * simulated exactly when it is.
+ */
+void gb_host_simulation(struct gb_host_info *host)
+{
+	typedef const char *label_fn(void);
+	void *sym = dlsym(RTLD_DEFAULT, "gbsim_report_label");
+	label_fn *label;
+	const char *text;
+
+	free(host->simulated_machine);
+	host->simulated_machine = NULL;
+	host->simulated = sym != NULL;
+	if (!sym)
+		return;
+	/* object pointer to function pointer: memcpy, as POSIX's dlsym() intends */
+	memcpy(&label, &sym, sizeof(label));
+	text = label();
+	if (text && *text)
+		host->simulated_machine = gb_str_printable(gb_strdup(text));
+}
+
 void gb_host_collect(struct gb_host_info *host)
 {
 	struct utsname u;
@@ -97,4 +125,5 @@ void gb_host_collect(struct gb_host_info *host)
 		host->kernel = gb_strdupf("%s %s %s", u.sysname, u.release, u.machine);
 	host->os = os_name();
 	host->cpu = cpu_model();
+	gb_host_simulation(host);
 }

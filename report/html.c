@@ -776,6 +776,7 @@ static void telemetry_charts(FILE *out, const struct gb_run *run)
 static void page_header(FILE *out, const struct gb_run *run)
 {
 	const char *host = run->host.hostname ? run->host.hostname : "unknown host";
+	char sim[600];
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>",
@@ -802,7 +803,40 @@ static void page_header(FILE *out, const struct gb_run *run)
 		fputs(" &middot; ", out);
 		esc(out, run->host.os);
 	}
-	fputs("</p>\n</header>\n<main>\n", out);
+	fputs("</p>\n", out);
+	gb_fmt_simulated(sim, sizeof(sim), run);
+	if (sim[0]) {
+		fputs("<p class=\"simulated\"><strong>", out);
+		esc(out, sim);
+		fputs("</strong></p>\n", out);
+	}
+	fputs("</header>\n<main>\n", out);
+}
+
+/*
+ * What the badge means, for a verdict that has no reason and no findings to
+ * list: "every check passed" only when that is so, never for a run that
+ * could not run, was stopped or measured nothing.
+ */
+static const char *verdict_words(enum gb_status verdict)
+{
+	switch (verdict) {
+	case GB_STATUS_PASSED:
+		return "every check passed";
+	case GB_STATUS_WARNING:
+		return "passed with warnings";
+	case GB_STATUS_FAILED:
+		return "a check failed";
+	case GB_STATUS_SKIPPED:
+		return "nothing was measured: every benchmark was skipped";
+	case GB_STATUS_ERROR:
+		return "the run could not be completed (no reason was recorded)";
+	case GB_STATUS_NOT_BUILT:
+		return "nothing was measured: not built in";
+	case GB_STATUS_INTERRUPTED:
+		return "the run was interrupted: its results are partial";
+	}
+	return "unknown verdict";
 }
 
 static void verdict_section(FILE *out, const struct gb_run *run)
@@ -813,8 +847,10 @@ static void verdict_section(FILE *out, const struct gb_run *run)
 		fputs(" ", out);
 		esc(out, run->reason);
 	}
-	if (!run->n_verdict_failed && !run->n_verdict_warnings)
-		fputs(" every check passed", out);
+	if (!run->reason && !run->n_verdict_failed && !run->n_verdict_warnings) {
+		fputs(" ", out);
+		esc(out, verdict_words(run->verdict));
+	}
 	fputs("\n<ul class=\"findings\">\n", out);
 	for (size_t i = 0; i < run->n_verdict_failed; i++) {
 		fputs("<li class=\"fail\">failed: ", out);

@@ -22,6 +22,7 @@
 #include "bench/nvml.h"
 #include "formats.h"
 #include "json_util.h"
+#include "outfile.h"
 #include "theory.h"
 
 static cJSON *num_array(const double *v, size_t n)
@@ -83,10 +84,14 @@ static cJSON *host_json(const struct gb_host_info *h)
 	gb_json_add_str(o, "kernel", h->kernel);
 	gb_json_add_str(o, "cpu", h->cpu);
 	gb_json_add_str(o, "driver_version", h->driver_version);
-	gb_json_add_int(o, "cuda_driver_version", h->cuda_driver_version);
+	/* cudaDriverGetVersion says 0 when there is no driver: no version, so null */
+	gb_json_add_int(o, "cuda_driver_version",
+			h->cuda_driver_version > 0 ? h->cuda_driver_version : -1);
 	gb_json_add_int(o, "cuda_runtime_version", h->cuda_runtime_version);
 	gb_json_add_int(o, "cublaslt_version", h->cublaslt_version);
 	gb_json_add_int(o, "nccl_version", h->nccl_version);
+	cJSON_AddBoolToObject(o, "simulated", h->simulated);
+	gb_json_add_str(o, "simulated_machine", h->simulated_machine);
 	return o;
 }
 
@@ -144,6 +149,7 @@ static cJSON *device_json(const struct gb_device_info *d)
 	gb_json_add_int(pcie, "gpu_max_gen", d->pcie_gpu_max_gen);
 	cJSON_AddItemToObject(o, "pcie", pcie);
 	gb_json_add_num(o, "power_limit_w", d->power_limit_w);
+	gb_json_add_str(o, "power_source", d->power_source);
 	if (d->ecc >= 0)
 		cJSON_AddBoolToObject(o, "ecc", d->ecc);
 	else
@@ -151,6 +157,7 @@ static cJSON *device_json(const struct gb_device_info *d)
 	gb_json_add_int(o, "numa_node", d->numa_node);
 	gb_json_add_int(nvlink, "links_up", d->nvlink_up);
 	gb_json_add_int(nvlink, "gen", d->nvlink_gen);
+	gb_json_add_int(nvlink, "version_raw", d->nvlink_version_raw);
 	cJSON_AddItemToObject(o, "nvlink", nvlink);
 	cJSON_AddItemToObject(o, "peaks", peaks_json(&d->peaks));
 	return o;
@@ -386,25 +393,58 @@ static int probe_folder(const char *path)
 	return rc;
 }
 
+/* "cannot write 'x': why" (outfile.c) -> "cannot write report 'x': why": say what is lost */
+static void report_words(const char *why, char *err, size_t errlen)
+{
+	if (!strncmp(why, "cannot write ", 13))
+		snprintf(err, errlen, "cannot write report %s", why + 13);
+	else
+		snprintf(err, errlen, "%s", why);
+}
+
+/* A descriptor of ours (/dev/stdout) must be open for writing. */
+static int check_fd(const char *path, int fd, char *err, size_t errlen)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) {
+		snprintf(err, errlen, "cannot write report '%s': %s", path,
+			 strerror(fl < 0 ? errno : EBADF));
+		return -1;
+	}
+	return 0;
+}
+
 int gb_report_check_writable(const char *path, char *err, size_t errlen)
 {
-	char dir[4096];
-	struct stat st;
+	struct gb_out_target t;
+	char dir[4096], why[4400];
 
-	if (!strcmp(path, "-"))
+	if (gb_out_target_resolve(path, &t, why, sizeof(why))) {
+		report_words(why, err, errlen);
+		return -1;
+	}
+	switch (t.kind) {
+	case GB_OUTK_STDOUT:
 		return 0;
-	if (stat(path, &st) == 0) {
-		if (S_ISDIR(st.st_mode)) {
-			snprintf(err, errlen, "cannot write report '%s': it is a directory", path);
-			return -1;
-		}
-		if (access(path, W_OK) != 0) {
+	case GB_OUTK_FD:
+		return check_fd(path, t.fd, err, errlen);
+	case GB_OUTK_DIRECT:
+		/* never opened here: a reader of a FIFO would see the close as the end */
+		if (access(t.path, W_OK) != 0) {
 			snprintf(err, errlen, "cannot write report '%s': %s", path, strerror(errno));
 			return -1;
 		}
+		return 0;
+	case GB_OUTK_FILE:
+		break;
 	}
-	parent_dir(path, dir, sizeof(dir));
-	if (access(dir, W_OK | X_OK) != 0 || probe_folder(path) != 0) {
+	if (t.exists && access(t.path, W_OK) != 0) {
+		snprintf(err, errlen, "cannot write report '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	parent_dir(t.path, dir, sizeof(dir));
+	if (access(dir, W_OK | X_OK) != 0 || probe_folder(t.path) != 0) {
 		snprintf(err, errlen, "cannot write report '%s': folder '%s': %s", path, dir,
 			 strerror(errno));
 		return -1;
@@ -423,10 +463,6 @@ int gb_report_write_file(const struct gb_run *run, const char *path, char *err, 
 
 	if (gb_fmt_write_file(path, print_run, run, why, sizeof(why)) == 0)
 		return 0;
-	/* "cannot write 'x': ..." -> "cannot write report 'x': ...": say what is lost */
-	if (!strncmp(why, "cannot write ", 13))
-		snprintf(err, errlen, "cannot write report %s", why + 13);
-	else
-		snprintf(err, errlen, "%s", why);
+	report_words(why, err, errlen);
 	return -1;
 }

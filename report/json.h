@@ -24,18 +24,22 @@ struct cJSON *gb_report_to_json(const struct gb_run *run);
 int gb_report_print(const struct gb_run *run, FILE *out);
 
 /*
- * Write the report to path atomically: a temporary file in the same folder,
- * fsync, then rename over path, so a reader never sees half a report and a
- * failed write never clobbers an existing one. Returns 0, or -1 with one
- * line in err.
+ * Write the report to what path names, never destroying it (outfile.h): a
+ * regular file or new path atomically (a temporary file in the same folder,
+ * fsync, then rename), so a reader never sees half a report and a failed
+ * write never clobbers an existing one; a symbolic link's target the same
+ * way, the link kept; a character device, a FIFO or /dev/stdout written in
+ * place. "-" is standard output. Returns 0, or -1 with one line in err.
  */
 int gb_report_write_file(const struct gb_run *run, const char *path, char *err, size_t errlen);
 
 /*
- * Check up front that path can be written (its folder exists and is
- * writable, and path itself, if it exists, is a writable regular file), so a
- * long run does not discover at the end that its report is lost. 0 or -1
- * with one line in err.
+ * Check up front that path can be written, so a long run does not discover
+ * at the end that its report is lost: not empty, not a directory (nor a
+ * block device or socket); a file's folder exists and a probe file can be
+ * created there (a link's target folder); a device or FIFO is writable (not
+ * opened: a FIFO's reader would see the close as the end); /dev/stdout and
+ * friends are open for writing. 0 or -1 with one line in err.
  */
 int gb_report_check_writable(const char *path, char *err, size_t errlen);
 

@@ -285,10 +285,10 @@ static enum jcase missing_case(const struct gb_compare *c)
 	return c->allow_missing ? J_SKIPPED : J_FAILURE;
 }
 
-/* the benchmark of a compare finding ("run" for B's run as a whole) */
+/* the benchmark of a compare finding ("run" for B's run as a whole, "gpu" for a GPU) */
 static const char *missing_bench(const struct gb_cmp_missing *m)
 {
-	return m->bench ? m->bench : "run";
+	return gb_cmp_missing_subject(m);
 }
 
 /* the suites in order of first appearance: rows' benchmarks, then findings' */

@@ -101,8 +101,9 @@ static bool absent(const cJSON *v)
 }
 
 /*
- * A double, null -> NAN. Numbers too large for a double parse as infinity;
- * the writer never emits those, and NaN (unknown) never passes a check.
+ * A double, null -> NAN. A number too large for a double (1e999) parses as
+ * infinity: the writer never emits one, so it is a bad file, said as such,
+ * never a silent null.
  */
 static int get_num(struct ld *ld, const cJSON *obj, const char *path, const char *key, double *out)
 {
@@ -113,8 +114,9 @@ static int get_num(struct ld *ld, const cJSON *obj, const char *path, const char
 		return 0;
 	if (!cJSON_IsNumber(v))
 		return fail(ld, path, key, "must be a number or null");
-	if (isfinite(v->valuedouble))
-		*out = v->valuedouble;
+	if (!isfinite(v->valuedouble))
+		return fail(ld, path, key, "is out of the range of a double");
+	*out = v->valuedouble;
 	return 0;
 }
 
@@ -193,6 +195,24 @@ static int get_tristate(struct ld *ld, const cJSON *obj, const char *path, const
 		return fail(ld, path, key, "must be true, false or null");
 	*out = cJSON_IsTrue(v) ? 1 : 0;
 	return 0;
+}
+
+/* devices[].power_source: one of the writer's static names, or NULL */
+static int get_power_source(struct ld *ld, const cJSON *obj, const char *path, const char **out)
+{
+	static const char *const names[] = { "instant", "average_1s" };
+	const cJSON *v = child(obj, "power_source");
+
+	*out = NULL;
+	if (absent(v))
+		return 0;
+	for (size_t i = 0; cJSON_IsString(v) && i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(v->valuestring, names[i])) {
+			*out = names[i];
+			return 0;
+		}
+	}
+	return fail(ld, path, "power_source", "must be \"instant\", \"average_1s\" or null");
 }
 
 /* An object section; absent or null -> *out NULL (read as all unknown). */
@@ -298,11 +318,13 @@ static int get_num_array(struct ld *ld, const cJSON *obj, const char *path, cons
 	cJSON_ArrayForEach(e, arr) {
 		if (cJSON_IsNull(e)) {
 			(*out)[i] = NAN;
-		} else if (cJSON_IsNumber(e)) {
-			(*out)[i] = isfinite(e->valuedouble) ? e->valuedouble : NAN;
+		} else if (cJSON_IsNumber(e) && isfinite(e->valuedouble)) {
+			(*out)[i] = e->valuedouble;
 		} else {
 			snprintf(sub, sizeof(sub), "%s[%zu]", key, i);
-			return fail(ld, path, sub, "must be a number or null");
+			return fail(ld, path, sub,
+				    cJSON_IsNumber(e) ? "is out of the range of a double"
+						      : "must be a number or null");
 		}
 		i++;
 	}
@@ -383,6 +405,7 @@ static int load_run(struct ld *ld, const cJSON *doc, struct gb_run *run)
 static int load_host(struct ld *ld, const cJSON *doc, struct gb_host_info *h)
 {
 	const cJSON *o;
+	int simulated = -1;
 
 	if (get_obj(ld, doc, "", "host", &o))
 		return -1;
@@ -398,6 +421,13 @@ static int load_host(struct ld *ld, const cJSON *doc, struct gb_host_info *h)
 	    get_int(ld, o, "host", "cublaslt_version", &h->cublaslt_version) ||
 	    get_int(ld, o, "host", "nccl_version", &h->nccl_version))
 		return -1;
+	/* absent in reports older than the simulator: measured */
+	if (get_tristate(ld, o, "host", "simulated", &simulated) ||
+	    get_str(ld, o, "host", "simulated_machine", &h->simulated_machine))
+		return -1;
+	h->simulated = simulated == 1;
+	/* printed as part of one line: a hand-edited label cannot forge a second */
+	gb_str_printable(h->simulated_machine);
 	return 0;
 }
 
@@ -528,7 +558,9 @@ static int load_device(struct ld *ld, const cJSON *o, const char *path, struct g
 		return -1;
 	snprintf(sub, sizeof(sub), "%s.nvlink", path);
 	if (get_int(ld, nvlink, sub, "links_up", &d->nvlink_up) ||
-	    get_int(ld, nvlink, sub, "gen", &d->nvlink_gen))
+	    get_int(ld, nvlink, sub, "gen", &d->nvlink_gen) ||
+	    get_int(ld, nvlink, sub, "version_raw", &d->nvlink_version_raw) ||
+	    get_power_source(ld, o, path, &d->power_source))
 		return -1;
 	return load_peaks(ld, o, path, &d->peaks);
 }

@@ -70,8 +70,16 @@ static void md_device(FILE *out, int device, const struct fleet_view *fv)
 
 static void print_header(const struct gb_run *run, FILE *out, const struct fleet_view *fv)
 {
+	char sim[600];
+
 	fprintf(out, "## %s gpubench %s: %s\n\n", status_icon(run->verdict),
 		run->command ? run->command : "report", gb_status_name(run->verdict));
+	gb_fmt_simulated(sim, sizeof(sim), run);
+	if (sim[0]) {
+		fputs("> **", out);
+		gb_fmt_md(out, sim);
+		fputs("**\n\n", out);
+	}
 	fputs("| | |\n|---|---|\n| host | ", out);
 	gb_fmt_md(out, run->host.hostname ? run->host.hostname : "-");
 	fputs(" |\n| started | ", out);

@@ -563,6 +563,15 @@ static void print_devices(FILE *out, const struct gb_run *run)
 
 int gb_report_prometheus(const struct gb_run *run, FILE *out)
 {
+	char sim[600];
+
+	/* a comment line (the format allows them): scraped numbers must not pass for measured ones */
+	gb_fmt_simulated(sim, sizeof(sim), run);
+	if (sim[0]) {
+		fputs("# ", out);
+		help_text(out, sim);
+		fputc('\n', out);
+	}
 	print_devices(out, run);
 	print_metrics(out, run);
 	print_checks(out, run);
@@ -680,19 +689,19 @@ int gb_compare_prometheus(const struct gb_compare *c, FILE *out)
 	}
 	if (c->n_missing) {
 		gauge_header(out, "gpubench_compare_incomplete",
-			     "1 for each benchmark that measured something in A and could not "
-			     "run in B (benchmark=\"run\": B's run ended early)");
+			     "1 for each reason B is incomplete: a benchmark, metric or GPU A "
+			     "measured that B lacks or could not run (benchmark=\"run\": B's run "
+			     "ended early; benchmark=\"gpu\": a GPU of A is missing)");
 		for (size_t i = 0; i < c->n_missing; i++) {
 			bool first = true;
 			char idx[24];
 			bool dup = false;
 
 			for (size_t k = 0; k < i && !dup; k++)
-				dup = !strcmp(c->missing[k].bench ? c->missing[k].bench : "run",
-					      c->missing[i].bench ? c->missing[i].bench : "run");
+				dup = !strcmp(gb_cmp_missing_subject(&c->missing[k]),
+					      gb_cmp_missing_subject(&c->missing[i]));
 			fputs("gpubench_compare_incomplete{", out);
-			label(out, &first, "benchmark",
-			      c->missing[i].bench ? c->missing[i].bench : "run");
+			label(out, &first, "benchmark", gb_cmp_missing_subject(&c->missing[i]));
 			label(out, &first, "status", gb_status_name(c->missing[i].status));
 			if (dup) {
 				snprintf(idx, sizeof(idx), "%zu", i);

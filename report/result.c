@@ -203,6 +203,7 @@ void gb_device_info_init(struct gb_device_info *d)
 	d->numa_node = -1;
 	d->nvlink_up = -1;
 	d->nvlink_gen = -1;
+	d->nvlink_version_raw = -1;
 	for (size_t i = 0; i < NAMES_N(d->peaks.spec); i++)
 		d->peaks.spec[i] = d->peaks.max_clock[i] = NAN;
 	d->peaks.mem_bw_bps_spec = d->peaks.mem_bw_bps = NAN;
@@ -651,6 +652,7 @@ void gb_run_release(struct gb_run *run)
 	free(run->host.kernel);
 	free(run->host.cpu);
 	free(run->host.driver_version);
+	free(run->host.simulated_machine);
 	for (size_t i = 0; i < run->n_env; i++) {
 		free(run->env[i].key);
 		free(run->env[i].value);

@@ -133,10 +133,13 @@ struct gb_device_info {
 	int pcie_gen, pcie_width, pcie_max_gen, pcie_max_width;
 	int pcie_gpu_max_gen;    /* the GPU's own maximum; pcie_max_gen is the lesser of GPU and slot */
 	double power_limit_w;
+	/* what this GPU's power figures are: "instant", "average_1s" (a static string), NULL unknown */
+	const char *power_source;
 	int ecc;                 /* 1 on, 0 off, -1 unknown */
 	int numa_node;
 	int nvlink_up;           /* links up, -1 unknown */
 	int nvlink_gen;          /* -1 unknown */
+	int nvlink_version_raw;  /* NVML's own answer, before it is checked against the model; -1 unknown */
 	struct gb_peaks peaks;
 };
 
@@ -169,6 +172,10 @@ struct gb_host_info {
 	 * ncclGetVersion); -1 when not looked at or not loadable */
 	int cublaslt_version;
 	int nccl_version;
+	/* written by gpubench-sim, the simulated GPU of tests/sim (host.c): the numbers
+	 * are not measurements, and compare refuses to set them against real ones */
+	bool simulated;
+	char *simulated_machine; /* the simulator's label of its machine file, NULL if none */
 };
 
 struct gb_tool_info {

@@ -273,14 +273,30 @@ static const char *node_of(const struct fleet_view *fv, int device)
 	return fv->nodes ? gb_fleet_node_of(fv->nodes, fv->n, device) : NULL;
 }
 
+/*
+ * A merged fleet's own entry holds the fleet-wide checks (outliers, nodes
+ * that could not run); its status is not the fleet's verdict, so it is not
+ * printed: the one verdict is the "verdict:" line at the end.
+ */
+static bool is_fleet_entry(const struct gb_bench_result *b, const struct fleet_view *fv)
+{
+	return fv->nodes && !strcmp(b->name, "fleet");
+}
+
 static void print_bench(FILE *out, const struct gb_bench_result *b, const struct gb_text_opts *o,
 			const struct fleet_view *fv)
 {
-	fprintf(out, "\n%s: ", b->name);
-	print_status(out, b->status, o);
-	if (b->reason)
-		fprintf(out, " (%s)", b->reason);
-	fputc('\n', out);
+	if (is_fleet_entry(b, fv)) {
+		if (!b->n_checks && !b->n_metrics)
+			return;
+		fputs("\nfleet checks\n", out);
+	} else {
+		fprintf(out, "\n%s: ", b->name);
+		print_status(out, b->status, o);
+		if (b->reason)
+			fprintf(out, " (%s)", b->reason);
+		fputc('\n', out);
+	}
 	for (size_t i = 0; i < b->n_metrics; i++)
 		print_metric(out, &b->metrics[i], node_of(fv, b->metrics[i].device));
 	for (size_t i = 0; i < b->n_checks; i++) {
@@ -318,7 +334,12 @@ static void print_nodes(FILE *out, const struct fleet_view *fv)
 void gb_text_print(const struct gb_run *run, FILE *out, const struct gb_text_opts *o)
 {
 	struct fleet_view fv = { NULL, 0 };
+	char sim[600];
 
+	/* first, before any number: a simulated report must never pass for a measured one */
+	gb_fmt_simulated(sim, sizeof(sim), run);
+	if (sim[0])
+		fprintf(out, "%s\n", sim);
 	fv.nodes = gb_fleet_nodes(run, &fv.n);
 	print_versions(out, run);
 	if (fv.nodes)

@@ -18,6 +18,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "bench/stress_math.h"
 #include "cmd/cli.h"
 #include "formats.h"
 #include "theory.h"
@@ -896,11 +897,35 @@ static void splice_ahead(struct gb_thresholds *t, struct gb_thresholds *tmp)
 	tmp->n = tmp->cap = 0;
 }
 
+/*
+ * "stress": {"temp_limit_c": 83, ...}: the stress benchmark's own limits, so
+ * one file serves `run` and `stress` alike. Checked here too, so a typo in
+ * it stops `run` before anything is measured.
+ */
+static int check_stress_section(struct tf *f, const cJSON *doc)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, "stress");
+	struct gb_stress_thresholds th;
+	char why[256];
+	char *text;
+	int rc;
+
+	if (!v)
+		return 0;
+	if (!cJSON_IsObject(v))
+		return tf_fail(f, "stress", "must be an object like {\"temp_limit_c\": 83}");
+	text = cJSON_PrintUnformatted(v);
+	gb_stress_thresholds_default(&th);
+	rc = gb_stress_thresholds_parse(text, &th, why, sizeof(why));
+	cJSON_free(text);
+	return rc ? tf_fail(f, "stress:", "%s", why) : 0;
+}
+
 int gb_thresholds_from_json(struct gb_thresholds *t, const struct cJSON *doc, const char *name,
 			    char *err, size_t errlen)
 {
-	static const char *const keys[] = { "schema", "description", "same_model_max_spread",
-					    "thresholds", NULL };
+	static const char *const keys[] = { "schema",	  "description", "same_model_max_spread",
+					    "thresholds", "stress",	 NULL };
 	struct tf f = { name, err, errlen };
 	struct gb_thresholds tmp;
 	double spread = t->same_model_spread;
@@ -910,8 +935,9 @@ int gb_thresholds_from_json(struct gb_thresholds *t, const struct cJSON *doc, co
 	if (!cJSON_IsObject(doc))
 		return tf_fail(&f, "", "must hold a JSON object with a \"thresholds\" array");
 	if (known_keys(&f, doc, "", keys,
-		       "schema, description, same_model_max_spread, thresholds") ||
-	    check_doc_schema(&f, doc) || parse_spread(&f, doc, &spread) ||
+		       "schema, description, same_model_max_spread, thresholds, stress") ||
+	    check_doc_schema(&f, doc) || check_stress_section(&f, doc) ||
+	    parse_spread(&f, doc, &spread) ||
 	    parse_rules(&f, cJSON_GetObjectItemCaseSensitive(doc, "thresholds"), &tmp)) {
 		free_rules(tmp.rules, tmp.n);
 		return -1;

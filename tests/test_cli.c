@@ -229,9 +229,8 @@ static void test_size_forms(void **state)
 	assert_int_equal(P.size, 1ULL << 40);
 	OK("--size", "1");
 	assert_int_equal(P.size, 1);
-	/* the last one wins */
-	OK("--size", "1K", "--size", "2K");
-	assert_int_equal(P.size, 2048);
+	/* a second value no longer wins silently (issue 19) */
+	expect_err(ARGV("--size", "1K", "--size", "2K"), "option '--size' given twice");
 }
 
 static void test_count_forms(void **state)
@@ -297,15 +296,20 @@ static void test_bool_forms(void **state)
 	(void)state;
 	OK("--no-verify");
 	assert_false(P.verify);
-	OK("--no-verify", "--verify");
+	OK("--verify");
 	assert_true(P.verify);
 	OK("--json");
 	assert_true(P.json);
 	OK("-j");
 	assert_true(P.json);
-	OK("--no-verify", "-vj");
+	OK("-vj");
 	assert_true(P.verify);
 	assert_true(P.json);
+	/* the same flag twice says nothing new */
+	OK("-v", "--verify");
+	assert_true(P.verify);
+	OK("--no-verify", "--no-verify");
+	assert_false(P.verify);
 	/* a bundle may end in an option that takes a value */
 	OK("-jn5");
 	assert_true(P.json);
@@ -313,8 +317,37 @@ static void test_bool_forms(void **state)
 	/* options from the second set */
 	OK("-q");
 	assert_true(G.quiet);
-	OK("--quiet", "--no-quiet");
+	OK("--no-quiet");
 	assert_false(G.quiet);
+}
+
+/*
+ * Issue 19: one value per option. A second value used to win silently
+ * ("theory --compare A --compare B" compared B only); now it is exit 2.
+ */
+static void test_repeated_options(void **state)
+{
+	(void)state;
+	expect_err(ARGV("--iters", "5", "--iters", "6"),
+		   "option '--iters' given twice; give it once");
+	expect_err(ARGV("-n", "5", "--iters=6"), "option '--iters' given twice");
+	expect_err(ARGV("--out", "a", "-o", "b"), "option '--out' given twice");
+	expect_err(ARGV("--size", "4K", "-s4K"), "option '--size' given twice");
+	expect_err(ARGV("--precision", "fp32", "-p", "bf16"), "option '--precision' given twice");
+	expect_err(ARGV("--sizes", "1K", "--sizes", "2K"), "option '--sizes' given twice");
+	expect_err(ARGV("--devices", "0", "-D", "1"), "option '--devices' given twice");
+	expect_err(ARGV("--precisions", "fp32", "--precisions", "bf16"),
+		   "option '--precisions' given twice");
+	expect_err(ARGV("--duration", "1s", "--duration", "1s"), "option '--duration' given twice");
+	/* a flag and its negation conflict, whichever comes first */
+	expect_err(ARGV("--no-verify", "--verify"),
+		   "option '--verify' given both as '--verify' and '--no-verify'");
+	expect_err(ARGV("--verify", "--no-verify"), "given both as '--verify' and '--no-verify'");
+	expect_err(ARGV("--no-verify", "-vj"), "given both as '--verify' and '--no-verify'");
+	expect_err(ARGV("--quiet", "--no-quiet"), "given both as '--quiet' and '--no-quiet'");
+	/* options of the second set are counted too; different options never clash */
+	OK("-q", "--iters", "5", "--size", "8K", "--out", "x", "-j");
+	assert_int_equal(P.iters, 5);
 }
 
 static void test_enum_string(void **state)
@@ -668,11 +701,16 @@ static void test_parse_size(void **state)
 		{"96B", 96},
 		{"18446744073709551615", UINT64_MAX},
 		{"16777215T", 16777215ULL << 40},
+		/* 'theory --grad-bytes' promises up to 1 PiB (issue 19) */
+		{"1P", 1ULL << 50},
+		{"1PiB", 1ULL << 50},
+		{"2PB", 2000000000000000ULL},
+		{"16383P", 16383ULL << 50},
 	};
 	static const char *const bad[] = {
 		"", "K", "-1", "-4K", "+4", "1.5.5", "4 K", " 4K", "4K ", "0x10", "inf", "nan",
 		"1e30", "1e", "4KK", "4KiBs", "4Q", "18446744073709551616", "16777216T",
-		"99999999999T", "1e400",
+		"99999999999T", "1e400", "16384P", "1Pi", "1E",
 	};
 	uint64_t v;
 
@@ -994,6 +1032,7 @@ int main(void)
 		cmocka_unit_test(test_count_forms),
 		cmocka_unit_test(test_duration_percent_double),
 		cmocka_unit_test(test_bool_forms),
+		cmocka_unit_test(test_repeated_options),
 		cmocka_unit_test(test_enum_string),
 		cmocka_unit_test(test_int_list),
 		cmocka_unit_test(test_devices),

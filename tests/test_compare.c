@@ -598,12 +598,17 @@ static void test_b_run_ended_early(void **state)
 	assert_non_null(strstr(c.missing[1].message,
 			       "bandwidth is missing from B, whose run ended interrupted"));
 	gb_compare_release(&c);
-	/* the same B with a run that passed: bandwidth is only listed */
+	/* the same B with a run that passed: bandwidth is still missing, and that fails too */
 	b.status = GB_STATUS_PASSED;
 	compare_pair(&a, &b, false, &c);
-	assert_int_equal(c.n_missing, 0);
-	assert_false(gb_compare_failed(&c));
+	assert_int_equal(c.n_missing, 1);
+	assert_int_equal(c.missing[0].kind, GB_MISS_BENCHMARK);
+	assert_string_equal(c.missing[0].message, "bandwidth is missing from B; A measured 1 metric");
+	assert_true(gb_compare_failed(&c));
 	assert_int_equal(c.count[GB_CMP_ONLY_A], 1);
+	gb_compare_release(&c);
+	compare_pair(&a, &b, true, &c);
+	assert_false(gb_compare_failed(&c));
 	gb_compare_release(&c);
 	gb_run_release(&b);
 	/* no GPU at all in B: a gate failure with its reason, not "nothing in common" */
@@ -620,6 +625,114 @@ static void test_b_run_ended_early(void **state)
 	assert_int_equal(gb_compare_runs(&a, "a.json", &b, "b.json", &o, &c, err, sizeof(err)),
 			 -1);
 	assert_string_equal(err, "'a.json' and 'b.json' have no metric in common");
+	gb_run_release(&a);
+	gb_run_release(&b);
+}
+
+/* What A measured and B lacks fails by default: a metric, a GPU (issue 19, item 2) */
+static void test_b_lacks_metric_or_gpu(void **state)
+{
+	struct gb_run a, b;
+	struct gb_compare c;
+	struct gb_device_info *d;
+	cJSON *doc;
+	char *s;
+
+	(void)state;
+	/* a metric dropped from a gemm that ran */
+	pair(&a, &b);
+	free(b.benches[0].metrics[1].name);
+	b.benches[0].metrics[1].name = gb_strdup("tflops_fp16_renamed");
+	compare_pair(&a, &b, false, &c);
+	assert_true(gb_compare_failed(&c));
+	assert_int_equal(c.n_missing, 1);
+	assert_int_equal(c.missing[0].kind, GB_MISS_METRICS);
+	assert_string_equal(c.missing[0].bench, "gemm");
+	assert_string_equal(c.missing[0].message,
+			    "gemm in B lacks 1 metric A measured: tflops_fp16 (GPU 0)");
+	/* the metric only B has is listed, and fails nothing */
+	assert_int_equal(c.count[GB_CMP_ONLY_B], 1);
+	gb_compare_release(&c);
+	gb_run_release(&a);
+	gb_run_release(&b);
+
+	/* A has two GPUs of the model, B one: the GPU is the finding, not its metrics */
+	pair(&a, &b);
+	d = gb_run_add_device(&a);
+	d->index = 1;
+	d->name = gb_strdup("X");
+	{
+		double v[5] = { 99, 99.5, 100, 100.5, 101 };
+
+		gb_bench_add_metric(&a.benches[0], "tflops_bf16", "TFLOP/s", GB_BETTER_HIGHER, 1, v,
+				    5, NAN);
+		gb_bench_add_metric(&a.benches[1], "h2d_gbps", "GB/s", GB_BETTER_HIGHER, 1, v, 5,
+				    NAN);
+	}
+	compare_pair(&a, &b, false, &c);
+	assert_true(gb_compare_failed(&c));
+	assert_int_equal(c.n_missing, 1);
+	assert_int_equal(c.missing[0].kind, GB_MISS_GPU);
+	assert_int_equal(c.missing[0].device, 1);
+	assert_null(c.missing[0].bench);
+	assert_int_equal(c.missing[0].metrics_a, 2);
+	assert_string_equal(c.missing[0].message,
+			    "GPU 1 (X) of A is missing from B; A measured 2 metrics on it");
+	s = print_to_string(&c, GB_OUT_JSON);
+	doc = cJSON_Parse(s);
+	assert_non_null(doc);
+	assert_string_equal(
+		cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "incomplete"), 0),
+				    "kind")
+			->valuestring,
+		"gpu");
+	cJSON_Delete(doc);
+	free(s);
+	gb_compare_release(&c);
+	compare_pair(&a, &b, true, &c);
+	assert_false(gb_compare_failed(&c));
+	gb_compare_release(&c);
+	gb_run_release(&a);
+	gb_run_release(&b);
+}
+
+/* Simulated numbers are never compared with measured ones; two simulated reports are */
+static void test_simulated_refused(void **state)
+{
+	struct gb_run a, b;
+	struct gb_compare c;
+	struct gb_compare_opts o;
+	char err[512];
+	char *s;
+
+	(void)state;
+	pair(&a, &b);
+	b.host.simulated = true;
+	b.host.simulated_machine = gb_strdup("h100-sxm (h100-sxm.json)");
+	gb_compare_opts_init(&o);
+	assert_int_equal(gb_compare_runs(&a, "a.json", &b, "b.json", &o, &c, err, sizeof(err)),
+			 -1);
+	assert_string_equal(err, "cannot compare a simulated report with a measured one: "
+				 "'b.json' is simulated (h100-sxm (h100-sxm.json)), 'a.json' is "
+				 "measured");
+	assert_int_equal(gb_compare_runs(&b, "b.json", &a, "a.json", &o, &c, err, sizeof(err)),
+			 -1);
+	/* --allow-missing does not relax it */
+	o.allow_missing = true;
+	assert_int_equal(gb_compare_runs(&a, "a.json", &b, "b.json", &o, &c, err, sizeof(err)),
+			 -1);
+	compare_pair(&b, &b, false, &c);
+	assert_true(c.simulated);
+	s = print_to_string(&c, GB_OUT_TEXT);
+	/* the first line, before any number */
+	{
+		static const char line[] = "simulated GPU (A: h100-sxm (h100-sxm.json); B: h100-sxm "
+					   "(h100-sxm.json)): these numbers are not measurements\n";
+
+		assert_int_equal(strncmp(s, line, sizeof(line) - 1), 0);
+	}
+	free(s);
+	gb_compare_release(&c);
 	gb_run_release(&a);
 	gb_run_release(&b);
 }
@@ -939,7 +1052,7 @@ static void test_fleet_matches_schema(void **state)
 	close(fd);
 	assert_int_equal(gb_report_write_file(&out, path, err, sizeof(err)), 0);
 	data_path(script, sizeof(script), "../cli/validate_report.py");
-	snprintf(cmd, sizeof(cmd), "python3 '%s' '%s' '%s'", script, schema, path);
+	snprintf(cmd, sizeof(cmd), "python3 '%s' --strict '%s' '%s'", script, schema, path);
 	assert_int_equal(system(cmd), 0);
 	unlink(path);
 	gb_run_release(&out);
@@ -966,6 +1079,8 @@ int main(void)
 		cmocka_unit_test(test_b_bench_did_not_run),
 		cmocka_unit_test(test_b_run_ended_early),
 		cmocka_unit_test(test_incomplete_only_from_b),
+		cmocka_unit_test(test_b_lacks_metric_or_gpu),
+		cmocka_unit_test(test_simulated_refused),
 		cmocka_unit_test(test_fleet_merge),
 		cmocka_unit_test(test_fleet_duplicates),
 		cmocka_unit_test(test_fleet_nodes),

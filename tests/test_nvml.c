@@ -39,6 +39,8 @@ static const char *const fake_vars[] = {
 	"FAKE_NVML_REASONS",   "FAKE_NVML_ECC_DBE", "FAKE_NVML_XIDS",   "FAKE_NVML_NVSWITCH",
 	"FAKE_NVML_FAIL",      "FAKE_NVML_SLOT_GEN", "FAKE_NVML_VIOL_POWER_NS",
 	"FAKE_NVML_VIOL_THERMAL_NS", "FAKE_NVML_ABSENT", "FAKE_NVML_NVLINK_DOWN",
+	"FAKE_NVML_POWER_INSTANT_W", "FAKE_NVML_NO_POWER_INSTANT", "FAKE_NVML_CC",
+	"FAKE_NVML_NVLINK_VERSION",
 };
 
 /* The fake's own counters, reached through a handle this test holds open. */
@@ -728,7 +730,8 @@ static void test_sample_missing(void **state)
 	(void)state;
 	setenv("FAKE_NVML_MISSING",
 	       "nvmlDeviceGetTemperatureV,nvmlDeviceGetTemperature,nvmlDeviceGetPowerUsage,"
-	       "nvmlDeviceGetCurrentClocksEventReasons,nvmlDeviceGetMemoryInfo",
+	       "nvmlDeviceGetFieldValues,nvmlDeviceGetCurrentClocksEventReasons,"
+	       "nvmlDeviceGetMemoryInfo",
 	       1);
 	load_fake();
 	assert_int_equal(gb_nvml_sample(BUS0, &s), 0);
@@ -742,6 +745,282 @@ static void test_sample_missing(void **state)
 	assert_int_equal(gb_nvml_sample("0000:17:00.0", &s), -1);
 	assert_true(isnan(s.temp_c));
 	assert_true(isnan(s.util_pct));
+}
+
+/* ---- power: instantaneous where the driver has it (issue 19) ---- */
+
+/* Fill GPU 0 with gaps, as bench/gpu.c does, and sample it once. */
+static void fill_and_sample(struct gb_nvml_gaps *g, struct gb_telemetry_sample *s)
+{
+	char bus[] = BUS0;
+	struct gb_device_info d;
+
+	device_unknown(&d, bus);
+	gb_nvml_fill_device_gaps(&d, g);
+	device_release(&d);
+	assert_int_equal(gb_nvml_sample(BUS0, s), 0);
+}
+
+static void test_power_instant(void **state)
+{
+	struct gb_telemetry_sample s;
+	struct gb_nvml_gaps g;
+
+	(void)state;
+	setenv("FAKE_NVML_POWER_W", "300", 1);          /* the one-second average */
+	setenv("FAKE_NVML_POWER_INSTANT_W", "512", 1);  /* the instantaneous field */
+	load_fake();
+	fill_and_sample(&g, &s);
+	assert_true(s.power_w == 512.0);
+	assert_int_equal(g.power_source, GB_POWER_SOURCE_INSTANT);
+	assert_false(g.power_fallback);
+	assert_int_equal(gb_nvml_power_source(BUS0), GB_POWER_SOURCE_INSTANT);
+	assert_string_equal(gb_power_source_name(gb_nvml_power_source(BUS0)), "instant");
+}
+
+/* A driver with nvmlDeviceGetFieldValues but not the field: the average, said so. */
+static void test_power_fallback_average(void **state)
+{
+	struct gb_info_notes *notes = calloc(1, sizeof(*notes));
+	const char *argv[] = { "gpubench", "info" };
+	struct gb_telemetry_sample s;
+	struct gb_bench_result *res;
+	struct gb_run run;
+
+	(void)state;
+	assert_non_null(notes);
+	setenv("FAKE_NVML_POWER_W", "300", 1);
+	setenv("FAKE_NVML_POWER_INSTANT_W", "512", 1);
+	setenv("FAKE_NVML_NO_POWER_INSTANT", "1", 1);
+	load_fake();
+	fill_and_sample(&notes->dev[0].nvml, &s);
+	assert_true(s.power_w == 300.0);
+	/* the scripted H100 is sm_90: nvmlDeviceGetPowerUsage averages over 1 s there */
+	assert_int_equal(notes->dev[0].nvml.power_source, GB_POWER_SOURCE_AVERAGE_1S);
+	assert_true(notes->dev[0].nvml.power_fallback);
+	assert_string_equal(gb_power_source_name(gb_nvml_power_source(BUS0)), "average_1s");
+
+	/* the report carries a note, which is no warning */
+	gb_run_init(&run, "info", 2, argv);
+	gb_run_add_device(&run)->index = 0;
+	notes->dev[0].device = 0;
+	notes->dev[0].nvml_asked = true;
+	notes->n = 1;
+	res = gb_info_notes_apply(&run, notes);
+	assert_non_null(res);
+	assert_int_equal(res->n_checks, 1);
+	assert_string_equal(res->checks[0].name, "power_source");
+	assert_int_equal(res->checks[0].status, GB_STATUS_PASSED);
+	assert_int_equal(res->checks[0].severity, GB_SEV_INFO);
+	assert_string_equal(res->checks[0].message,
+			    "the driver has no instantaneous power reading for GPU 0: its power "
+			    "figures are nvmlDeviceGetPowerUsage's, averaged over one second");
+	assert_int_equal(res->status, GB_STATUS_PASSED);
+	gb_run_verdict(&run);
+	assert_int_equal(run.verdict, GB_STATUS_PASSED);
+	gb_run_release(&run);
+	free(notes);
+}
+
+/* An older driver without the entry point: on GA100 and older the fallback is instantaneous. */
+static void test_power_fallback_old_gpu(void **state)
+{
+	struct gb_telemetry_sample s;
+	struct gb_nvml_gaps g;
+
+	(void)state;
+	setenv("FAKE_NVML_ABSENT", "nvmlDeviceGetFieldValues", 1);
+	setenv("FAKE_NVML_POWER_W", "250", 1);
+	setenv("FAKE_NVML_CC", "8.0", 1);
+	load_fake();
+	fill_and_sample(&g, &s);
+	assert_true(s.power_w == 250.0);
+	assert_true(g.power_fallback);
+	assert_int_equal(g.power_source, GB_POWER_SOURCE_INSTANT);
+	gb_nvml_unload();
+
+	/* the architecture unknown: the kind is unknown too, never guessed */
+	setenv("FAKE_NVML_CC", "unknown", 1);
+	load_fake();
+	fill_and_sample(&g, &s);
+	assert_true(s.power_w == 250.0);
+	assert_int_equal(g.power_source, GB_POWER_SOURCE_UNKNOWN);
+	assert_null(gb_power_source_name(g.power_source));
+	gb_nvml_unload();
+
+	/* no power reading at all */
+	setenv("FAKE_NVML_MISSING", "nvmlDeviceGetPowerUsage", 1);
+	load_fake();
+	fill_and_sample(&g, &s);
+	assert_true(isnan(s.power_w));
+	assert_false(g.power_fallback);
+	assert_int_equal(g.power_source, GB_POWER_SOURCE_UNKNOWN);
+}
+
+static void test_power_usage_source(void **state)
+{
+	(void)state;
+	/* nvml.h: a one-second average on Ampere except GA100, and newer */
+	assert_int_equal(gb_power_usage_source(7, 0), GB_POWER_SOURCE_INSTANT);
+	assert_int_equal(gb_power_usage_source(7, 5), GB_POWER_SOURCE_INSTANT);
+	assert_int_equal(gb_power_usage_source(8, 0), GB_POWER_SOURCE_INSTANT);
+	assert_int_equal(gb_power_usage_source(8, 6), GB_POWER_SOURCE_AVERAGE_1S);
+	assert_int_equal(gb_power_usage_source(8, 9), GB_POWER_SOURCE_AVERAGE_1S);
+	assert_int_equal(gb_power_usage_source(9, 0), GB_POWER_SOURCE_AVERAGE_1S);
+	assert_int_equal(gb_power_usage_source(12, 0), GB_POWER_SOURCE_AVERAGE_1S);
+	assert_int_equal(gb_power_usage_source(-1, -1), GB_POWER_SOURCE_UNKNOWN);
+	assert_string_equal(gb_power_source_name(GB_POWER_SOURCE_INSTANT), "instant");
+	assert_string_equal(gb_power_source_name(GB_POWER_SOURCE_AVERAGE_1S), "average_1s");
+	assert_null(gb_power_source_name(GB_POWER_SOURCE_UNKNOWN));
+}
+
+/* ---- NVLink version: recorded raw, checked against the model (issue 19) ---- */
+
+static void test_nvlink_version_raw(void **state)
+{
+	char bus[] = BUS0;
+	struct gb_device_info d;
+	struct gb_nvml_gaps g;
+	bool mismatch;
+
+	(void)state;
+	load_fake();
+	device_unknown(&d, bus);
+	gb_nvml_fill_device_gaps(&d, &g);
+	/* 6 is NVML_NVLINK_VERSION_4_0 */
+	assert_int_equal(g.nvlink_version_raw, 6);
+	assert_int_equal(g.nvlink_gen_nvml, 4);
+	assert_int_equal(d.nvlink_gen, 4);
+	assert_int_equal(gb_nvlink_gen_trusted(g.nvlink_gen_nvml, 4, &mismatch), 4);
+	assert_false(mismatch);
+	device_release(&d);
+	gb_nvml_unload();
+
+	/* a driver answering the generation itself: 4 reads as NVLink 3.0 */
+	setenv("FAKE_NVML_NVLINK_VERSION", "4", 1);
+	load_fake();
+	device_unknown(&d, bus);
+	gb_nvml_fill_device_gaps(&d, &g);
+	assert_int_equal(g.nvlink_version_raw, 4);
+	assert_int_equal(g.nvlink_gen_nvml, 3);
+	/* the H100's NVLink 4 wins, and the disagreement is seen */
+	assert_int_equal(gb_nvlink_gen_trusted(g.nvlink_gen_nvml, 4, &mismatch), 4);
+	assert_true(mismatch);
+	device_release(&d);
+	gb_nvml_unload();
+
+	/* a version the table does not know: raw kept, no generation */
+	setenv("FAKE_NVML_NVLINK_VERSION", "42", 1);
+	load_fake();
+	device_unknown(&d, bus);
+	gb_nvml_fill_device_gaps(&d, &g);
+	assert_int_equal(g.nvlink_version_raw, 42);
+	assert_int_equal(g.nvlink_gen_nvml, -1);
+	assert_int_equal(d.nvlink_gen, -1);
+	device_release(&d);
+}
+
+static void test_nvlink_gen_trusted(void **state)
+{
+	bool mismatch;
+
+	(void)state;
+	assert_int_equal(gb_nvlink_gen_trusted(3, 3, &mismatch), 3);
+	assert_false(mismatch);
+	/* a B200 read as NVLink 3 would halve its peak: the model's 5 wins */
+	assert_int_equal(gb_nvlink_gen_trusted(3, 5, &mismatch), 5);
+	assert_true(mismatch);
+	/* the model unknown: NVML's; NVML unread: the model's, no disagreement */
+	assert_int_equal(gb_nvlink_gen_trusted(4, 0, &mismatch), 4);
+	assert_false(mismatch);
+	assert_int_equal(gb_nvlink_gen_trusted(-1, 4, &mismatch), 4);
+	assert_false(mismatch);
+	assert_int_equal(gb_nvlink_gen_trusted(-1, 0, &mismatch), -1);
+	assert_false(mismatch);
+}
+
+/* The disagreement becomes a warning of the info entry, with both numbers. */
+static void test_nvlink_version_warning(void **state)
+{
+	struct gb_info_notes *notes = calloc(1, sizeof(*notes));
+	const char *argv[] = { "gpubench", "info" };
+	struct gb_bench_result *res;
+	struct gb_run run;
+
+	(void)state;
+	assert_non_null(notes);
+	gb_run_init(&run, "info", 2, argv);
+	gb_run_add_device(&run)->index = 0;
+	notes->n = 1;
+	notes->dev[0].device = 0;
+	notes->dev[0].nvml_asked = true;
+	notes->dev[0].nvml.gpu_max_pcie_gen = -1;
+	notes->dev[0].nvml.nvlink_version_raw = 4;
+	notes->dev[0].nvml.nvlink_gen_nvml = 3;
+	notes->dev[0].nvml.nvlink_gen_known = 4;
+	notes->dev[0].nvml.power_source = GB_POWER_SOURCE_INSTANT;
+	res = gb_info_notes_apply(&run, notes);
+	assert_non_null(res);
+	assert_int_equal(res->n_checks, 1);
+	assert_string_equal(res->checks[0].name, "nvlink_version");
+	assert_int_equal(res->checks[0].status, GB_STATUS_WARNING);
+	assert_true(res->checks[0].observed == 3 && res->checks[0].threshold == 4);
+	assert_string_equal(res->checks[0].message,
+			    "NVML answers NVLink version 4 (NVLink 3) for GPU 0, whose model has "
+			    "NVLink 4; its NVLink peak uses NVLink 4");
+	assert_int_equal(res->status, GB_STATUS_WARNING);
+	gb_run_release(&run);
+
+	/* agreeing: nothing to say, no entry */
+	notes->dev[0].nvml.nvlink_version_raw = 6;
+	notes->dev[0].nvml.nvlink_gen_nvml = 4;
+	gb_run_init(&run, "info", 2, argv);
+	gb_run_add_device(&run)->index = 0;
+	assert_null(gb_info_notes_apply(&run, notes));
+	gb_run_release(&run);
+	free(notes);
+}
+
+/* ---- the probe's refusal of a GPU the build has no code for (issue 19) ---- */
+
+static void test_cuda_archs_run_on(void **state)
+{
+	int oldest;
+
+	(void)state;
+	/* today's default: sm_75 (T4) has nothing, later GPUs JIT the newest PTX */
+	assert_false(gb_cuda_archs_run_on("80,89,90", 7, 5, &oldest));
+	assert_int_equal(oldest, 80);
+	assert_false(gb_cuda_archs_run_on("80,89,90", 6, 0, &oldest));
+	assert_true(gb_cuda_archs_run_on("80,89,90", 8, 0, &oldest));
+	assert_true(gb_cuda_archs_run_on("80,89,90", 8, 6, &oldest)); /* sm_80 SASS */
+	assert_true(gb_cuda_archs_run_on("80,89,90", 12, 0, &oldest)); /* compute_90 PTX */
+	/* the proposed list: SASS for each, PTX for the newest only */
+	{
+		const char *l = "75-real;80-real;89-real;90-real;100-real;120-real;120-virtual";
+
+		assert_true(gb_cuda_archs_run_on(l, 7, 5, &oldest));
+		assert_int_equal(oldest, 75);
+		assert_false(gb_cuda_archs_run_on(l, 7, 0, &oldest));
+		assert_false(gb_cuda_archs_run_on(l, 6, 1, &oldest));
+		assert_true(gb_cuda_archs_run_on(l, 10, 3, &oldest));  /* sm_100 SASS */
+		assert_true(gb_cuda_archs_run_on(l, 12, 1, &oldest));  /* sm_120 SASS */
+		assert_true(gb_cuda_archs_run_on(l, 13, 0, &oldest));  /* compute_120 PTX */
+		/* no SASS of its major and PTX too new: nothing runs */
+		assert_false(gb_cuda_archs_run_on(l, 11, 0, &oldest));
+	}
+	/* machine code only: a later major has nothing */
+	assert_false(gb_cuda_archs_run_on("80-real", 9, 0, &oldest));
+	/* arch-specific code runs on that GPU alone */
+	assert_true(gb_cuda_archs_run_on("90a", 9, 0, &oldest));
+	assert_false(gb_cuda_archs_run_on("90a-real", 10, 0, &oldest));
+	assert_true(gb_cuda_archs_run_on("100f", 10, 3, &oldest));
+	/* lists it cannot judge refuse nothing */
+	assert_true(gb_cuda_archs_run_on("all", 3, 5, &oldest));
+	assert_true(gb_cuda_archs_run_on("native", 3, 5, &oldest));
+	assert_true(gb_cuda_archs_run_on("", 3, 5, &oldest));
+	assert_int_equal(oldest, -1);
+	assert_true(gb_cuda_archs_run_on(NULL, 3, 5, &oldest));
 }
 
 /* ---- health ---- */
@@ -957,6 +1236,14 @@ int main(void)
 		T(test_sample),
 		T(test_sample_defaults_and_fallback),
 		T(test_sample_missing),
+		T(test_power_instant),
+		T(test_power_fallback_average),
+		T(test_power_fallback_old_gpu),
+		T(test_power_usage_source),
+		T(test_nvlink_version_raw),
+		T(test_nvlink_gen_trusted),
+		T(test_nvlink_version_warning),
+		T(test_cuda_archs_run_on),
 		T(test_health),
 		T(test_health_missing),
 		T(test_violations),

@@ -91,9 +91,14 @@ static void test_unsupported_reasons(void **state)
 	/* the precision is named before the architecture */
 	r = gb_own_gemm_unsupported_reason(GB_OWN_WGMMA, GB_PREC_FP8, 8, 0, 0, buf, sizeof(buf));
 	assert_string_equal(r, "wgmma computes fp16 and bf16 only, not fp8");
-	r = gb_own_gemm_unsupported_reason(GB_OWN_TILED, GB_PREC_FP32, 7, 5, 2, buf, sizeof(buf));
-	assert_string_equal(r, "tiled is built for compute capability 8.0 and newer; device 2 "
-			       "is 7.5");
+	/* sm_75 (T4): the FP32 kernels run, mma needs sm_80's instructions */
+	assert_null(gb_own_gemm_unsupported_reason(GB_OWN_TILED, GB_PREC_FP32, 7, 5, 2, buf,
+						   sizeof(buf)));
+	assert_null(gb_own_gemm_unsupported_reason(GB_OWN_SGEMM, GB_PREC_FP32, 7, 5, 2, buf,
+						   sizeof(buf)));
+	r = gb_own_gemm_unsupported_reason(GB_OWN_MMA, GB_PREC_BF16, 7, 5, 2, buf, sizeof(buf));
+	assert_string_equal(r, "mma needs compute capability 8.0 (mma.sync m16n8k16 on bf16, "
+			       "cp.async); device 2 is 7.5");
 }
 
 static void test_shapes(void **state)

@@ -33,6 +33,7 @@
 
 #include "bench/nvml.h"
 #include "report/exitcodes.h"
+#include "report/host.h"
 #include "report/theory.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -420,6 +421,8 @@ static void assert_run_equal(const struct gb_run *a, const struct gb_run *b)
 	assert_str_or_null(a->tool.cuda_archs, b->tool.cuda_archs);
 	assert_str_or_null(a->command, b->command);
 	assert_strs_equal(a->argv, (size_t)a->argc, b->argv, (size_t)b->argc);
+	assert_int_equal(a->host.simulated, b->host.simulated);
+	assert_str_or_null(a->host.simulated_machine, b->host.simulated_machine);
 	assert_str_or_null(a->started_at, b->started_at);
 	assert_str_or_null(a->finished_at, b->finished_at);
 	assert_int_equal(a->status, b->status);
@@ -862,7 +865,15 @@ static void test_load_hostile(void **state)
 	static const char huge[] =
 		"{\"schema\": \"gpubench.report/1\", \"benchmarks\": [{\"name\": \"g\", "
 		"\"status\": \"failed\", \"metrics\": [{\"name\": \"t\", \"value\": 1e999, "
+		"\"samples\": [1, 5]}]}]}";
+	static const char huge_sample[] =
+		"{\"schema\": \"gpubench.report/1\", \"benchmarks\": [{\"name\": \"g\", "
+		"\"status\": \"failed\", \"metrics\": [{\"name\": \"t\", \"value\": 1, "
 		"\"samples\": [-1e999, 5]}]}]}";
+	static const char null_value[] =
+		"{\"schema\": \"gpubench.report/1\", \"benchmarks\": [{\"name\": \"g\", "
+		"\"status\": \"failed\", \"metrics\": [{\"name\": \"t\", \"value\": null, "
+		"\"samples\": [null, 5]}]}]}";
 
 	(void)state;
 	/* nesting deeper than the parser allows, inside free-form params */
@@ -882,13 +893,22 @@ static void test_load_hostile(void **state)
 	gb_run_release(&run);
 	free(deep);
 
-	/* numbers past a double's range read as unknown, not as infinity */
+	/* numbers past a double's range: a bad file naming the key, never a silent null */
 	write_text(t.path, huge, strlen(huge));
+	assert_int_equal(gb_report_load_file(t.path, &run, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "metrics[0]"));
+	assert_non_null(strstr(err, "value is out of the range of a double"));
+	gb_run_release(&run);
+	write_text(t.path, huge_sample, strlen(huge_sample));
+	assert_int_equal(gb_report_load_file(t.path, &run, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "samples[0] is out of the range of a double"));
+	gb_run_release(&run);
+	/* null stays unknown; no verdict in the file: recomputed, a failure never passes */
+	write_text(t.path, null_value, strlen(null_value));
 	assert_int_equal(gb_report_load_file(t.path, &run, err, sizeof(err)), 0);
 	assert_true(isnan(run.benches[0].metrics[0].value));
 	assert_true(isnan(run.benches[0].metrics[0].samples[0]));
 	assert_true(run.benches[0].metrics[0].samples[1] == 5.0);
-	/* no verdict in the file: recomputed, and a failed benchmark is never passed */
 	assert_int_equal(run.verdict, GB_STATUS_FAILED);
 	assert_int_equal(run.exit_code, GB_EXIT_CHECK_FAILED);
 	gb_run_release(&run);
@@ -1049,6 +1069,136 @@ static void test_check_writable(void **state)
 	tmp_remove(&t);
 }
 
+/* -o through a symbolic link: the target is written, the link stays (issue 19) */
+static void test_write_through_link(void **state)
+{
+	struct {
+		char target[160], link[160];
+	} p;
+	struct gb_run run, back;
+	struct tmp t;
+	struct stat st;
+	char err[512] = "";
+
+	(void)state;
+	build_run(&run);
+	tmp_make(&t);
+	snprintf(p.target, sizeof(p.target), "%s/target.json", t.dir);
+	snprintf(p.link, sizeof(p.link), "%s/link.json", t.dir);
+	write_text(p.target, "old\n", 4);
+	assert_int_equal(chmod(p.target, 0600), 0);
+	assert_int_equal(symlink("target.json", p.link), 0);
+	assert_int_equal(gb_report_check_writable(p.link, err, sizeof(err)), 0);
+	assert_int_equal(gb_report_write_file(&run, p.link, err, sizeof(err)), 0);
+	assert_int_equal(lstat(p.link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	/* the replaced file keeps its mode */
+	assert_int_equal(stat(p.target, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(gb_report_load_file(p.target, &back, err, sizeof(err)), 0);
+	gb_run_release(&back);
+	/* nothing left beside them */
+	assert_int_equal(dir_entries(t.dir), 2);
+	unlink(p.link);
+	gb_run_release(&run);
+	tmp_remove(&t);
+}
+
+/* -o a named pipe: written through to its reader, still a FIFO afterwards */
+static void test_write_to_fifo(void **state)
+{
+	struct gb_run run;
+	struct tmp t;
+	struct stat st;
+	char err[512] = "", buf[64] = "";
+	int status = 0;
+	pid_t child;
+
+	(void)state;
+	build_run(&run);
+	tmp_make(&t);
+	assert_int_equal(mkfifo(t.path, 0600), 0);
+	/* the check must not open it: a reader would take the close for the end */
+	assert_int_equal(gb_report_check_writable(t.path, err, sizeof(err)), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		int fd = open(t.path, O_RDONLY);
+		ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+		/* drain the rest so the writer never blocks */
+		while (n > 0 && read(fd, buf, sizeof(buf)) > 0)
+			;
+		_exit(n > 0 ? 0 : 1);
+	}
+	assert_int_equal(gb_report_write_file(&run, t.path, err, sizeof(err)), 0);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(lstat(t.path, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	gb_run_release(&run);
+	tmp_remove(&t);
+}
+
+/* what can never be a report: one line, before anything runs */
+static void test_check_unwritable_kinds(void **state)
+{
+	struct tmp t;
+	char path[256], err[512] = "";
+
+	(void)state;
+	tmp_make(&t);
+	assert_int_equal(gb_report_check_writable("", err, sizeof(err)), -1);
+	assert_string_equal(err, "cannot write report '': empty file name");
+	snprintf(path, sizeof(path), "%s/loop", t.dir);
+	assert_int_equal(symlink("loop", path), 0);
+	assert_int_equal(gb_report_check_writable(path, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "Too many levels of symbolic links"));
+	unlink(path);
+	tmp_remove(&t);
+}
+
+/* host.simulated: written, loaded back, absent in older reports, false without the simulator */
+static void test_simulated_label(void **state)
+{
+	static const char old_report[] = "{\"schema\": \"gpubench.report/1\", \"host\": {}}";
+	static const char bad_flag[] =
+		"{\"schema\": \"gpubench.report/1\", \"host\": {\"simulated\": \"yes\"}}";
+	struct gb_run run, back;
+	struct gb_host_info host = { 0 };
+	struct tmp t;
+	char err[512] = "";
+
+	(void)state;
+	/* this test program has no gbsim_report_label: it is not the simulator */
+	gb_host_simulation(&host);
+	assert_false(host.simulated);
+	assert_null(host.simulated_machine);
+
+	build_run(&run);
+	run.host.simulated = true;
+	run.host.simulated_machine = gb_strdup("h100-sxm (tests/sim/machines/h100-sxm.json)");
+	tmp_make(&t);
+	assert_int_equal(gb_report_write_file(&run, t.path, err, sizeof(err)), 0);
+	assert_int_equal(gb_report_load_file(t.path, &back, err, sizeof(err)), 0);
+	assert_true(back.host.simulated);
+	assert_string_equal(back.host.simulated_machine,
+			    "h100-sxm (tests/sim/machines/h100-sxm.json)");
+	gb_run_release(&back);
+
+	write_text(t.path, old_report, sizeof(old_report) - 1);
+	assert_int_equal(gb_report_load_file(t.path, &back, err, sizeof(err)), 0);
+	assert_false(back.host.simulated);
+	assert_null(back.host.simulated_machine);
+	gb_run_release(&back);
+
+	write_text(t.path, bad_flag, sizeof(bad_flag) - 1);
+	assert_int_equal(gb_report_load_file(t.path, &back, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "host.simulated"));
+	gb_run_release(&run);
+	tmp_remove(&t);
+}
+
 /* ---- the example report and the schema ---- */
 
 static const char *need_env(const char *name)
@@ -1110,7 +1260,7 @@ static int validate(const char *report)
 	char cmd[8192];
 	int rc;
 
-	snprintf(cmd, sizeof(cmd), "python3 '%s/../cli/validate_report.py' '%s' '%s'",
+	snprintf(cmd, sizeof(cmd), "python3 '%s/../cli/validate_report.py' --strict '%s' '%s'",
 		 need_env("GPUBENCH_TEST_DATA"), need_env("GPUBENCH_SCHEMA"), report);
 	rc = system(cmd);
 	if (rc == -1 || !WIFEXITED(rc))
@@ -1175,6 +1325,10 @@ int main(void)
 		cmocka_unit_test(test_write_replaces_atomically),
 		cmocka_unit_test(test_write_failure_leaves_no_trace),
 		cmocka_unit_test(test_check_writable),
+		cmocka_unit_test(test_write_through_link),
+		cmocka_unit_test(test_write_to_fifo),
+		cmocka_unit_test(test_check_unwritable_kinds),
+		cmocka_unit_test(test_simulated_label),
 		cmocka_unit_test(test_load_example),
 		cmocka_unit_test(test_example_matches_schema),
 		cmocka_unit_test(test_written_report_matches_schema),

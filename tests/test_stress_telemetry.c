@@ -339,7 +339,7 @@ static void test_missing_fields_warn(void **state)
 
 	(void)state;
 	setenv("FAKE_NVML_MISSING",
-	       "nvmlDeviceGetPowerUsage,nvmlDeviceGetTotalEccErrors,"
+	       "nvmlDeviceGetPowerUsage,nvmlDeviceGetFieldValues,nvmlDeviceGetTotalEccErrors,"
 	       "nvmlDeviceGetCurrentClocksEventReasons",
 	       1);
 	load_fake();

@@ -449,6 +449,30 @@ struct bad_case {
 	const char *message;
 };
 
+/* one file for run and stress: run takes its rules and accepts stress's section */
+static void test_stress_section(void **state)
+{
+	struct gb_thresholds t;
+	char err[512] = "";
+	size_t n_quick;
+
+	(void)state;
+	assert_int_equal(gb_thresholds_builtin(&t, "quick"), 0);
+	n_quick = t.n;
+	gb_thresholds_release(&t);
+	assert_int_equal(from_text(&t,
+				   "{\"thresholds\": [{\"metric\": \"tflops_bf16*\", "
+				   "\"min_efficiency\": 0.8}], \"same_model_max_spread\": \"5%\", "
+				   "\"stress\": {\"temp_limit_c\": 83, \"throttle_mask\": "
+				   "[\"hw_slowdown\"]}}",
+				   err, sizeof(err)),
+			 0);
+	assert_int_equal(t.n, n_quick + 1);
+	assert_string_equal(t.rules[0].metric, "tflops_bf16*");
+	assert_float_equal(t.same_model_spread, 0.05, 1e-12);
+	gb_thresholds_release(&t);
+}
+
 static void test_malformed_files(void **state)
 {
 	static const struct bad_case cases[] = {
@@ -473,6 +497,16 @@ static void test_malformed_files(void **state)
 		  "thresholds[0].peak must be one of" },
 		{ "{\"schema\": \"gpubench.thresholds/2\"}", "newer than this gpubench understands" },
 		{ "{\"same_model_max_spread\": 3}", "same_model_max_spread must be a fraction" },
+		/* too large for a double: exit 2 naming the key, never a silent null */
+		{ "{\"thresholds\": [{\"metric\": \"x\", \"max_value\": 1e999}]}",
+		  "thresholds[0].max_value must be a number" },
+		{ "{\"thresholds\": [{\"metric\": \"x\", \"min_efficiency\": -1e999}]}",
+		  "thresholds[0].min_efficiency must be a fraction" },
+		/* stress's section, shared with `run`: checked by run too */
+		{ "{\"stress\": {\"temp_limt_c\": 80}}",
+		  "'t.json': stress: unknown threshold 'temp_limt_c'" },
+		{ "{\"stress\": {\"temp_limit_c\": 1e999}}", "'t.json': stress: 'temp_limit_c' must be" },
+		{ "{\"stress\": [1]}", "'t.json': stress must be an object" },
 	};
 
 	(void)state;
@@ -538,6 +572,7 @@ int main(void)
 		cmocka_unit_test(test_file_overrides),
 		cmocka_unit_test(test_file_same_model_off),
 		cmocka_unit_test(test_malformed_files),
+		cmocka_unit_test(test_stress_section),
 		cmocka_unit_test(test_load_file_errors),
 	};
 

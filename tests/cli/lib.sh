@@ -54,14 +54,15 @@ json_get() {
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval("d"+sys.argv[2]))' "$1" "$2"
 }
 
-# validate FILE: against docs/report.schema.json
+# validate FILE: against docs/report.schema.json, closed (--strict): this build's
+# writer must add no key the schema does not list
 validate() {
 	checks=$((checks + 1))
 	if [ -z "$SCHEMA" ]; then
 		fail "GPUBENCH_SCHEMA is not set"
 		return
 	fi
-	if ! python3 "$HERE/validate_report.py" "$SCHEMA" "$1" >"$TMP/val" 2>&1; then
+	if ! python3 "$HERE/validate_report.py" --strict "$SCHEMA" "$1" >"$TMP/val" 2>&1; then
 		fail "report $1 does not validate: $(cat "$TMP/val")"
 	fi
 }

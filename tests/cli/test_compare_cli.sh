@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # gpubench compare on saved report pairs (tests/data): exit 0 without a
-# regression (noise, improvement, other GPU models), 1 on a regression, 2 on
+# regression (noise, improvement, other GPU models), 1 on a regression or when
+# B lacks what A measured (a benchmark, a metric, a GPU; issue 19 item 2), 2 on
 # bad input (not a report, a newer schema, nothing in common, bad options).
 . "$(dirname "$0")/lib.sh"
 DATA=${GPUBENCH_TEST_DATA:?GPUBENCH_TEST_DATA must point at tests/data}
@@ -19,10 +20,14 @@ run "$BIN" compare base.json noisy.json
 expect_rc 0 "7% down but within the runs' spread"
 
 run "$BIN" compare base.json improved.json
-expect_rc 0 "improvements and one-sided metrics are listed, not failed"
+expect_rc 1 "a metric A measured and B lacks fails the gate"
 expect_out "improvement" "improvements listed"
 expect_out "only_a" "metrics missing in B listed"
 expect_out "only_b" "new metrics listed"
+expect_out "bandwidth in B lacks 2 metrics A measured: d2h_pinned_gbps \(GPU 0\), d2h_pinned_gbps \(GPU 1\)" \
+	"the missing metrics named"
+run "$BIN" compare base.json improved.json --allow-missing
+expect_rc 0 "improvements and one-sided metrics, --allow-missing: listed, not failed"
 
 run "$BIN" compare base.json regressed.json --tolerance 15%
 expect_rc 0 "a global tolerance above the change"
@@ -135,7 +140,8 @@ expect_out "<tr class=\"regression\">" "html marks the regressed rows"
 # ---- never fail open: B could not run what A measured ----
 # b_error: gemm could not run; b_int: interrupted after gemm (bandwidth missing);
 # b_skip: bandwidth skipped; b_nogpu: no driver at all; b_metric: a metric
-# dropped from a benchmark that ran (listed, not failed)
+# dropped from a benchmark that ran; b_nogemm: the whole gemm benchmark absent
+# from a B that finished; b_onegpu: GPU 1 gone (2 -> 1)
 python3 - base.json "$TMP" <<'PY'
 import json, sys
 base = json.load(open(sys.argv[1]))
@@ -159,6 +165,16 @@ save("b_nogpu", d)
 d = json.loads(json.dumps(base))
 d["benchmarks"][1]["metrics"] = [m for m in d["benchmarks"][1]["metrics"] if m["name"] != "d2h_pinned_gbps"]
 save("b_metric", d)
+d = json.loads(json.dumps(base))
+del d["benchmarks"][0]
+save("b_nogemm", d)
+d = json.loads(json.dumps(base))
+d["devices"] = [g for g in d["devices"] if g["index"] != 1]
+d["topology"] = []
+for b in d["benchmarks"]:
+    b["metrics"] = [m for m in b["metrics"] if m["device"] != 1]
+    b["devices"] = [0]
+save("b_onegpu", d)
 PY
 run "$BIN" compare base.json "$TMP/b_error.json"
 expect_rc 1 "a benchmark that errored in B fails the gate"
@@ -184,10 +200,41 @@ expect_out "B's run ended early \(error: no NVIDIA driver\)" "the no-GPU reason"
 run "$BIN" compare base.json "$TMP/b_nogpu.json" --allow-missing
 expect_rc 2 "with --allow-missing, nothing in common is bad input"
 run "$BIN" compare base.json "$TMP/b_metric.json"
-expect_rc 0 "a metric dropped from a benchmark that ran is listed, not failed"
+expect_rc 1 "a metric dropped from a benchmark that ran fails the gate"
 expect_out "only_a" "the dropped metric is listed"
+expect_one_error "^gpubench: warning: B incomplete: bandwidth in B lacks 2 metrics A measured" \
+	"one warning line for the dropped metric"
+run "$BIN" compare base.json "$TMP/b_metric.json" --allow-missing
+expect_rc 0 "a dropped metric with --allow-missing"
+run "$BIN" compare base.json base.json
 checks=$((checks + 1))
 [ -z "$err" ] || fail "no warning for a complete B: $err"
+# the issue's two fail-open cases: the whole gemm benchmark gone, a GPU gone
+run "$BIN" compare base.json "$TMP/b_nogemm.json"
+expect_rc 1 "gemm missing from a B that finished fails the gate"
+expect_one_error "^gpubench: warning: B incomplete: gemm is missing from B; A measured 6 metrics$" \
+	"one line for the missing benchmark"
+expect_out "result: failed \(B incomplete\)" "the result line of a missing benchmark"
+run "$BIN" compare base.json "$TMP/b_nogemm.json" --allow-missing
+expect_rc 0 "a missing benchmark with --allow-missing"
+run "$BIN" compare "$TMP/b_nogemm.json" base.json
+expect_rc 0 "a benchmark only B has is listed, not failed"
+run "$BIN" compare base.json "$TMP/b_onegpu.json"
+expect_rc 1 "a GPU gone from B (2 -> 1) fails the gate"
+expect_one_error "^gpubench: warning: B incomplete: GPU 1 \(NVIDIA H100 80GB HBM3\) of A is missing from B; A measured 7 metrics on it$" \
+	"one line for the missing GPU, covering its metrics"
+run "$BIN" compare base.json "$TMP/b_onegpu.json" --allow-missing
+expect_rc 0 "a missing GPU with --allow-missing"
+run "$BIN" compare base.json "$TMP/b_onegpu.json" --format json -q -o "$TMP/gpu.json"
+checks=$((checks + 1))
+python3 - "$TMP/gpu.json" <<'PY' || fail "the missing-GPU compare document"
+import json, sys
+d = json.load(open(sys.argv[1]))
+inc = d["incomplete"]
+assert d["exit_code"] == 1 and len(inc) == 1, inc
+assert inc[0]["kind"] == "gpu" and inc[0]["device"] == 1 and inc[0]["benchmark"] is None
+assert inc[0]["metrics_a"] == 7
+PY
 run "$BIN" compare base.json "$TMP/b_error.json" --format json -q -o "$TMP/inc.json"
 expect_rc 1 "-q keeps the incomplete exit code"
 checks=$((checks + 1))
@@ -197,6 +244,7 @@ d = json.load(open(sys.argv[1]))
 assert d["status"] == "failed" and d["exit_code"] == 1 and d["regressed"] is False
 inc = d["incomplete"]
 assert len(inc) == 1 and inc[0]["benchmark"] == "gemm" and inc[0]["status"] == "error"
+assert inc[0]["kind"] == "not_run" and inc[0]["device"] is None
 assert inc[0]["metrics_a"] == 6
 PY
 run "$BIN" compare base.json "$TMP/b_error.json" --format junit

@@ -2,7 +2,13 @@
 # SPDX-License-Identifier: MIT
 """validate_report.py - check gpubench reports against docs/report.schema.json.
 
-Usage: validate_report.py SCHEMA REPORT...
+Usage: validate_report.py [--strict] SCHEMA REPORT...
+
+The published schema is forward compatible (objects allow keys it does not
+list, so a newer gpubench.report/1 still validates). --strict closes every
+object that lists its keys ("additionalProperties": false): what the tests
+use on this build's own output, so a key the writer adds without the schema,
+or a typo, is caught.
 
 Prints every schema violation as "REPORT: PATH: MESSAGE" (PATH in jq style,
 e.g. .benchmarks[0].metrics[1].value) and exits 1 if any report is invalid
@@ -40,13 +46,30 @@ def load(path):
         return json.load(f, parse_constant=reject_constant)
 
 
+def close_objects(node):
+    """--strict: every object schema that lists properties allows no others."""
+    if isinstance(node, dict):
+        if "properties" in node and "additionalProperties" not in node:
+            node["additionalProperties"] = False
+        for v in node.values():
+            close_objects(v)
+    elif isinstance(node, list):
+        for v in node:
+            close_objects(v)
+
+
 def main(argv):
+    strict = len(argv) > 1 and argv[1] == "--strict"
+    if strict:
+        argv = argv[:1] + argv[2:]
     if len(argv) < 3:
-        print("usage: validate_report.py SCHEMA REPORT...", file=sys.stderr)
+        print("usage: validate_report.py [--strict] SCHEMA REPORT...", file=sys.stderr)
         return 2
     try:
         schema = load(argv[1])
         Draft202012Validator.check_schema(schema)
+        if strict:
+            close_objects(schema)
     except Exception as e:  # noqa: BLE001 - any failure here is a usage problem
         print("%s: cannot use as a schema: %s" % (argv[1], e), file=sys.stderr)
         return 2
