@@ -544,9 +544,7 @@ static cJSON *host_info_json(const struct gb_host_info *h)
 		cJSON_AddStringToObject(o, "driver_version", h->driver_version);
 	else
 		cJSON_AddNullToObject(o, "driver_version");
-	/* as the report writes it: null without a driver (0) or when unknown (-1) */
-	gb_json_add_int(o, "cuda_driver_version",
-			h->cuda_driver_version > 0 ? h->cuda_driver_version : -1);
+	gb_json_add_cuda_version(o, "cuda_driver_version", h->cuda_driver_version);
 	return o;
 }
 

@@ -84,9 +84,7 @@ static cJSON *host_json(const struct gb_host_info *h)
 	gb_json_add_str(o, "kernel", h->kernel);
 	gb_json_add_str(o, "cpu", h->cpu);
 	gb_json_add_str(o, "driver_version", h->driver_version);
-	/* cudaDriverGetVersion says 0 when there is no driver: no version, so null */
-	gb_json_add_int(o, "cuda_driver_version",
-			h->cuda_driver_version > 0 ? h->cuda_driver_version : -1);
+	gb_json_add_cuda_version(o, "cuda_driver_version", h->cuda_driver_version);
 	gb_json_add_int(o, "cuda_runtime_version", h->cuda_runtime_version);
 	gb_json_add_int(o, "cublaslt_version", h->cublaslt_version);
 	gb_json_add_int(o, "nccl_version", h->nccl_version);

@@ -22,6 +22,11 @@ void gb_json_add_int(cJSON *o, const char *key, long long v)
 		cJSON_AddNullToObject(o, key);
 }
 
+void gb_json_add_cuda_version(cJSON *o, const char *key, int v)
+{
+	gb_json_add_int(o, key, v > 0 ? v : -1);
+}
+
 void gb_json_add_str(cJSON *o, const char *key, const char *v)
 {
 	if (v)

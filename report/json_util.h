@@ -16,6 +16,11 @@ struct cJSON;
 void gb_json_add_num(struct cJSON *o, const char *key, double v);
 /* v, or null when v < 0 (-1 is "unknown" for counts and ids) */
 void gb_json_add_int(struct cJSON *o, const char *key, long long v);
+/*
+ * A CUDA version from cudaDriverGetVersion: v, or null when there is none
+ * (0: no driver) or it is unknown (-1)
+ */
+void gb_json_add_cuda_version(struct cJSON *o, const char *key, int v);
 /* v, or null when v is NULL */
 void gb_json_add_str(struct cJSON *o, const char *key, const char *v);
 
