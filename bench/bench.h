@@ -135,7 +135,8 @@ static inline bool gb_should_stop(const struct gb_ctx *ctx)
 {
 	if (ctx->beat)
 		ctx->beat(ctx->beat_user, NULL, 0);
-	return ctx->stop && *ctx->stop;
+	/* set by a signal handler, read by every worker thread: atomic, not just volatile */
+	return ctx->stop && __atomic_load_n(ctx->stop, __ATOMIC_RELAXED);
 }
 
 #endif

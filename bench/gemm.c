@@ -781,7 +781,9 @@ static int measure_run(struct gb_ctx *ctx, struct gb_bench_result *res, struct g
 			break;
 		j->tflops[j->n_tflops++] = j->flops * (double)j->batch / sec / 1e12;
 		if (st->hint)
-			st->hint[g->slot] = j->tflops[j->n_tflops - 1];
+			/* read by the telemetry sampler's thread: atomic, and a hint only */
+			__atomic_store(&st->hint[g->slot], &j->tflops[j->n_tflops - 1],
+				       __ATOMIC_RELAXED);
 	}
 	return rc;
 }
@@ -825,8 +827,11 @@ static int job_measure(struct gb_ctx *ctx, const struct gemm_params *p, struct g
 	j->measured = j->n_tflops > 0;
 out:
 	gb_sampler_summary(st->sampler, g->slot, &j->tel);
-	if (st->hint)
-		st->hint[g->slot] = NAN;
+	if (st->hint) {
+		double none = NAN;
+
+		__atomic_store(&st->hint[g->slot], &none, __ATOMIC_RELAXED);
+	}
 	return rc;
 }
 

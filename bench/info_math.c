@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bench/copy_math.h"
 #include "bench/lost_math.h"
+#include "report/theory.h"
 
 /* "a,b,c" as "a, b, c" for a message. */
 static void spaced_list(const char *in, char *out, size_t len)
@@ -28,6 +30,40 @@ static bool slot_slower(const struct gb_run *run, const struct gb_device_note *n
 
 	*slot = d ? d->pcie_max_gen : -1;
 	return n->nvml_asked && *slot > 0 && n->nvml.gpu_max_pcie_gen > *slot;
+}
+
+/*
+ * The link trained narrower than card and slot allow. Idle, a GPU lowers
+ * its link generation to save power but keeps its width, so only the width
+ * is judged here: gb_pcie_downtrain's rule with the generation taken at its
+ * maximum (`bandwidth` judges both under load).
+ */
+static bool link_narrow(const struct gb_run *run, const struct gb_device_note *n)
+{
+	const struct gb_device_info *d = gb_run_find_device(run, n->device);
+	char why[256];
+
+	return d && n->nvml_asked && d->pcie_gen > 0 &&
+	       gb_pcie_downtrain(d->pcie_max_gen, d->pcie_width, d->pcie_max_gen,
+				 d->pcie_max_width, why, sizeof(why)) == 1;
+}
+
+static void pcie_link_check(struct gb_bench_result *res, const struct gb_run *run,
+			    const struct gb_device_note *n)
+{
+	const struct gb_device_info *d = gb_run_find_device(run, n->device);
+
+	if (!link_narrow(run, n))
+		return;
+	gb_bench_add_check(res, "pcie_link", GB_STATUS_WARNING, GB_SEV_WARNING, n->device,
+			   d->pcie_width, d->pcie_max_width,
+			   "GPU %d's PCIe link trained at Gen%d x%d, card and slot allow Gen%d x%d: "
+			   "at x%d host transfers reach at most %.1f of %.1f GB/s per direction "
+			   "(reseat the card or check the slot; `gpubench bandwidth` reads the "
+			   "link under load)",
+			   n->device, d->pcie_gen, d->pcie_width, d->pcie_max_gen, d->pcie_max_width,
+			   d->pcie_width, gb_pcie_bandwidth_bps(d->pcie_max_gen, d->pcie_width) / 1e9,
+			   gb_pcie_bandwidth_bps(d->pcie_max_gen, d->pcie_max_width) / 1e9);
 }
 
 /* NVML named another NVLink generation than the GPU model has. */
@@ -54,7 +90,8 @@ static bool has_findings(const struct gb_run *run, const struct gb_info_notes *n
 		const struct gb_device_note *n = &notes->dev[i];
 
 		if (n->cuda_error[0] || (n->nvml_asked && n->nvml.n_unread) ||
-		    slot_slower(run, n, &slot) || nvlink_disagrees(n) || power_not_instant(n))
+		    slot_slower(run, n, &slot) || link_narrow(run, n) || nvlink_disagrees(n) ||
+		    power_not_instant(n))
 			return true;
 	}
 	return false;
@@ -106,6 +143,7 @@ static void device_checks(struct gb_bench_result *res, const struct gb_run *run,
 				   "GPU %d supports PCIe Gen%d but its slot allows Gen%d at most; host "
 				   "transfers are judged against Gen%d",
 				   n->device, n->nvml.gpu_max_pcie_gen, slot, slot);
+	pcie_link_check(res, run, n);
 	nvlink_power_checks(res, n);
 }
 

@@ -39,6 +39,10 @@ struct gb_info_notes {
  *                         features, like ECC on GeForce, are not a finding)
  *   pcie_slot    WARNING  per GPU: the slot's maximum generation is below the
  *                         GPU's (observed: slot, threshold: GPU)
+ *   pcie_link    WARNING  per GPU: the link trained narrower than card and
+ *                         slot allow (observed: width, threshold: maximum
+ *                         width); a lower generation is not judged, an idle
+ *                         GPU lowers it to save power
  *   device_lost  ERROR    per GPU: its properties could not be read; `run`
  *                         leaves it out of every step (lost_math.h)
  *   nvlink_version WARNING per GPU: NVML's NVLink version names another

@@ -39,6 +39,22 @@
  * communicators, polled with a short spin; the report says which
  * ("launch"). Every failure ends in an error naming rank and GPU (after
  * ncclCommAbort), never in a process that waits forever.
+ *
+ * Which GPU hung: after each operation posted, every local rank's stream
+ * records a progress mark (a disable-timing event; the last GB_NCCL_MARKS
+ * kept; none inside a graph capture, and none in the timed loops of
+ * operations below GB_NCCL_MARK_MIN_BYTES, whose time an event record's host
+ * cost could inflate where the loop is bound by the host's enqueueing). When a wait times out, the rank with
+ * more marks still incomplete than every other is behind: its collective
+ * never completed while its peers finished it and wait at the next. The
+ * error names that rank; under MPI each rank records its count in
+ * extra.progress and rank 0 compares them (cmd/cmd_nccl.c). When no rank
+ * is behind (all stuck alike, or it hung longer ago than the marks kept),
+ * the error names the first rank still busy.
+ *
+ * A wrong correctness pass names the lowest rank whose output had wrong
+ * elements, and its GPU (the row's wrong_rank and wrong_gpu; the check's
+ * device).
  */
 #include "nccl.h"
 
@@ -87,6 +103,8 @@ struct gpu {
 	int rank;
 	cudaStream_t stream;
 	cudaEvent_t start, stop, done;
+	cudaEvent_t mark[GB_NCCL_MARKS]; /* progress: one after each operation posted */
+	uint64_t marked;		 /* operations marked so far */
 	char *send, *recv; /* e->span bytes each: the slices operations rotate over */
 	unsigned long long *nwrong; /* device counter of the correctness pass */
 	cudaGraph_t graph;
@@ -110,7 +128,18 @@ struct engine {
 	cJSON *telemetry;	    /* extra.telemetry: one entry per group and GPU */
 	struct gb_nccl_row *rows;
 	size_t n_rows, cap_rows;
+	bool capturing; /* the streams are being captured into graphs: no progress marks */
+	bool timing;    /* in a timed loop: progress marks only on large operations */
 };
+
+/*
+ * The smallest operation (bytes sent per rank) that a timed loop marks: from
+ * here an operation takes tens of microseconds on any link, so the microsecond
+ * of host time an event record costs hides behind the GPU's work. Smaller
+ * ones (the latency end of the sweep) are timed exactly as nccl-tests times
+ * them; a hang there is named by the first rank still busy.
+ */
+#define GB_NCCL_MARK_MIN_BYTES (1u << 20)
 
 /* One point of the sweep. */
 struct op {
@@ -147,10 +176,67 @@ static int cuda_fail(struct engine *e, const struct gpu *g, cudaError_t c, const
 	return -1;
 }
 
+/*
+ * incomplete[i]: local rank i's operations not completed (of its last
+ * GB_NCCL_MARKS), now. Also into extra.progress, so that rank 0 of an MPI
+ * job can tell which rank is behind the others when a wait timed out or a
+ * communicator failed (cmd/cmd_nccl.c).
+ */
+static void record_progress(struct engine *e, int *incomplete)
+{
+	cJSON *arr;
+
+	for (int i = 0; i < e->n; i++) {
+		const struct gpu *g = &e->g[i];
+		uint64_t kept = g->marked < GB_NCCL_MARKS ? g->marked : GB_NCCL_MARKS;
+
+		incomplete[i] = 0;
+		cudaSetDevice(g->dev);
+		for (uint64_t k = 0; k < kept; k++)
+			incomplete[i] += cudaEventQuery(g->mark[k]) == cudaErrorNotReady;
+	}
+	cudaGetLastError(); /* a query's error is not this run's finding: the wait's is */
+	arr = cJSON_AddArrayToObject(gb_bench_extra(e->res), "progress");
+
+	for (int i = 0; arr && i < e->n; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(o, "rank", e->g[i].rank);
+		cJSON_AddNumberToObject(o, "device", e->g[i].dev);
+		cJSON_AddNumberToObject(o, "incomplete_ops", incomplete[i]);
+		cJSON_AddItemToArray(arr, o);
+	}
+}
+
+/*
+ * A wait timed out: name the local rank whose collective hung, known when
+ * one rank's stream is behind the others' (gb_nccl_lagging_rank), else the
+ * first one still busy.
+ */
+static int timed_out(struct engine *e, int busy, const char *what)
+{
+	int incomplete[GB_DEVICE_LIST_MAX], lag;
+
+	record_progress(e, incomplete);
+	lag = gb_nccl_lagging_rank(incomplete, e->n);
+	if (lag >= 0)
+		return gb_nccl_comms_hung(&e->comms, lag, what);
+	return gb_nccl_comms_timed_out(&e->comms, busy, what);
+}
+
+/* Whether local rank i's communicator reports an error (a peer process gone, ...). */
+static bool comm_failed(const struct engine *e, int i)
+{
+	ncclResult_t a = gb_nccl_comm_query(e->comms.comm[i]);
+
+	return a != ncclSuccess && a != ncclInProgress;
+}
+
 /* Wait, up to --timeout, until every GPU's stream has drained (polling, never blocking). */
 static int wait_gpus(struct engine *e, const char *what)
 {
 	double start = gb_now_s(), deadline = start + e->p->timeout_s;
+	int incomplete[GB_DEVICE_LIST_MAX];
 	cudaError_t c;
 
 	for (int i = 0; i < e->n; i++) {
@@ -167,13 +253,15 @@ static int wait_gpus(struct engine *e, const char *what)
 				busy = busy < 0 ? i : busy;
 			else if (c != cudaSuccess)
 				return cuda_fail(e, &e->g[i], c, what);
+			if (comm_failed(e, i))
+				record_progress(e, incomplete); /* before the abort drains the streams */
 			if (gb_nccl_comms_state(&e->comms, i, false, what) < 0)
 				return -1;
 		}
 		if (busy < 0)
 			return 0;
 		if (gb_now_s() > deadline)
-			return gb_nccl_comms_timed_out(&e->comms, busy, what);
+			return timed_out(e, busy, what);
 		gb_nccl_poll_pause(start);
 	}
 }
@@ -233,6 +321,9 @@ static int alloc_gpu(struct engine *e, struct gpu *g)
 	GB_CUDA_GOTO(e->res, cudaEventCreate(&g->start), out);
 	GB_CUDA_GOTO(e->res, cudaEventCreate(&g->stop), out);
 	GB_CUDA_GOTO(e->res, cudaEventCreateWithFlags(&g->done, cudaEventDisableTiming), out);
+	for (int k = 0; k < GB_NCCL_MARKS; k++)
+		GB_CUDA_GOTO(e->res, cudaEventCreateWithFlags(&g->mark[k], cudaEventDisableTiming),
+			     out);
 	GB_CUDA_GOTO(e->res, cudaMalloc((void **)&g->send, e->span), out);
 	GB_CUDA_GOTO(e->res, cudaMalloc((void **)&g->recv, e->span), out);
 	GB_CUDA_GOTO(e->res, cudaMalloc((void **)&g->nwrong, sizeof(*g->nwrong)), out);
@@ -259,6 +350,9 @@ static void free_gpu(struct gpu *g)
 	cudaFree(g->nwrong);
 	cudaFree(g->recv);
 	cudaFree(g->send);
+	for (int k = 0; k < GB_NCCL_MARKS; k++)
+		if (g->mark[k])
+			cudaEventDestroy(g->mark[k]);
 	if (g->done)
 		cudaEventDestroy(g->done);
 	if (g->stop)
@@ -345,6 +439,30 @@ static ncclResult_t post_one(const struct engine *e, int i, const struct op *o, 
 	}
 }
 
+/*
+ * A progress mark on every GPU after the operation just posted: a
+ * disable-timing event, a few bytes the GPU writes between two kernels.
+ * Not inside a graph capture (capturing), where it would be a graph node,
+ * nor after a small operation of a timed loop (GB_NCCL_MARK_MIN_BYTES).
+ */
+static int mark_all(struct engine *e, const struct op *o)
+{
+	uint64_t bytes = o->shape.send_count * gb_nccl_dtype_size(o->dtype);
+	bool skip = e->capturing || (e->timing && bytes < GB_NCCL_MARK_MIN_BYTES);
+	cudaError_t c;
+
+	for (int i = 0; i < e->n && !skip; i++) {
+		struct gpu *g = &e->g[i];
+
+		if ((c = cudaSetDevice(g->dev)) != cudaSuccess ||
+		    (c = cudaEventRecord(g->mark[g->marked % GB_NCCL_MARKS], g->stream)) !=
+			    cudaSuccess)
+			return cuda_fail(e, g, c, "cudaEventRecord");
+		g->marked++;
+	}
+	return 0;
+}
+
 /* Enqueue one operation on every local GPU as one group, `offset` bytes into the buffers. */
 static int post_at(struct engine *e, const struct op *o, uint64_t offset)
 {
@@ -357,7 +475,9 @@ static int post_at(struct engine *e, const struct op *o, uint64_t offset)
 		if (!nccl_ok(r))
 			failed = i;
 	}
-	return gb_nccl_comms_end_group(&e->comms, failed, r, false, gb_nccl_coll_names[o->coll]);
+	if (gb_nccl_comms_end_group(&e->comms, failed, r, false, gb_nccl_coll_names[o->coll]))
+		return -1;
+	return mark_all(e, o);
 }
 
 /* Enqueue the next operation of the timed or warm-up loops, on the next slice. */
@@ -382,8 +502,10 @@ static int capture(struct engine *e, struct op *o)
 			break;
 		}
 	}
+	e->capturing = true;
 	for (int64_t k = 0; k < e->p->iters && !rc; k++)
 		rc = post(e, o);
+	e->capturing = false;
 	/* end every capture that began, even after a failure, so the streams stay usable */
 	for (int i = 0; i < began; i++) {
 		cudaSetDevice(e->g[i].dev);
@@ -447,9 +569,12 @@ static int timed_loop(struct engine *e, struct op *o)
 			GB_CUDA_GOTO(e->res, cudaGraphLaunch(e->g[i].exec, e->g[i].stream), out);
 		}
 	} else {
-		for (int64_t k = 0; k < e->p->iters; k++)
-			if (post(e, o))
-				return -1;
+		e->timing = true;
+		for (int64_t k = 0; k < e->p->iters && !rc; k++)
+			rc = post(e, o);
+		e->timing = false;
+		if (rc)
+			return -1;
 	}
 	rc = record_all(e, false);
 out:
@@ -570,8 +695,10 @@ out:
 	return rc;
 }
 
-static int check_op(struct engine *e, const struct op *o, int64_t *nwrong)
+/* The correctness pass of o: row's nwrong, and the first rank (and GPU) with wrong elements. */
+static int check_op(struct engine *e, const struct op *o, struct gb_nccl_row *row)
 {
+	int64_t *nwrong = &row->nwrong;
 	int rc = 0;
 
 	*nwrong = 0;
@@ -602,6 +729,11 @@ static int check_op(struct engine *e, const struct op *o, int64_t *nwrong)
 			     out);
 		GB_CUDA_GOTO(e->res, cudaStreamSynchronize(e->g[i].stream), out);
 		*nwrong += (int64_t)h;
+		/* local ranks are in rank order: the first with wrong elements is the lowest */
+		if (h && row->wrong_rank < 0) {
+			row->wrong_rank = e->g[i].rank;
+			row->wrong_gpu = e->g[i].dev;
+		}
 	}
 out:
 	return rc;
@@ -636,7 +768,7 @@ static int run_point(struct engine *e, struct op *o)
 		gb_nccl_row_samples(&row, NULL, 0); /* nothing to time: only checked */
 	else if (time_op(e, o, &row))
 		return -1;
-	if (check_op(e, o, &row.nwrong))
+	if (check_op(e, o, &row))
 		return -1;
 	gb_nccl_row_bw(&row, e->nranks);
 	push_row(e, &row);

@@ -196,6 +196,18 @@ int gb_nccl_comms_timed_out(struct gb_nccl_comms *s, int i, const char *what)
 	return -1;
 }
 
+int gb_nccl_comms_hung(struct gb_nccl_comms *s, int i, const char *what)
+{
+	gb_bench_set_status(s->res, GB_STATUS_ERROR,
+			    "%s did not finish within %g s: rank %d (GPU %d%s%s) hangs: its "
+			    "collective never completed while the other ranks here finished it "
+			    "and wait at the next",
+			    what, s->timeout_s, s->rank[i], s->dev[i], s->host ? ", host " : "",
+			    s->host ? s->host : "");
+	gb_nccl_comms_abort(s);
+	return -1;
+}
+
 /* ---- watching blocking calls ---- */
 
 void gb_nccl_comms_watch(struct gb_nccl_comms *s, const char *what)

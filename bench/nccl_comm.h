@@ -164,8 +164,13 @@ void gb_nccl_comms_hurry_ranks(struct gb_nccl_comms *s);
 /* ERROR for a failed NCCL call of local rank i (-1: none in particular); aborts. -1 */
 int gb_nccl_comms_fail(struct gb_nccl_comms *s, int i, ncclResult_t r, const char *what);
 
-/* ERROR "what did not finish within ..." on local rank i; aborts. -1 */
+/*
+ * ERROR "what did not finish within ..." on local rank i (the first still
+ * busy: no rank known to be behind); aborts. -1
+ */
 int gb_nccl_comms_timed_out(struct gb_nccl_comms *s, int i, const char *what);
+/* The same when local rank i is known to be the one that hangs (behind the others). -1 */
+int gb_nccl_comms_hung(struct gb_nccl_comms *s, int i, const char *what);
 
 /* Abort every communicator, the splits first (they hold the GPU work), and forget them. */
 void gb_nccl_comms_abort(struct gb_nccl_comms *s);

@@ -376,6 +376,7 @@ void gb_nccl_row_shape(struct gb_nccl_row *r, const struct gb_nccl_shape *s, int
 	r->size = big * elt;
 	r->count = s->param_count;
 	r->algbytes = gb_nccl_algbw_bytes(r->coll, s, r->dtype, nranks);
+	r->wrong_rank = r->wrong_gpu = -1; /* a new point: nothing found wrong yet */
 }
 
 static void row_untimed(struct gb_nccl_row *r)
@@ -437,6 +438,8 @@ cJSON *gb_nccl_row_to_json(const struct gb_nccl_row *r)
 	gb_json_add_num(o, "algbw", r->algbw_gbps);
 	gb_json_add_num(o, "busbw", r->busbw_gbps);
 	gb_json_add_num(o, "nwrong", r->nwrong >= 0 ? (double)r->nwrong : NAN);
+	gb_json_add_num(o, "wrong_rank", r->wrong_rank >= 0 ? (double)r->wrong_rank : NAN);
+	gb_json_add_num(o, "wrong_gpu", r->wrong_gpu >= 0 ? (double)r->wrong_gpu : NAN);
 	return o;
 }
 
@@ -462,6 +465,7 @@ int gb_nccl_row_from_json(const cJSON *o, struct gb_nccl_row *r)
 	const cJSON *redop = cJSON_GetObjectItemCaseSensitive(o, "redop");
 	const cJSON *place = cJSON_GetObjectItemCaseSensitive(o, "placement");
 	double root = num_field(o, "root"), nwrong = num_field(o, "nwrong");
+	double wrong_rank = num_field(o, "wrong_rank"), wrong_gpu = num_field(o, "wrong_gpu");
 	double samples = num_field(o, "samples");
 
 	memset(r, 0, sizeof(*r));
@@ -488,6 +492,9 @@ int gb_nccl_row_from_json(const cJSON *o, struct gb_nccl_row *r)
 	r->algbw_gbps = num_field(o, "algbw");
 	r->busbw_gbps = num_field(o, "busbw");
 	r->nwrong = isfinite(nwrong) ? (int64_t)nwrong : -1;
+	/* reports from before wrong_rank name no rank */
+	r->wrong_rank = isfinite(wrong_rank) ? (int)wrong_rank : -1;
+	r->wrong_gpu = isfinite(wrong_gpu) ? (int)wrong_gpu : -1;
 	return 0;
 }
 
@@ -527,6 +534,11 @@ static int combine_row(const struct gb_nccl_row *const *rows, size_t parts, size
 		widen_spread(out, r);
 		if (r->nwrong >= 0)
 			wrong = (wrong < 0 ? 0 : wrong) + r->nwrong;
+		/* the lowest rank that saw wrong elements, whichever part it came in */
+		if (r->wrong_rank >= 0 && (out->wrong_rank < 0 || r->wrong_rank < out->wrong_rank)) {
+			out->wrong_rank = r->wrong_rank;
+			out->wrong_gpu = r->wrong_gpu;
+		}
 	}
 	out->time_us = t / (double)parts;
 	out->nwrong = wrong;
@@ -616,6 +628,25 @@ int gb_nccl_summarize(const struct gb_nccl_row *rows, size_t n, int nranks,
 	s->busbw_largest_gbps = s->n_timed ? rows[hi].busbw_gbps : NAN;
 	summary_fit(rows, n, nranks, s);
 	return 0;
+}
+
+int gb_nccl_lagging_rank(const int *incomplete, int n)
+{
+	int most = -1, least = 0, ties = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (most < 0 || incomplete[i] > incomplete[most]) {
+			most = i;
+			ties = 0;
+		} else if (incomplete[i] == incomplete[most]) {
+			ties++;
+		}
+		if (incomplete[i] < incomplete[least])
+			least = i;
+	}
+	if (most < 0 || ties || incomplete[most] == incomplete[least])
+		return -1;
+	return most;
 }
 
 enum gb_nccl_spread gb_nccl_spread_judge(const struct gb_nccl_row *rows, size_t n,
@@ -722,31 +753,44 @@ static void group_metrics(struct gb_bench_result *res, const char *grp,
 	       theory_gbps);
 }
 
-static void group_series(struct gb_bench_result *res, const char *grp,
-			 const struct gb_nccl_row *rows, size_t n)
+/* which column of the rows a series plots */
+enum row_column { COL_BUSBW, COL_ALGBW, COL_TIME };
+
+/*
+ * One series of a group, filled before the next is added: adding a series
+ * may move the bench's series array, so a pointer to an earlier one must not
+ * outlive the next add (it did, and wrote freed memory past 8 series).
+ */
+static void row_series(struct gb_bench_result *res, const char *grp, const char *suffix,
+		       const char *unit, enum row_column col, const struct gb_nccl_row *rows,
+		       size_t n)
 {
 	char name[160];
-	struct gb_series *bus, *alg, *tm;
+	struct gb_series *ser;
 
-	snprintf(name, sizeof(name), "%s_busbw", grp);
-	bus = gb_bench_add_series(res, name, "B", "GB/s", -1);
-	snprintf(name, sizeof(name), "%s_algbw", grp);
-	alg = gb_bench_add_series(res, name, "B", "GB/s", -1);
-	snprintf(name, sizeof(name), "%s_time", grp);
-	tm = gb_bench_add_series(res, name, "B", "us", -1);
+	snprintf(name, sizeof(name), "%s_%s", grp, suffix);
+	ser = gb_bench_add_series(res, name, "B", unit, -1);
 	for (size_t i = 0; i < n; i++) {
 		if (rows[i].untimed)
 			continue;
-		gb_series_push(bus, (double)rows[i].size, rows[i].busbw_gbps);
-		gb_series_push(alg, (double)rows[i].size, rows[i].algbw_gbps);
-		gb_series_push(tm, (double)rows[i].size, rows[i].time_us);
+		gb_series_push(ser, (double)rows[i].size,
+			       col == COL_BUSBW ? rows[i].busbw_gbps
+			       : col == COL_ALGBW ? rows[i].algbw_gbps : rows[i].time_us);
 	}
+}
+
+static void group_series(struct gb_bench_result *res, const char *grp,
+			 const struct gb_nccl_row *rows, size_t n)
+{
+	row_series(res, grp, "busbw", "GB/s", COL_BUSBW, rows, n);
+	row_series(res, grp, "algbw", "GB/s", COL_ALGBW, rows, n);
+	row_series(res, grp, "time", "us", COL_TIME, rows, n);
 }
 
 static void group_check(struct gb_bench_result *res, const char *grp,
 			const struct gb_nccl_row *rows, const struct gb_nccl_summary *s)
 {
-	char name[160], b[32];
+	char name[160], b[32], who[64];
 	const struct gb_nccl_row *w;
 
 	snprintf(name, sizeof(name), "%s_correct", grp);
@@ -762,11 +806,19 @@ static void group_check(struct gb_bench_result *res, const char *grp,
 	}
 	w = &rows[s->first_wrong];
 	gb_format_bytes(b, sizeof(b), (double)w->size);
-	gb_bench_add_check(res, name, GB_STATUS_FAILED, GB_SEV_ERROR, -1, (double)s->nwrong, 0,
-			   "%lld wrong elements in all; first at %s (count %llu %s, %s): data "
+	if (w->wrong_rank >= 0)
+		snprintf(who, sizeof(who), " in the output of rank %d (GPU %d)", w->wrong_rank,
+			 w->wrong_gpu);
+	else
+		who[0] = '\0';
+	/* the check's device is the GPU whose output was wrong first */
+	gb_bench_add_check(res, name, GB_STATUS_FAILED, GB_SEV_ERROR, w->wrong_gpu,
+			   (double)s->nwrong, 0,
+			   "%lld wrong elements in all; first at %s (count %llu %s, %s)%s: data "
 			   "corrupted on a link or in NCCL",
 			   (long long)s->nwrong, b, (unsigned long long)w->count,
-			   gb_nccl_dtype_names[w->dtype], w->inplace ? "in-place" : "out-of-place");
+			   gb_nccl_dtype_names[w->dtype], w->inplace ? "in-place" : "out-of-place",
+			   who);
 }
 
 static void spread_check(struct gb_bench_result *res, const char *grp,

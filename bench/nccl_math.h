@@ -483,9 +483,11 @@ struct gb_nccl_row {
 	double algbw_gbps;
 	double busbw_gbps;
 	int64_t nwrong; /* wrong elements over all ranks, -1 when not checked */
+	int wrong_rank; /* the lowest rank whose output had wrong elements, -1 if none */
+	int wrong_gpu;	/* that rank's CUDA index (on its host), -1 if none */
 };
 
-/* Fill size, count and algbytes of a row from its shape. */
+/* Fill size, count and algbytes of a row from its shape; no rank is wrong yet (-1). */
 void gb_nccl_row_shape(struct gb_nccl_row *r, const struct gb_nccl_shape *s, int nranks);
 /*
  * The time of a row from its samples (per-operation microseconds, one per
@@ -552,6 +554,18 @@ enum gb_nccl_spread {
 	GB_NCCL_SPREAD_NO_LARGE, /* no timed size reaches GB_NCCL_SPREAD_MIN_BYTES */
 	GB_NCCL_SPREAD_TOO_FEW,	 /* fewer than 2 samples: no spread to judge */
 };
+
+/*
+ * Progress marks: each local rank records one event after each operation it
+ * posts (the last GB_NCCL_MARKS kept). When a wait times out, incomplete[i]
+ * is how many of rank i's kept marks have not completed. Every rank posted
+ * the same operations, so the rank with the most incomplete marks is the one
+ * behind: its collective stopped completing while its peers finished that
+ * one and wait at the next. Returns that local rank, or -1 when no single
+ * rank is behind the others (all alike, or a tie for the most).
+ */
+#define GB_NCCL_MARKS 8
+int gb_nccl_lagging_rank(const int *incomplete, int n);
 
 /*
  * Judge the timing spread of one group's rows; *worst gets the index of the

@@ -1006,8 +1006,13 @@ static void take_verify(struct worker *w, size_t phase, uint64_t batch, bool inj
 		w->exact += v.sum_mismatches;
 	else
 		w->abft += v.sum_mismatches;
-	/* the injected flip's checksums would swamp the headroom of the others: skip that batch */
-	if (!exact && !injected_batch && v.max_ratio_bits &&
+	/*
+	 * The injected flip's checksums would swamp the headroom of the others:
+	 * skip that batch. A batch whose sums all match exactly (no bits: ratio
+	 * 0, as when few-bit inputs make the accumulation exact) used none of
+	 * the bound, and says 0, not "no ratio".
+	 */
+	if (!exact && !injected_batch && sums_on(w->sh, phase) &&
 	    (isnan(ph->abft_max_ratio) || ratio > ph->abft_max_ratio))
 		ph->abft_max_ratio = ratio;
 	pthread_mutex_unlock(&w->lock);

@@ -104,7 +104,8 @@ static void sample_all(struct gb_sampler *s)
 			continue;
 		t.device = s->devices[i];
 		t.t_s = gb_now_s() - s->ctx->run_start_s;
-		t.tflops = s->hint ? s->hint[i] : NAN;
+		if (s->hint) /* written by the benchmark's threads */
+			__atomic_load(&s->hint[i], &t.tflops, __ATOMIC_RELAXED);
 		gb_run_model_lock(); /* the watchdog may be writing the report */
 		gb_run_add_telemetry(s->ctx->run, &t);
 		gb_run_model_unlock();

@@ -716,11 +716,49 @@ static bool rows_in(const struct gb_bench_result *res)
 	       cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(res->extra, "rows")) > 0;
 }
 
-/* The first rank that did not pass sets the reason of the whole; one line per such rank. */
+/*
+ * When a wait timed out, every rank recorded how many of its last
+ * operations had not completed (bench/nccl.c, extra.progress). Every rank
+ * posted the same operations, so a rank behind all the others is the one
+ * whose collective hung: that rank, or -1 (not every rank said, or no
+ * single rank is behind).
+ */
+static int lagging_rank(const struct merge *m)
+{
+	int *incomplete = zalloc(count_of(m), sizeof(int)), seen = 0, lag = -1;
+
+	for (int r = 0; r < m->n; r++) {
+		struct gb_bench_result *b = nccl_of(&m->runs[r]);
+		const cJSON *p = b && b->extra ? cJSON_GetObjectItemCaseSensitive(b->extra, "progress")
+					       : NULL;
+		const cJSON *it;
+
+		cJSON_ArrayForEach(it, p) {
+			const cJSON *rank = cJSON_GetObjectItemCaseSensitive(it, "rank");
+			const cJSON *n = cJSON_GetObjectItemCaseSensitive(it, "incomplete_ops");
+
+			if (cJSON_IsNumber(rank) && cJSON_IsNumber(n) && rank->valueint >= 0 &&
+			    rank->valueint < m->n) {
+				incomplete[rank->valueint] = n->valueint;
+				seen++;
+			}
+		}
+	}
+	if (seen == m->n)
+		lag = gb_nccl_lagging_rank(incomplete, m->n);
+	free(incomplete);
+	return lag;
+}
+
+/*
+ * The first rank that did not pass sets the reason of the whole, unless a
+ * rank is known to hang (behind every other): then that one. One line per
+ * rank that did not pass.
+ */
 static void merge_status(struct merge *m, struct gb_run *final, struct gb_bench_result *res)
 {
 	char label[192], first[768] = "";
-	int bad = 0, errors = 0;
+	int bad = 0, errors = 0, lag;
 
 	for (int r = 0; r < m->n; r++) {
 		const char *status, *reason;
@@ -746,6 +784,15 @@ static void merge_status(struct merge *m, struct gb_run *final, struct gb_bench_
 	}
 	if (!bad)
 		return;
+	if (bad > 1 && (lag = lagging_rank(m)) >= 0) {
+		const char *status, *reason;
+
+		rank_status(m, lag, &status, &reason);
+		rank_label(label, sizeof(label), lag, hello_of(m->hellos, lag));
+		snprintf(first, sizeof(first),
+			 "%s hangs: its collective never completed while every other rank finished "
+			 "it and waits at the next (%s)", label, reason ? reason : status);
+	}
 	if (bad > 1)
 		snprintf(first + strlen(first), sizeof(first) - strlen(first),
 			 " (and %d more ranks)", bad - 1);

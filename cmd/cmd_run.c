@@ -16,7 +16,9 @@
 #include <string.h>
 
 #include "bench/bench.h"
+#include "bench/bench_list.h"
 #include "bench/lost_math.h"
+#include "bench/suite_math.h"
 #include "cmd.h"
 #include "launcher.h"
 #include "log.h"
@@ -29,6 +31,11 @@
 enum run_profile { PROFILE_QUICK = 0, PROFILE_ACCEPTANCE, PROFILE_BURNIN };
 static const char *const profile_names[] = { "quick", "acceptance", "burnin", NULL };
 
+/* --only and --skip: a bit per benchmark, in GB_BENCHES order */
+#define BENCH_NAME(name) #name,
+static const char *const step_names[] = { GB_BENCHES(BENCH_NAME) NULL };
+#undef BENCH_NAME
+
 struct run_params {
 	int profile;
 	const char *thresholds; /* --thresholds FILE: overrides of the profile's built-ins */
@@ -36,6 +43,8 @@ struct run_params {
 	bool node_reports;      /* fleet: keep each node's report beside -o */
 	double timeout_s;       /* fleet: how long node reports are waited for */
 	bool no_fleet;          /* under a launcher, still run alone (no MPI) */
+	uint32_t only;          /* --only: the steps to run (0: every one) */
+	uint32_t skip;          /* --skip: the steps to leave out */
 };
 
 /* Options per benchmark and profile; NULL: the benchmark's own defaults. */
@@ -55,6 +64,20 @@ static const struct profile_args profile_table[] = {
 	{ "scaling", { "--workload ddp --steps 10 --warmup-steps 2",
 		       "--workload ddp --steps 20 --overlap", "--workload ddp --steps 50 --overlap" } },
 };
+
+/*
+ * The sizes of each profile's steps, as profile_table and the benchmarks'
+ * defaults have them: the most a step uses. On a GPU with little memory run
+ * halves them to fit (bench/suite_math.h) and adds the smaller ones as
+ * options after the profile's, so the report's params say what ran.
+ */
+#define MiB (1ULL << 20)
+static const struct gb_suite_sizes profile_sizes[] = {
+	[PROFILE_QUICK] = { 8192, 256 * MiB, 256 * MiB, 256 * MiB, 256 * MiB },
+	[PROFILE_ACCEPTANCE] = { 8192, 512 * MiB, 256 * MiB, 1024 * MiB, 256 * MiB },
+	[PROFILE_BURNIN] = { 8192, 512 * MiB, 256 * MiB, 1024 * MiB, 256 * MiB },
+};
+#undef MiB
 
 /*
  * How long each profile is expected to take on a node of 8 GPUs: stress's
@@ -97,25 +120,61 @@ static int thresholds_param(const struct gb_bench *b, const char *file, void *pa
 	return gb_cli_parse(&set, 1, 2, argv, NULL, 0, &npos) == GB_CLI_OK ? 0 : -1;
 }
 
+/* " --NAME VALUE" at the end of buf when the fitted value is below the profile's */
+static void append_smaller(char *buf, size_t len, const char *name, uint64_t fit, uint64_t max)
+{
+	size_t n = strlen(buf);
+
+	if (fit < max)
+		snprintf(buf + n, len - n, "%s--%s %llu", n ? " " : "", name, (unsigned long long)fit);
+}
+
+/*
+ * The options that shrink bench's sizes from the profile's (max) to fit (see
+ * profile_sizes), "" when nothing shrinks: always so on GPUs of 16 GiB and more.
+ */
+static void fitted_args(const char *bench, const struct gb_suite_sizes *max,
+			const struct gb_suite_sizes *fit, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (!strcmp(bench, "gemm")) {
+		append_smaller(buf, len, "size", fit->gemm_n, max->gemm_n);
+	} else if (!strcmp(bench, "bandwidth")) {
+		append_smaller(buf, len, "max-size", fit->bandwidth_bytes, max->bandwidth_bytes);
+	} else if (!strcmp(bench, "p2p")) {
+		append_smaller(buf, len, "size", fit->p2p_bytes, max->p2p_bytes);
+	} else if (!strcmp(bench, "nccl")) {
+		append_smaller(buf, len, "max-bytes", fit->nccl_bytes, max->nccl_bytes);
+	} else if (!strcmp(bench, "stress")) {
+		/* its own sizing keeps the memory coverage: smaller GEMMs, more slots */
+		append_smaller(buf, len, "size", fit->gemm_n, max->gemm_n);
+	} else if (!strcmp(bench, "scaling")) {
+		append_smaller(buf, len, "gemm-size", fit->gemm_n, max->gemm_n);
+		append_smaller(buf, len, "grad-bytes", fit->grad_bytes, max->grad_bytes);
+	}
+}
+
+/* Parse args (space-separated options) into params over what is there; 0 or -1. */
+static int parse_more(const struct gb_bench *b, const char *args, void *params)
+{
+	const char *argv[32];
+	struct gb_opt_set set = { b->opts, params };
+	char *copy = strdup(args);
+	size_t n = split_args(copy, argv, 32), npos = 0;
+	int rc = gb_cli_parse(&set, 1, (int)n, argv, NULL, 0, &npos) == GB_CLI_OK ? 0 : -1;
+
+	free(copy);
+	return rc;
+}
+
 /* Parse the profile's options into params; -1 is a bug in profile_table. */
 static int profile_params(const struct gb_bench *b, int profile, void *params)
 {
 	const char *args = profile_args_for(b->name, profile);
-	const char *argv[32];
-	struct gb_opt_set set = { b->opts, params };
-	char *copy;
-	size_t n, npos = 0;
-	int rc;
 
 	if (b->set_defaults)
 		b->set_defaults(params);
-	if (!args)
-		return 0;
-	copy = strdup(args);
-	n = split_args(copy, argv, 32);
-	rc = gb_cli_parse(&set, 1, (int)n, argv, NULL, 0, &npos) == GB_CLI_OK ? 0 : -1;
-	free(copy);
-	return rc;
+	return args ? parse_more(b, args, params) : 0;
 }
 
 /*
@@ -144,27 +203,91 @@ static void run_step(const struct gb_bench *b, struct gb_run *run, const struct 
 	gb_lost_scan(lost, res);
 }
 
-static void run_suite(struct gb_run *run, const struct gb_common *c, int profile,
-		      const char *thresholds)
+/* The smallest memory of the GPUs the run uses, bytes; 0 when none is known. */
+static double smallest_memory(const struct gb_run *run, const struct gb_common *c)
+{
+	double least = 0;
+
+	for (size_t i = 0; i < c->devices.n; i++) {
+		const struct gb_device_info *d = gb_run_find_device(run, c->devices.idx[i]);
+
+		if (d && d->memory_bytes > 0 && (!(least > 0) || d->memory_bytes < least))
+			least = d->memory_bytes;
+	}
+	return least;
+}
+
+/* The reason a step is left out by --only or --skip, or NULL when it runs. */
+static const char *left_out(const struct run_params *rp, const char *bench)
+{
+	for (size_t i = 0; step_names[i]; i++) {
+		if (strcmp(step_names[i], bench))
+			continue;
+		if (rp->only && !(rp->only & (1u << i)))
+			return "not in --only";
+		if (rp->skip & (1u << i))
+			return "left out by --skip";
+	}
+	return NULL;
+}
+
+/* The step's params: the profile's options, then the fitted sizes, then --thresholds. */
+static int step_params(const struct gb_bench *b, const struct run_params *rp,
+		       const struct gb_suite_sizes *fit, const struct gb_run *run, void *params)
+{
+	char more[160];
+
+	if (profile_params(b, rp->profile, params))
+		return -1;
+	fitted_args(b->name, &profile_sizes[rp->profile], fit, more, sizeof(more));
+	if (more[0] && parse_more(b, more, params))
+		return -1;
+	if (thresholds_param(b, rp->thresholds, params))
+		return -1;
+	return gb_cmd_resolve_bench_devices(b, params, (int)run->n_devices);
+}
+
+/* One line when the sizes shrink, so a user who wonders why the GEMM is small knows. */
+static void say_fitted(const struct gb_common *c, double memory, const struct gb_suite_sizes *fit,
+		       int profile)
+{
+	char mem[32];
+
+	/* a struct of uint64_t only: no padding to compare */
+	if (c->quiet || !memcmp(fit, &profile_sizes[profile], sizeof(*fit)))
+		return;
+	gb_format_bytes(mem, sizeof(mem), memory);
+	fprintf(stderr, "gpubench: run: %s of GPU memory: sizes halved to fit, GEMMs of %llu^3 "
+		"(each step's params say what it used)\n", mem, (unsigned long long)fit->gemm_n);
+}
+
+static void run_suite(struct gb_run *run, const struct gb_common *c, const struct run_params *rp)
 {
 	size_t nb;
 	const struct gb_bench *const *benches = gb_bench_all(&nb);
 	struct gb_lost_set *lost = gb_xrealloc(NULL, sizeof(*lost));
+	double memory = smallest_memory(run, c);
+	struct gb_suite_sizes fit;
 
 	lost->n = 0;
 	/* a GPU that setup could not read ("info" entry) is lost from the start */
 	for (size_t i = 0; i < run->n_benches; i++)
 		gb_lost_scan(lost, &run->benches[i]);
+	gb_suite_fit_sizes(&profile_sizes[rp->profile], memory, &fit);
+	say_fitted(c, memory, &fit, rp->profile);
 	for (size_t i = 0; i < nb && !gb_stop_flag; i++) {
 		const struct gb_bench *b = benches[i];
+		const char *why_not = left_out(rp, b->name);
 		void *params = calloc(1, b->params_size ? b->params_size : 1);
 
-		if (profile_params(b, profile, params) || thresholds_param(b, thresholds, params) ||
-		    gb_cmd_resolve_bench_devices(b, params, (int)run->n_devices)) {
+		if (why_not) {
+			gb_bench_set_status(gb_run_add_bench(run, b->name), GB_STATUS_SKIPPED, "%s",
+					    why_not);
+		} else if (step_params(b, rp, &fit, run, params)) {
 			struct gb_bench_result *res = gb_run_add_bench(run, b->name);
 
 			gb_bench_set_status(res, GB_STATUS_ERROR, "internal: bad '%s' profile options",
-					    profile_names[profile]);
+					    profile_names[rp->profile]);
 		} else {
 			run_step(b, run, c, params, lost);
 		}
@@ -180,6 +303,12 @@ static const struct gb_opt run_opts[] = {
 	{ GB_OPT_STRING, 0, "thresholds", offsetof(struct run_params, thresholds), "FILE",
 	  "JSON file overriding the built-in pass/fail thresholds (docs/thresholds.md)", 0, 0,
 	  NULL, 0 },
+	{ GB_OPT_ENUM_LIST, 0, "only", offsetof(struct run_params, only), "LIST",
+	  "run only these steps (comma-separated: gemm, bandwidth, p2p, nccl, stress, "
+	  "scaling); the others are in the report as skipped", 0, 0, step_names, 0 },
+	{ GB_OPT_ENUM_LIST, 0, "skip", offsetof(struct run_params, skip), "LIST",
+	  "leave these steps out (same names as --only); in the report as skipped", 0, 0,
+	  step_names, 0 },
 	{ GB_OPT_BOOL, 0, "plan", offsetof(struct run_params, plan), NULL,
 	  "print the benchmark commands of the profile and check them; measure nothing", 0, 0,
 	  NULL, 0 },
@@ -204,17 +333,20 @@ static const struct gb_opt run_opts[] = {
  * options exactly as the suite will, so a bad profile entry is found without
  * a GPU (the CLI tests run this for every profile).
  */
-static int print_plan(int profile)
+static int print_plan(const struct run_params *rp)
 {
 	size_t nb;
 	const struct gb_bench *const *benches = gb_bench_all(&nb);
-	int rc = GB_EXIT_OK;
+	int rc = GB_EXIT_OK, profile = rp->profile;
 
 	for (size_t i = 0; i < nb; i++) {
 		const struct gb_bench *b = benches[i];
 		const char *args = profile_args_for(b->name, profile);
-		void *params = calloc(1, b->params_size ? b->params_size : 1);
+		void *params;
 
+		if (left_out(rp, b->name))
+			continue;
+		params = calloc(1, b->params_size ? b->params_size : 1);
 		if (profile_params(b, profile, params)) {
 			gb_error("profile '%s': invalid options for '%s': %s", profile_names[profile],
 				 b->name, args ? args : "");
@@ -245,9 +377,8 @@ static double suite_seconds(int profile)
 }
 
 struct suite {
-	int profile;
+	const struct run_params *rp;
 	const struct gb_thresholds *thr;
-	const char *thresholds_file; /* --thresholds, for the stress step */
 };
 
 /*
@@ -264,7 +395,7 @@ static int measure_suite(struct gb_run *run, struct gb_common *c, void *user)
 		return 0; /* the node's report says why: it could not run */
 	if (gb_device_list_resolve(&c->devices, (int)run->n_devices))
 		return -1;
-	run_suite(run, c, s->profile, s->thresholds_file);
+	run_suite(run, c, s->rp);
 	gb_thresholds_apply(s->thr, run);
 	return 0;
 }
@@ -318,7 +449,7 @@ static int run_fleet(const struct run_params *rp, struct gb_common *common,
 		     const struct gb_launcher *l, int argc, const char **argv)
 {
 	struct gb_thresholds thr;
-	struct suite suite = { rp->profile, &thr, rp->thresholds };
+	struct suite suite = { rp, &thr };
 	struct gb_fleet_cfg cfg = {
 		.launcher = l, .common = common, .node_reports = rp->node_reports,
 		.timeout_s = rp->timeout_s, .suite_s = suite_seconds(rp->profile),
@@ -336,7 +467,7 @@ static int run_fleet(const struct run_params *rp, struct gb_common *common,
 	gb_launcher_mute(&m, l->rank > 0);
 	rc = fleet_checks(rp, common, l, host, &thr);
 	if (rp->plan && !rc)
-		rc = print_plan(rp->profile);
+		rc = print_plan(rp);
 	gb_launcher_unmute(&m);
 	if (!rp->plan) {
 		cfg.usage_rc = rc;
@@ -351,14 +482,14 @@ static int run_alone(const struct run_params *rp, struct gb_common *common, int 
 		     const char **argv)
 {
 	struct gb_thresholds thr;
-	struct suite suite = { rp->profile, &thr, rp->thresholds };
+	struct suite suite = { rp, &thr };
 	struct gb_run run;
 	int rc;
 
 	if (gb_cmd_check_common(common))
 		return GB_EXIT_USAGE;
 	if (rp->plan)
-		return print_plan(rp->profile);
+		return print_plan(rp);
 	gb_thresholds_builtin(&thr, profile_names[rp->profile]);
 	if (load_thresholds(rp, &thr)) {
 		gb_thresholds_release(&thr);
@@ -402,6 +533,10 @@ int cmd_run(int argc, const char **argv)
 	/* under a launcher every rank parses the same argv: one voice */
 	gb_launcher_mute(&m, launch.rank > 0);
 	rc = gb_cmd_parse(usage, summary, sets, 2, argc, argv, NULL, 0, NULL);
+	if (rc < 0 && rp.only && rp.skip) {
+		gb_error("--only and --skip together: name the steps to run with one of them");
+		rc = GB_EXIT_USAGE;
+	}
 	gb_launcher_unmute(&m);
 	if (rc >= 0)
 		return rc;

@@ -86,16 +86,17 @@ static double wd_limit_s = GB_WD_LIMIT_S, wd_grace_s = GB_WD_STOP_GRACE_S;
 
 static void on_signal(int sig)
 {
-	if (!gb_stop_flag) {
+	/* stores through __atomic (lock-free for int, so safe in a handler): threads read it */
+	if (!__atomic_load_n(&gb_stop_flag, __ATOMIC_RELAXED)) {
 		/* first: stop gracefully and still write the report */
-		gb_stop_flag = 1;
+		__atomic_store_n(&gb_stop_flag, 1, __ATOMIC_RELAXED);
 		/* with no watchdog to end the run, the second signal must be able to */
 		if (!watchdog_on)
 			signal(sig, SIG_DFL);
 		return;
 	}
 	/* second: the watchdog writes the report now and exits; a third kills */
-	gb_stop_flag = 2;
+	__atomic_store_n(&gb_stop_flag, 2, __ATOMIC_RELAXED);
 	signal(sig, SIG_DFL);
 }
 

@@ -63,7 +63,7 @@ enum gb_wd_fire gb_wd_decide(struct gb_wd_clock *c, double now, int stop_level, 
 /* Decide under the lock; on a fire, fill ev. */
 static enum gb_wd_fire check(struct gb_runwatch *w, struct gb_wd_event *ev)
 {
-	int stop = w->cfg.stop ? (int)*w->cfg.stop : 0;
+	int stop = w->cfg.stop ? (int)__atomic_load_n(w->cfg.stop, __ATOMIC_RELAXED) : 0;
 	double now = mono_s();
 	enum gb_wd_fire why;
 

@@ -22,6 +22,7 @@ struct merged {
 	size_t bench;       /* index in out->benches */
 	char *key;          /* name + params key */
 	const char **hosts; /* parallel to the bench's metrics */
+	int *node_devs;     /* the same: each metric's GPU as its node numbers it (-1: none) */
 	size_t n_hosts;
 };
 
@@ -146,6 +147,8 @@ static void copy_metric(struct merge *mg, struct merged *m, const struct gb_metr
 	c->description = s->device >= 0 ? gb_strdupf("host '%s', GPU %d", host, s->device)
 					 : gb_strdupf("host '%s'", host);
 	m->hosts = gb_xrealloc(m->hosts, sizeof(*m->hosts) * (m->n_hosts + 1));
+	m->node_devs = gb_xrealloc(m->node_devs, sizeof(*m->node_devs) * (m->n_hosts + 1));
+	m->node_devs[m->n_hosts] = s->device;
 	m->hosts[m->n_hosts++] = host;
 }
 
@@ -273,13 +276,22 @@ static bool in_group(const struct gb_run *run, const struct gb_metric *x,
 	       (x->device < 0) == (y->device < 0) && !strcmp(model_of(run, x), model_of(run, y));
 }
 
-/* where the value is: "'node-3' GPU 2 (NVIDIA H100 80GB HBM3)" */
-static char *where(const struct gb_run *run, const struct gb_metric *m, const char *host)
+/*
+ * where the value is: "'node-3' GPU 6 (GPU 2 on that node, NVIDIA H100 80GB
+ * HBM3)". The fleet's index alone would send whoever reads it on node-3 to
+ * the wrong GPU (or to one it does not have): the node's own index goes too.
+ */
+static char *where(const struct gb_run *run, const struct gb_metric *m, const char *host,
+		   int node_dev)
 {
 	if (m->device < 0)
 		return gb_strdupf("'%s'", host);
-	return gb_strdupf("'%s' GPU %d (%s)", host, m->device, model_of(run, m));
+	return gb_strdupf("'%s' GPU %d (GPU %d on that node, %s)", host, m->device, node_dev,
+			  model_of(run, m));
 }
+
+/* 1 / Phi^-1(3/4): the MAD of normal noise times this is its standard deviation */
+#define GB_FLEET_MAD_SIGMA 1.4826
 
 /* Below the median is bad for higher-is-better, above for lower-is-better. */
 static bool bad_side(const struct gb_metric *m, double median)
@@ -302,8 +314,13 @@ static void outlier_check(const struct gb_run *run, struct gb_bench_result *b,
 	double bound = m.value < g->median ? g->median - g->k * g->spread
 					   : g->median + g->k * g->spread;
 	char name[160], val[48], med[48];
-	char *at = where(run, &m, mm->hosts[j]);
-	bool bad = bad_side(&m, g->median);
+	char *at = where(run, &m, mm->hosts[j], mm->node_devs[j]);
+	/*
+	 * Only a measured value (with samples, so a spread of its own) fails a
+	 * node: a derived one (a fit's alpha or n_half, a count) moves by several
+	 * percent with no fault behind it, and is a warning to look at.
+	 */
+	bool bad = bad_side(&m, g->median) && m.stats.n > 0;
 
 	snprintf(name, sizeof(name), "%s_fleet_outlier", m.name);
 	gb_fmt_human(val, sizeof(val), m.value);
@@ -356,7 +373,8 @@ static void check_group(const struct gb_run *run, struct gb_bench_result *b,
 	if (n >= 3) {
 		g.median = gb_percentile(v, n, 50);
 		g.mad = gb_mad(v, n);
-		g.spread = fmax(g.mad, fmax(0.01 * fabs(g.median), 1e-12));
+		/* the MAD scaled to a standard deviation (normal noise): k of them is k sigma */
+		g.spread = fmax(GB_FLEET_MAD_SIGMA * g.mad, fmax(0.01 * fabs(g.median), 1e-12));
 		for (size_t i = j; i < n_metrics; i++) {
 			if (!in_group(run, &first, &b->metrics[i]) ||
 			    fabs(b->metrics[i].value - g.median) <= k * g.spread)
@@ -517,6 +535,7 @@ int gb_fleet_merge(const struct gb_run *const *runs, const char *const *names, s
 		find_outliers(out, &mg.m[i], mad_k);
 		free(mg.m[i].key);
 		free(mg.m[i].hosts);
+		free(mg.m[i].node_devs);
 	}
 	free(mg.m);
 	return 0;

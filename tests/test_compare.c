@@ -816,6 +816,8 @@ static void test_fleet_merge(void **state)
 		assert_int_equal(g->checks[i].status, GB_STATUS_FAILED);
 		assert_int_equal(g->checks[i].device, 5); /* node-3's GPU 1 */
 		assert_non_null(strstr(g->checks[i].message, "'node-3' GPU 5"));
+		/* and as node-3 numbers it, so it can be found there */
+		assert_non_null(strstr(g->checks[i].message, "(GPU 1 on that node, NVIDIA H100"));
 		assert_non_null(strstr(g->checks[i].message, "below the fleet median"));
 	}
 	assert_int_equal(outliers, 1);

@@ -519,9 +519,13 @@ static void fleet_nodes(struct gb_run *nodes, struct gb_run *out)
 			d->uuid = gb_strdupf("GPU-%d-%d", i, k);
 		}
 		b = gb_run_add_bench(&nodes[i], "gemm");
-		for (int k = 0; k < 2; k++)
-			gb_bench_add_value(b, "tflops_bf16", "TFLOP/s", GB_BETTER_HIGHER, k,
-					   i == 2 && k == 1 ? 600 : 740, 989.4);
+		for (int k = 0; k < 2; k++) {
+			double v = i == 2 && k == 1 ? 600 : 740;
+			const double smp[] = { v - 1, v, v + 1 };
+
+			gb_bench_add_metric(b, "tflops_bf16", "TFLOP/s", GB_BETTER_HIGHER, k, smp, 3,
+					    989.4);
+		}
 		gb_run_verdict(&nodes[i]);
 		ptrs[i] = &nodes[i];
 	}
@@ -539,6 +543,68 @@ static size_t count_of(const char *text, const char *needle)
 	for (size_t i = 0; text[i]; i++)
 		n += !strncmp(text + i, needle, len);
 	return n;
+}
+
+/*
+ * What a fleet fails: a measured value (with samples) 3 scaled MADs off the
+ * median; a derived one (no samples, e.g. a fit's n_half) only warns; and
+ * 3.5 raw MADs is within 3 scaled ones (1.4826 x MAD), so not an outlier.
+ */
+static void test_fleet_outlier_rules(void **state)
+{
+	/* six GPUs: MAD 2 around 100; one measured and one derived value far below */
+	static const double v[] = { 98, 100, 100, 102, 102, 98 };
+	struct gb_run nodes[3], out;
+	const struct gb_run *ptrs[3];
+	const char *names[] = { "a.json", "b.json", "c.json" };
+	const struct gb_bench_result *b;
+	char err[256];
+	int failed = 0, warned = 0, near = 0;
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		const char *argv[] = { "gpubench", "run" };
+		struct gb_bench_result *g;
+
+		gb_run_init(&nodes[i], "run", 2, argv);
+		nodes[i].host.hostname = gb_strdupf("node-%d", i + 1);
+		g = gb_run_add_bench(&nodes[i], "bandwidth");
+		for (int k = 0; k < 2; k++) {
+			struct gb_device_info *d = gb_run_add_device(&nodes[i]);
+			double x = v[2 * i + k], far = i == 2 && k == 1 ? 50 : x;
+			double smp[] = { far - 0.1, far, far + 0.1 };
+			/* 7 below the median 99 with a MAD of 2: 3.5 raw MADs, 2.4 scaled ones */
+			double close = i == 1 && k == 0 ? 92 : x;
+
+			d->index = k;
+			d->name = gb_strdup("NVIDIA H100 80GB HBM3");
+			gb_bench_add_metric(g, "h2d_gbps", "GB/s", GB_BETTER_HIGHER, k, smp, 3, NAN);
+			gb_bench_add_value(g, "h2d_n_half_bytes", "B", GB_BETTER_LOWER, k,
+					   i == 2 && k == 1 ? 1e9 : x, NAN);
+			smp[0] = close - 0.1, smp[1] = close, smp[2] = close + 0.1;
+			gb_bench_add_metric(g, "d2h_gbps", "GB/s", GB_BETTER_HIGHER, k, smp, 3, NAN);
+		}
+		gb_run_verdict(&nodes[i]);
+		ptrs[i] = &nodes[i];
+	}
+	gb_run_init(&out, "fleet", 0, NULL);
+	assert_int_equal(gb_fleet_merge(ptrs, names, 3, GB_FLEET_MAD_K, &out, err, sizeof(err)), 0);
+	for (b = out.benches; strcmp(b->name, "bandwidth"); b++)
+		assert_true(b + 1 < out.benches + out.n_benches);
+	for (size_t c = 0; c < b->n_checks; c++) {
+		const struct gb_check *k = &b->checks[c];
+
+		failed += !strcmp(k->name, "h2d_gbps_fleet_outlier") && k->status == GB_STATUS_FAILED;
+		warned += !strcmp(k->name, "h2d_n_half_bytes_fleet_outlier") &&
+			  k->status == GB_STATUS_WARNING;
+		near += !strcmp(k->name, "d2h_gbps_fleet_outlier");
+	}
+	assert_int_equal(failed, 1);
+	assert_int_equal(warned, 1);
+	assert_int_equal(near, 0);
+	for (int i = 0; i < 3; i++)
+		gb_run_release(&nodes[i]);
+	gb_run_release(&out);
 }
 
 static void test_fleet_renderings(void **state)
@@ -714,7 +780,8 @@ int main(void)
 		cmocka_unit_test(test_prometheus), cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_markdown), cmocka_unit_test(test_html),
 		cmocka_unit_test(test_empty_run),  cmocka_unit_test(test_info_text),
-		cmocka_unit_test(test_info_formats), cmocka_unit_test(test_fleet_renderings),
+		cmocka_unit_test(test_info_formats), cmocka_unit_test(test_fleet_outlier_rules),
+		cmocka_unit_test(test_fleet_renderings),
 		cmocka_unit_test(test_compare_formats), cmocka_unit_test(test_exact_numbers),
 	};
 

@@ -301,6 +301,62 @@ static void test_info_slot_slower(void **state)
 	free(notes);
 }
 
+/* Set GPU i's trained and maximum PCIe link. */
+static void set_link(struct gb_run *run, int i, int gen, int width, int max_gen, int max_width)
+{
+	struct gb_device_info *d = &run->devices[i];
+
+	d->pcie_gen = gen;
+	d->pcie_width = width;
+	d->pcie_max_gen = max_gen;
+	d->pcie_max_width = max_width;
+}
+
+/*
+ * A link narrower than its maximum is a warning naming the GPU and both
+ * links; an idle GPU's lower generation at full width is no finding, nor is
+ * a link NVML could not read.
+ */
+static void test_info_link_narrow(void **state)
+{
+	struct gb_info_notes *notes = notes_new(3);
+	struct gb_bench_result *res;
+	struct gb_run run;
+
+	(void)state;
+	run_new(&run);
+	add_devices(&run, 3, 4);
+	for (int i = 0; i < 3; i++)
+		notes->dev[i].nvml_asked = true;
+	set_link(&run, 0, 1, 16, 4, 16);  /* idle: Gen1, full width */
+	set_link(&run, 1, 4, 8, 4, 16);   /* half the lanes */
+	set_link(&run, 2, -1, -1, 4, 16); /* unknown */
+	res = gb_info_notes_apply(&run, notes);
+	assert_non_null(res);
+	assert_int_equal(res->n_checks, 1);
+	assert_string_equal(res->checks[0].name, "pcie_link");
+	assert_int_equal(res->checks[0].device, 1);
+	assert_int_equal(res->checks[0].status, GB_STATUS_WARNING);
+	assert_true(res->checks[0].observed == 8 && res->checks[0].threshold == 16);
+	assert_non_null(strstr(res->checks[0].message,
+			       "GPU 1's PCIe link trained at Gen4 x8, card and slot allow Gen4 x16"));
+	assert_int_equal(res->status, GB_STATUS_WARNING);
+	gb_run_verdict(&run);
+	/* a warning, as for the slot: the report says it, exit 0 */
+	assert_int_equal(run.verdict, GB_STATUS_WARNING);
+	assert_int_equal(gb_exit_code_for_status(run.verdict), 0);
+	gb_run_release(&run);
+
+	/* the same narrow link NVML was not asked about: nothing to say */
+	notes->dev[1].nvml_asked = false;
+	run_new(&run);
+	add_devices(&run, 3, 4);
+	set_link(&run, 1, 4, 8, 4, 16);
+	assert_null(gb_info_notes_apply(&run, notes));
+	gb_run_release(&run);
+	free(notes);
+}
+
 /* A CUDA error with a known cause while counting GPUs says what to do; others say nothing more. */
 static void test_probe_hints(void **state)
 {
@@ -324,6 +380,7 @@ int main(void)
 		cmocka_unit_test(test_info_nvml_missing),
 		cmocka_unit_test(test_info_unreadable_gpu),
 		cmocka_unit_test(test_info_slot_slower),
+		cmocka_unit_test(test_info_link_narrow),
 		cmocka_unit_test(test_probe_hints),
 	};
 

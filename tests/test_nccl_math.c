@@ -592,6 +592,8 @@ static void test_row_json_round_trip(void **state)
 	(void)state;
 	assert_true(synthetic_rows(rows, 2, true) > 2);
 	rows[1].nwrong = 0;
+	rows[1].wrong_rank = 3;
+	rows[1].wrong_gpu = 1;
 	o = gb_nccl_row_to_json(&rows[1]);
 	assert_string_equal(cJSON_GetObjectItem(o, "placement")->valuestring, "in_place");
 	assert_string_equal(cJSON_GetObjectItem(o, "type")->valuestring, "float");
@@ -602,6 +604,8 @@ static void test_row_json_round_trip(void **state)
 	assert_int_equal(back.count, rows[1].count);
 	assert_int_equal(back.root, -1);
 	assert_int_equal(back.nwrong, 0);
+	assert_int_equal(back.wrong_rank, 3);
+	assert_int_equal(back.wrong_gpu, 1);
 	assert_near(back.time_us, rows[1].time_us, 1e-9);
 	assert_near(back.time_min_us, rows[1].time_min_us, 1e-9);
 	assert_near(back.time_max_us, rows[1].time_max_us, 1e-9);
@@ -626,14 +630,24 @@ static void test_combine_ranks(void **state)
 	synthetic_rows(b, 2, false);
 	for (size_t i = 0; i < n; i++) {
 		b[i].time_us = 3 * a[i].time_us; /* the mean is twice a's time */
-		a[i].nwrong = 1;
+		a[i].nwrong = i == 2 ? 0 : 1;
+		a[i].wrong_rank = i == 2 ? -1 : 0;
+		a[i].wrong_gpu = i == 2 ? -1 : 5;
 		b[i].nwrong = i == 2 ? 4 : 0;
+		b[i].wrong_rank = i == 2 ? 1 : -1;
+		b[i].wrong_gpu = i == 2 ? 0 : -1;
 	}
 	assert_int_equal(gb_nccl_rows_combine(parts, ns, 2, 2, out), 0);
 	assert_rel(out[0].time_us, 2 * a[0].time_us, 1e-12);
 	assert_rel(out[0].algbw_gbps, a[0].algbw_gbps / 2, 1e-9);
-	assert_int_equal(out[2].nwrong, 5);
+	assert_int_equal(out[2].nwrong, 4);
 	assert_int_equal(out[3].nwrong, 1);
+	/* the rank whose output was wrong, and its GPU, whichever part saw it */
+	assert_int_equal(out[2].wrong_rank, 1);
+	assert_int_equal(out[2].wrong_gpu, 0);
+	assert_int_equal(out[3].wrong_rank, 0);
+	assert_int_equal(out[3].wrong_gpu, 5);
+	assert_int_equal(out[0].wrong_rank, 0);
 	/* ranks that measured different points do not combine */
 	b[1].size++;
 	assert_int_equal(gb_nccl_rows_combine(parts, ns, 2, 2, out), -1);
@@ -665,6 +679,38 @@ static const struct gb_metric *metric(const struct gb_bench_result *b, const cha
 	return gb_bench_find_metric(b, name, -1);
 }
 
+/*
+ * Three groups: nine series, so the series array grows while a group's are
+ * added; every series must still hold one point per timed size (a pointer
+ * kept across an add once wrote them into freed memory).
+ */
+static void test_fill_result_many_series(void **state)
+{
+	struct gb_run run;
+	struct gb_bench_result *b;
+	struct gb_nccl_row rows[96];
+	size_t per = synthetic_rows(rows, 8, false), n = per;
+
+	(void)state;
+	n += synthetic_rows(rows + n, 8, true);
+	n += synthetic_rows(rows + n, 8, false);
+	for (size_t i = 2 * per; i < n; i++)
+		rows[i].coll = GB_NCCL_ALLGATHER;
+	for (size_t i = 0; i < n; i++)
+		rows[i].nwrong = 0;
+	memset(&run, 0, sizeof(run));
+	gb_run_init(&run, "nccl", 0, NULL);
+	b = gb_run_add_bench(&run, "nccl");
+	gb_nccl_fill_result(b, rows, n, 8, 450e9, NULL);
+	assert_int_equal(b->n_series, 9);
+	for (size_t i = 0; i < b->n_series; i++) {
+		if (b->series[i].n != per)
+			fail_msg("series %s has %zu points, not %zu", b->series[i].name,
+				 b->series[i].n, per);
+	}
+	gb_run_release(&run);
+}
+
 static void test_fill_result(void **state)
 {
 	struct gb_run run;
@@ -680,6 +726,8 @@ static void test_fill_result(void **state)
 	for (size_t i = 0; i < n; i++)
 		rows[i].nwrong = 0;
 	rows[n - 2].nwrong = 7; /* in-place, one size */
+	rows[n - 2].wrong_rank = 5;
+	rows[n - 2].wrong_gpu = 1;
 	memset(&run, 0, sizeof(run));
 	gb_run_init(&run, "nccl", 0, NULL);
 	b = gb_run_add_bench(&run, "nccl");
@@ -699,6 +747,10 @@ static void test_fill_result(void **state)
 	assert_int_equal(c->status, GB_STATUS_FAILED);
 	assert_non_null(strstr(c->message, "7 wrong elements"));
 	assert_non_null(strstr(c->message, "in-place"));
+	/* the check names the GPU whose output was wrong, not the communicator */
+	assert_int_equal(c->device, 1);
+	assert_non_null(strstr(c->message, "rank 5 (GPU 1)"));
+	assert_int_equal(find_check(b, "allreduce_correct")->device, -1);
 	c = find_check(b, "allreduce_timing_spread");
 	assert_int_equal(c->status, GB_STATUS_PASSED);
 	assert_near(c->observed, 0.5, 1e-9); /* percent */
@@ -860,6 +912,22 @@ static struct gb_nccl_row spread_row(uint64_t size, int samples, double cv)
 	r.n_samples = samples;
 	r.time_cv = cv;
 	return r;
+}
+
+static void test_lagging_rank(void **state)
+{
+	const int behind[] = { 1, 2 }, alike[] = { 2, 2 }, tie[] = { 0, 3, 3 }, one[] = { 4 };
+	const int third[] = { 1, 1, 2, 1 }, none[] = { 0, 0, 0 };
+
+	(void)state;
+	/* rank 1 still has its hung collective and the next one to do; rank 0 only the next */
+	assert_int_equal(gb_nccl_lagging_rank(behind, 2), 1);
+	assert_int_equal(gb_nccl_lagging_rank(third, 4), 2);
+	assert_int_equal(gb_nccl_lagging_rank(alike, 2), -1); /* every rank stuck alike */
+	assert_int_equal(gb_nccl_lagging_rank(tie, 3), -1);   /* two ranks behind: no culprit */
+	assert_int_equal(gb_nccl_lagging_rank(one, 1), -1);   /* nobody to be behind */
+	assert_int_equal(gb_nccl_lagging_rank(none, 3), -1);
+	assert_int_equal(gb_nccl_lagging_rank(none, 0), -1);
 }
 
 static void test_spread_judge(void **state)
@@ -1109,6 +1177,7 @@ int main(void)
 		cmocka_unit_test(test_combine_ranks),
 		cmocka_unit_test(test_group_names),
 		cmocka_unit_test(test_fill_result),
+		cmocka_unit_test(test_fill_result_many_series),
 		cmocka_unit_test(test_fill_result_one_rank),
 		cmocka_unit_test(test_fill_result_untimed),
 		cmocka_unit_test(test_fill_result_spread_warning),
@@ -1118,6 +1187,7 @@ int main(void)
 		cmocka_unit_test(test_noop_points),
 		cmocka_unit_test(test_combine_spread),
 		cmocka_unit_test(test_row_json_old_report),
+		cmocka_unit_test(test_lagging_rank),
 		cmocka_unit_test(test_options_defaults),
 		cmocka_unit_test(test_options_values),
 		cmocka_unit_test(test_options_errors),

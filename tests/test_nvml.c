@@ -569,8 +569,8 @@ static void test_info_notes_from_fake(void **state)
 	assert_non_null(res);
 	assert_string_equal(res->name, "info");
 	assert_int_equal(res->status, GB_STATUS_WARNING);
-	/* per GPU: the unread field, then the slot */
-	assert_int_equal(res->n_checks, 4);
+	/* per GPU: the unread field, then the slot; GPU 1 also its narrow link */
+	assert_int_equal(res->n_checks, 5);
 	assert_string_equal(res->checks[0].name, "nvml_fields");
 	assert_int_equal(res->checks[0].device, 0);
 	assert_string_equal(res->checks[0].message,
@@ -581,9 +581,16 @@ static void test_info_notes_from_fake(void **state)
 	assert_non_null(
 		strstr(res->checks[1].message, "supports PCIe Gen5 but its slot allows Gen4"));
 	assert_int_equal(res->checks[3].device, 1);
+	/* GPU 1 trained at x8 of x16: a finding at idle, whatever its generation */
+	assert_string_equal(res->checks[4].name, "pcie_link");
+	assert_int_equal(res->checks[4].device, 1);
+	assert_int_equal(res->checks[4].status, GB_STATUS_WARNING);
+	assert_true(res->checks[4].observed == 8 && res->checks[4].threshold == 16);
+	assert_non_null(strstr(res->checks[4].message, "GPU 1's PCIe link trained at Gen4 x8, "
+						      "card and slot allow Gen4 x16"));
 	gb_run_verdict(&run);
 	assert_int_equal(run.verdict, GB_STATUS_WARNING);
-	assert_true(run.n_verdict_warnings >= 4);
+	assert_true(run.n_verdict_warnings >= 5);
 	gb_run_release(&run);
 	free(notes);
 }

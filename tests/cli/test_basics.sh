@@ -76,4 +76,22 @@ done
 run "$BIN" run --plan --profile nightly
 expect_rc 2 "run with an unknown profile"
 
+# --only and --skip choose the steps; --plan shows the ones that will run
+run "$BIN" run --plan --only stress,gemm
+expect_rc 0 "run --plan --only stress,gemm"
+checks=$((checks + 1))
+[ "$(printf '%s\n' "$out" | cut -d' ' -f2 | tr '\n' ' ')" = "gemm stress " ] ||
+	fail "run --plan --only stress,gemm lists '$out'"
+run "$BIN" run --plan --skip gemm,stress,scaling
+expect_rc 0 "run --plan --skip"
+checks=$((checks + 1))
+[ "$(printf '%s\n' "$out" | cut -d' ' -f2 | tr '\n' ' ')" = "bandwidth p2p nccl " ] ||
+	fail "run --plan --skip gemm,stress,scaling lists '$out'"
+run "$BIN" run --only gemm --skip p2p
+expect_rc 2 "run --only with --skip"
+expect_one_error "--only and --skip" "run --only --skip says which options conflict"
+run "$BIN" run --only gemm,linpack
+expect_rc 2 "run --only with an unknown step"
+expect_one_error "linpack.*expected one of: gemm, bandwidth" "run --only names the bad step"
+
 finish

@@ -13,9 +13,13 @@
  * PCI bus ids, memory, clocks, PCIe links, NVLinks, power limit. Telemetry is
  * steady (45 C, 60% of the power limit, no clock-event reasons, ECC zero)
  * unless a fault of the machine file says otherwise: NVML honours
- * thermal_throttle, pcie_degraded and nvlink_down when they hold from the
- * start or from `after_s` simulated seconds (the runtime's gbsim_now_s,
- * found with dlsym; without the runtime, seconds since nvmlInit). Faults
+ * thermal_throttle, power_brake (hw_slowdown and hw_power_brake, lower SM
+ * clock), pcie_degraded, nvlink_down, xid (one event of Xid `value`, 79 by
+ * default, per GPU), ecc_dbe (the volatile uncorrected count reads `value`,
+ * 1 by default) and row_remap_pending (a pending remap, one uncorrectable
+ * row) when they hold from the start or from `after_s` simulated seconds
+ * (the runtime's gbsim_now_s, found with dlsym; without the runtime,
+ * seconds since nvmlInit). Faults
  * triggered by launches or allocations are the runtime's: NVML cannot count
  * those and ignores them.
  *
@@ -94,6 +98,7 @@
 #define SIM_POWER_FRACTION 0.6    /* of the power limit: busy, not capped */
 #define SIM_THROTTLE_FRACTION 0.7 /* SM clock under thermal slowdown, unless given */
 #define SIM_VIOL_STEP_NS 100000000ULL /* thermal violation time per call while throttled */
+#define SIM_XID_DEFAULT 79        /* fallen off the bus, when an xid fault gives no value */
 #define SIM_SWITCH_BUS 0x07       /* where NVSwitch links end */
 
 struct nvmlDevice_st {
@@ -131,6 +136,7 @@ static struct {
 	unsigned long long xid[FAKE_MAX_XIDS];
 	unsigned xid_gpu[FAKE_MAX_XIDS];
 	size_t n_xids, next_xid;
+	unsigned xid_fault_sent[GBSIM_MAX_FAULTS]; /* bit i: that xid fault reached GPU i */
 	int nvswitch;
 	int nvlink_down;
 	unsigned slot_gen;
@@ -462,17 +468,58 @@ static unsigned sim_pcie_width(unsigned i)
 	return width > 1 ? width / 2 : 1;
 }
 
-/* The SM clock now: boost, or the throttled clock while thermal_throttle holds. */
+/* The SM clock now: boost, or throttled while thermal_throttle or power_brake holds. */
 static unsigned sim_sm_mhz(unsigned i)
 {
 	const struct gbsim_fault *f = sim_fault(GBSIM_FAULT_THERMAL_THROTTLE, i);
 	unsigned boost = (unsigned)fake.sim->gpus[i].sm_clock_mhz;
 
 	if (!f)
+		f = sim_fault(GBSIM_FAULT_POWER_BRAKE, i);
+	if (!f)
 		return boost;
 	if (f->value > 0 && (unsigned long)f->value < boost)
 		return (unsigned)f->value;
 	return (unsigned)lround(boost * SIM_THROTTLE_FRACTION);
+}
+
+/* The volatile uncorrected ECC count: an ecc_dbe fault's value (1 if none) while it holds. */
+static unsigned long long sim_ecc_dbe(unsigned i)
+{
+	const struct gbsim_fault *f = sim_fault(GBSIM_FAULT_ECC_DBE, i);
+
+	if (!f)
+		return 0;
+	return f->value > 0 ? (unsigned long long)f->value : 1;
+}
+
+/*
+ * The next Xid of an xid fault that holds, on a GPU the set watches and has
+ * not been told yet: a real driver reports an Xid once, as one event.
+ */
+static bool sim_xid_event(nvmlEventSet_t set, nvmlEventData_t *data)
+{
+	for (int i = 0; fake.sim && i < fake.sim->fault_count; i++) {
+		const struct gbsim_fault *f = &fake.sim->faults[i];
+
+		if (f->kind != GBSIM_FAULT_XID || !fault_holds(f))
+			continue;
+		for (unsigned g = 0; g < fake.count; g++) {
+			unsigned bit = 1u << g;
+
+			if ((f->gpu >= 0 && (unsigned)f->gpu != g) || !(set->registered & bit) ||
+			    (fake.xid_fault_sent[i] & bit))
+				continue;
+			fake.xid_fault_sent[i] |= bit;
+			memset(data, 0, sizeof(*data));
+			data->device = &fake_devs[g];
+			data->eventType = nvmlEventTypeXidCriticalError;
+			data->eventData = f->value > 0 ? (unsigned long long)f->value : SIM_XID_DEFAULT;
+			data->gpuInstanceId = data->computeInstanceId = 0xFFFFFFFFu;
+			return true;
+		}
+	}
+	return false;
 }
 
 /* ---- library ---- */
@@ -961,6 +1008,10 @@ nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device,
 	if (sim_fault(GBSIM_FAULT_THERMAL_THROTTLE, device->index))
 		*clocksEventReasons |= nvmlClocksEventReasonSwThermalSlowdown |
 				       nvmlClocksThrottleReasonHwThermalSlowdown;
+	/* NVML's hw_slowdown covers an asserted power brake too; hw_power_brake names it */
+	if (sim_fault(GBSIM_FAULT_POWER_BRAKE, device->index))
+		*clocksEventReasons |= nvmlClocksThrottleReasonHwSlowdown |
+				       nvmlClocksThrottleReasonHwPowerBrakeSlowdown;
 	return NVML_SUCCESS;
 }
 
@@ -996,7 +1047,8 @@ nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorTyp
 {
 	ENTER_DEV(device);
 	if (errorType == NVML_MEMORY_ERROR_TYPE_UNCORRECTED && counterType == NVML_VOLATILE_ECC)
-		*eccCounts = fake.dbe_step * fake.dbe_calls[device->index]++;
+		*eccCounts = fake.dbe_step * fake.dbe_calls[device->index]++ +
+			     sim_ecc_dbe(device->index);
 	else
 		*eccCounts = 0;
 	return NVML_SUCCESS;
@@ -1027,6 +1079,9 @@ nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRo
 {
 	ENTER_DEV(device);
 	*corrRows = *uncRows = *isPending = *failureOccurred = 0;
+	/* an uncorrectable error's row waits for the next reset to be remapped */
+	if (sim_fault(GBSIM_FAULT_ROW_REMAP_PENDING, device->index))
+		*uncRows = *isPending = 1;
 	return NVML_SUCCESS;
 }
 
@@ -1106,7 +1161,7 @@ nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsi
 		data->gpuInstanceId = data->computeInstanceId = 0xFFFFFFFFu;
 		return NVML_SUCCESS;
 	}
-	return NVML_ERROR_TIMEOUT;
+	return sim_xid_event(set, data) ? NVML_SUCCESS : NVML_ERROR_TIMEOUT;
 }
 
 nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)

@@ -2,6 +2,7 @@
 /* gpu_test.c - skip-or-require logic for gpu-labelled tests; see gpu_test.h. */
 #include "gpu_test.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,4 +24,10 @@ int gb_test_require_gpu(void)
 	}
 	fprintf(stderr, "skipped: %s\n", reason);
 	exit(77);
+}
+
+bool gb_test_on_simulator(void)
+{
+	/* the fake runtime's own symbol: the real static runtime has none */
+	return dlsym(RTLD_DEFAULT, "gbsim_report_label") != NULL;
 }

@@ -9,7 +9,17 @@
 #ifndef GPUBENCH_TESTS_GPU_TEST_H
 #define GPUBENCH_TESTS_GPU_TEST_H
 
+#include <stdbool.h>
+
 /* returns the number of visible GPUs (>= 1) or exits as described above */
 int gb_test_require_gpu(void);
+
+/*
+ * Whether this test runs on the simulated GPU (tests/sim: the sim_gpu_
+ * variants), whose CPU computes every GEMM: a test whose point is a size
+ * the CPU cannot compute in minutes skips itself there, saying so (cmocka's
+ * skip(), never a pass), and runs in full on a real GPU.
+ */
+bool gb_test_on_simulator(void);
 
 #endif

@@ -532,10 +532,31 @@ static int parse_identity(const struct ctx *c, const cJSON *obj, const char *pat
 	return 0;
 }
 
+/*
+ * L2 size by architecture, bytes: what the flagship of each generation has.
+ * A machine file may shrink it with "l2" (CI machines have little memory, and
+ * benchmarks size their buffers from L2 to defeat it: nccl rotates over twice
+ * L2, gemm over copies of its operands that exceed L2).
+ */
+static uint64_t arch_l2_bytes(int cc_major, int cc_minor)
+{
+	switch (cc_major * 10 + cc_minor) {
+	case 70: return 6 << 20;
+	case 75: return 4 << 20;
+	case 80: return 40 << 20;
+	case 86: return 6 << 20;
+	case 89: return 72 << 20;
+	case 90: return 50 << 20;
+	case 100: return 126 << 20;
+	case 120: return 96 << 20;
+	default: return 32 << 20;
+	}
+}
+
 static int parse_gpu(const struct ctx *c, const cJSON *obj, const char *path, int index,
 		     const struct gbsim_machine *m, struct gbsim_gpu *g)
 {
-	static const char *const known[] = { "model", "memory", "speed", "name", "uuid",
+	static const char *const known[] = { "model", "memory", "l2", "speed", "name", "uuid",
 					     "pci_bus_id", "pcie", "numa_node", NULL };
 	const struct gb_gpu_spec *spec;
 	char pcie_path[PATH_LEN];
@@ -556,6 +577,7 @@ static int parse_gpu(const struct ctx *c, const cJSON *obj, const char *path, in
 	derive_memory_bus(spec, g);
 	/* marketed GB are binary on HBM and GDDR parts alike: 80 GB is 80 GiB of chips */
 	g->memory_bytes = (uint64_t)(spec->memory_gb * 1073741824.0);
+	g->l2_bytes = arch_l2_bytes(g->cc_major, g->cc_minor);
 	for (int p = 0; p < GBSIM_PREC_COUNT; p++)
 		g->peak_flops[p] = catalog_peak(spec, (enum gbsim_precision)p);
 	g->speed = 1.0;
@@ -565,6 +587,7 @@ static int parse_gpu(const struct ctx *c, const cJSON *obj, const char *path, in
 	g->numa_node = m->numa_nodes > 0 ? index * m->numa_nodes / m->gpu_count : -1;
 	derive_ids(m->name, g);
 	if (get_size(c, obj, path, "memory", &g->memory_bytes) ||
+	    get_size(c, obj, path, "l2", &g->l2_bytes) ||
 	    get_double(c, obj, path, "speed", 0, true, 10, &g->speed) ||
 	    get_int(c, obj, path, "numa_node", -1, m->numa_nodes - 1, &g->numa_node) ||
 	    parse_identity(c, obj, path, g))
@@ -948,9 +971,59 @@ static char the_error[640];
 static int the_rc = -1;
 static pthread_once_t the_once = PTHREAD_ONCE_INIT;
 
+/*
+ * The rank this process has under a launcher (the variables cmd/launcher.c
+ * reads), or NULL alone: "%r" in GPUBENCH_SIM_MACHINE becomes it, so every
+ * rank of `mpirun -np 4 gpubench-sim run` may simulate a node of its own.
+ */
+static const char *launcher_rank(void)
+{
+	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID" };
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i]);
+
+		if (v && *v)
+			return v;
+	}
+	return NULL;
+}
+
+/*
+ * path with every "%r" replaced by the rank ("0" alone) and "%%" by "%";
+ * -1 with a message when the result does not fit.
+ */
+int gbsim_machine_path(const char *path, char *out, size_t len, char *err, size_t err_len)
+{
+	const char *rank = launcher_rank();
+	size_t n = 0;
+
+	if (!rank)
+		rank = "0";
+	for (const char *s = path; *s; s++) {
+		const char *piece = s;
+		size_t plen = 1;
+
+		if (s[0] == '%' && (s[1] == 'r' || s[1] == '%')) {
+			piece = s[1] == 'r' ? rank : "%";
+			plen = strlen(piece);
+			s++;
+		}
+		if (n + plen >= len) {
+			snprintf(err, err_len, "%s: machine file path too long", path);
+			return -1;
+		}
+		memcpy(out + n, piece, plen);
+		n += plen;
+	}
+	out[n] = '\0';
+	return 0;
+}
+
 static void load_once(void)
 {
 	const char *path = getenv("GPUBENCH_SIM_MACHINE");
+	char expanded[512];
 
 #ifdef GBSIM_DEFAULT_MACHINE
 	if (!path || !*path)
@@ -961,7 +1034,9 @@ static void load_once(void)
 			 "no machine: set GPUBENCH_SIM_MACHINE=FILE (see docs/simulation.md)");
 		return;
 	}
-	the_rc = gbsim_machine_load(path, &the_machine, the_error, sizeof(the_error));
+	if (gbsim_machine_path(path, expanded, sizeof(expanded), the_error, sizeof(the_error)))
+		return;
+	the_rc = gbsim_machine_load(expanded, &the_machine, the_error, sizeof(the_error));
 }
 
 const struct gbsim_machine *gbsim_machine(void)

@@ -61,6 +61,7 @@ struct gbsim_gpu {
 	int mem_clock_mhz;         /* memory clock such that 2 * clock * bus / 8 = bandwidth */
 	int mem_bus_width;         /* bits */
 	uint64_t memory_bytes;     /* after the machine file's override */
+	uint64_t l2_bytes;         /* L2 cache: the architecture's flagship, or the override */
 	double mem_bw_bps;         /* catalog bandwidth, bytes/s, before speed */
 	double peak_flops[GBSIM_PREC_COUNT]; /* catalog peaks, FLOP/s, before speed; 0 = none */
 	double speed;              /* 1.0 = catalog speed; 0.8 = 20% slow */
@@ -126,6 +127,11 @@ struct gbsim_machine {
 const struct gbsim_machine *gbsim_machine(void);
 /* Parse one machine file into *m; 0 on success, else -1 with a message in err. */
 int gbsim_machine_load(const char *path, struct gbsim_machine *m, char *err, size_t len);
+/*
+ * GPUBENCH_SIM_MACHINE's value with "%r" replaced by this process's rank under
+ * mpirun/srun (0 alone) and "%%" by "%"; 0, or -1 with a message in err.
+ */
+int gbsim_machine_path(const char *path, char *out, size_t len, char *err, size_t err_len);
 
 /* ---------------------------------------------------------------- runtime */
 
@@ -171,6 +177,13 @@ struct gbsim_work {
 	 */
 	double seconds;
 	double (*duration_fn)(void *ctx);
+	/*
+	 * true: run writes only what it reports with gbsim_mem_wrote (the fake
+	 * cuBLASLt). false (kernels, copies, collectives): it may write any
+	 * device memory, so no write stamp taken before it matches after it,
+	 * and deferred writes are flushed before it runs (it may read them).
+	 */
+	bool writes_declared;
 };
 
 /* Queue work on a stream; cudaSuccess or the error the runtime gives for a bad stream. */
@@ -181,6 +194,33 @@ cudaError_t gbsim_enqueue(cudaStream_t s, const struct gbsim_work *w);
  * run (and duration_fn) again with the same ctx, and free_ctx is called once,
  * when the graph, every exec made from it and every queued launch of it are gone.
  */
+
+/*
+ * Write stamps, so that the fake cuBLASLt can trust an operand it hashed once
+ * without hashing it on every call: equal stamps of a device range mean that
+ * nothing wrote it in between. Work without declared writes moves a global
+ * epoch (before and after it runs); gbsim_mem_wrote moves the version of
+ * the allocation holding p. gbsim_mem_stamp is false for anything but a
+ * range within one live device allocation: host memory is written by the
+ * host unseen, so it is never stamped (hash it every time).
+ */
+struct gbsim_mem_stamp {
+	uint64_t epoch, version;
+};
+bool gbsim_mem_stamp(const void *p, size_t bytes, struct gbsim_mem_stamp *out);
+void gbsim_mem_wrote(const void *p);
+
+/*
+ * Deferred writes: a library that keeps a result in its own memory and
+ * copies it to the device only when someone may look (the fake cuBLASLt's
+ * D, so that thousands of GEMMs into one D copy it once) registers two
+ * hooks. flush runs before every piece of work without declared writes, on
+ * any stream, since it may read anything; forget(base, size) runs before
+ * that device range is freed (NULL, 0: every deferred write, at a device
+ * reset), so nothing is written to memory that is gone. One registration
+ * per process.
+ */
+void gbsim_set_deferred_hooks(void (*flush)(void), void (*forget)(const void *base, size_t size));
 
 /* The simulated clock of a device's stream at the moment the worker runs this (seconds). */
 double gbsim_now_s(void);

@@ -198,6 +198,23 @@ double gbsim_cost_seconds(int device, const struct gbsim_cost *c)
 	return 5e-6 + c->flops / 1e15 + c->bytes / 3e12 + c->fixed_s;
 }
 
+/* no write stamps here: the library hashes every operand and writes D at once */
+bool gbsim_mem_stamp(const void *p, size_t bytes, struct gbsim_mem_stamp *out)
+{
+	(void)p, (void)bytes, (void)out;
+	return false;
+}
+
+void gbsim_mem_wrote(const void *p)
+{
+	(void)p;
+}
+
+void gbsim_set_deferred_hooks(void (*flush)(void), void (*forget)(const void *base, size_t size))
+{
+	(void)flush, (void)forget;
+}
+
 void gbsim_log(const char *fmt, ...)
 {
 	va_list ap;
@@ -690,6 +707,88 @@ static void test_repeatable(void **state)
 	problem_free(&p);
 }
 
+/*
+ * The result cache trusts a device operand's write stamp instead of hashing
+ * it, and defers writing D: every way memory is written must show in the
+ * next result, and a deferred D must land before anything else touches D.
+ */
+static void check_against_reference(struct problem *p, const cublasLtMatmulAlgo_t *algo)
+{
+	assert_int_equal(problem_run(p, algo), CUBLAS_STATUS_SUCCESS);
+	assert_true(problem_max_error(p, 1.0) <= gb_gemm_error_bound(p->prec, p->k));
+}
+
+static void test_cache_sees_writes(void **state)
+{
+	cublasLtMatmulHeuristicResult_t cand[8];
+	struct problem p;
+	struct operand other;
+	size_t d_bytes;
+	void *first;
+	int n = 0;
+
+	(void)state;
+	problem_make(&p, GB_PREC_BF16, 64, 64, 64, 1.0f);
+	d_bytes = p.m * p.n * gb_dtype_size(p.t_d);
+	first = malloc(d_bytes);
+	assert_non_null(first);
+	assert_int_equal(gb_lt_matmul_algos(&p.mm, handle, cand, 8, &n), CUBLAS_STATUS_SUCCESS);
+	check_against_reference(&p, &cand[0].algo);
+	memcpy(first, p.d_host, d_bytes);
+	/* hit on repeat: same bits */
+	check_against_reference(&p, &cand[0].algo);
+	assert_memory_equal(first, p.d_host, d_bytes);
+	/* a deferred D lands before a memset of D, not after it */
+	assert_int_equal(gb_lt_matmul_run(&p.mm, handle, p.a.dev, p.b.dev, p.d_dev, &cand[0].algo,
+					  p.ws, WORKSPACE_BYTES, 0), CUBLAS_STATUS_SUCCESS);
+	assert_int_equal(cudaMemset(p.d_dev, 0, d_bytes), cudaSuccess);
+	assert_int_equal(cudaMemcpy(p.d_host, p.d_dev, d_bytes, cudaMemcpyDeviceToHost),
+			 cudaSuccess);
+	for (size_t i = 0; i < d_bytes; i++)
+		assert_int_equal(((unsigned char *)p.d_host)[i], 0);
+	/* memset of A */
+	assert_int_equal(cudaMemset(p.a.dev, 0, p.a.bytes), cudaSuccess);
+	memset(p.a.host, 0, p.a.bytes);
+	check_against_reference(&p, &cand[0].algo);
+	/* device-to-device copy into A */
+	operand_make(&other, p.t_ab, p.a.bytes / gb_dtype_size(p.t_ab), 7);
+	assert_int_equal(cudaMemcpy(p.a.dev, other.dev, p.a.bytes, cudaMemcpyDeviceToDevice),
+			 cudaSuccess);
+	memcpy(p.a.host, other.host, p.a.bytes);
+	check_against_reference(&p, &cand[0].algo);
+	/* a matmul's D read back as an operand: A freed, D reallocated where A was */
+	assert_int_equal(cudaFree(p.a.dev), cudaSuccess);
+	assert_int_equal(cudaMalloc(&p.a.dev, p.a.bytes), cudaSuccess);
+	assert_int_equal(cudaMemcpy(p.a.dev, p.a.host, p.a.bytes, cudaMemcpyHostToDevice),
+			 cudaSuccess);
+	check_against_reference(&p, &cand[0].algo);
+	operand_free(&other);
+	free(first);
+	problem_free(&p);
+}
+
+/* freed and reallocated at the same address, unwritten: no stale digest */
+static void test_cache_realloc(void **state)
+{
+	struct gbsim_mem_stamp s1, s2;
+	void *x, *y;
+
+	(void)state;
+	assert_int_equal(cudaMalloc(&x, 4096), cudaSuccess);
+	assert_true(gbsim_mem_stamp(x, 4096, &s1));
+	assert_int_equal(cudaFree(x), cudaSuccess);
+	assert_int_equal(cudaMalloc(&y, 4096), cudaSuccess);
+	assert_true(gbsim_mem_stamp(y, 4096, &s2));
+	assert_true(s1.version != s2.version);
+	gbsim_mem_wrote(y);
+	assert_true(gbsim_mem_stamp(y, 4096, &s1));
+	assert_true(s1.version != s2.version);
+	/* host memory is never stamped: the host writes it unseen */
+	assert_false(gbsim_mem_stamp(&s1, sizeof(s1), &s2));
+	assert_false(gbsim_mem_stamp(y, 8192, &s2));
+	assert_int_equal(cudaFree(y), cudaSuccess);
+}
+
 /* ======================================================================= */
 /* rejections, with the real status codes                                   */
 
@@ -1058,6 +1157,10 @@ int main(void)
 		cmocka_unit_test(test_fp32_bits),
 		cmocka_unit_test(test_fp8_scale),
 		cmocka_unit_test(test_repeatable),
+#if !SIM_STUBS
+		cmocka_unit_test(test_cache_sees_writes),
+		cmocka_unit_test(test_cache_realloc),
+#endif
 		cmocka_unit_test(test_reject_fp8_not_tn),
 		cmocka_unit_test(test_reject_types),
 		cmocka_unit_test(test_reject_ld),

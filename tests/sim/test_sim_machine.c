@@ -207,7 +207,8 @@ static void test_8x_h100_nvlink(void **state)
 	assert_int_equal(machine.gpu_count, 8);
 	assert_int_equal(machine.nvlink_gen, 4);
 	for (int i = 0; i < 8; i++) {
-		assert_int_equal(machine.gpus[i].memory_bytes, 512ULL << 20);
+		assert_int_equal(machine.gpus[i].memory_bytes, 1ULL << 30);
+		assert_int_equal(machine.gpus[i].l2_bytes, 4ULL << 20);
 		assert_int_equal(machine.gpus[i].numa_node, i / 4);
 		for (int j = 0; j < 8; j++) {
 			assert_int_equal(machine.nvlinks[i][j], i == j ? 0 : 18);
@@ -242,7 +243,7 @@ static void test_defaults_and_overrides(void **state)
 		      " {\"model\": \"H100-SXM\", \"memory\": 2147483648, \"speed\": 0.8,"
 		      "  \"name\": \"My GPU\", \"uuid\": \"GPU-00000000-1111-2222-3333-444444444444\","
 		      "  \"pci_bus_id\": \"0000:c1:00.0\", \"pcie\": {\"gen\": 4, \"width\": 8}},"
-		      " {\"model\": \"h100-sxm\", \"memory\": \"1.5G\"}],"
+		      " {\"model\": \"h100-sxm\", \"memory\": \"1.5G\", \"l2\": \"4M\"}],"
 		      " \"links\": {\"nvlink\": [[1, 0, 6]], \"p2p\": \"none\"}}"))
 		fail_msg("%s", err);
 	assert_string_equal(machine.name, "m");
@@ -260,6 +261,9 @@ static void test_defaults_and_overrides(void **state)
 	assert_int_equal(machine.gpus[0].pcie_max_gen, 5);
 	assert_int_equal(machine.gpus[0].pcie_max_width, 16);
 	assert_int_equal(machine.gpus[1].memory_bytes, 3ULL << 29);
+	/* Hopper's 50 MiB L2 unless the file shrinks it */
+	assert_int_equal(machine.gpus[0].l2_bytes, 50ULL << 20);
+	assert_int_equal(machine.gpus[1].l2_bytes, 4ULL << 20);
 	/* consecutive GPUs share a socket: 0 on node 0, 1 on node 1 */
 	assert_int_equal(machine.gpus[0].numa_node, 0);
 	assert_int_equal(machine.gpus[1].numa_node, 1);
@@ -711,6 +715,33 @@ static void test_gbsim_machine_env(void **state)
 	assert_int_equal(child_status("no-such-machine.json"), 2);
 }
 
+/* "%r" in GPUBENCH_SIM_MACHINE: the launcher's rank, 0 alone; "%%" a percent sign. */
+static void test_machine_path_rank(void **state)
+{
+	char out[64];
+
+	(void)state;
+	unsetenv("OMPI_COMM_WORLD_RANK");
+	unsetenv("PMI_RANK");
+	unsetenv("SLURM_PROCID");
+	assert_int_equal(gbsim_machine_path("node-%r.json", out, sizeof(out), err, ERR_LEN), 0);
+	assert_string_equal(out, "node-0.json");
+	setenv("PMI_RANK", "3", 1);
+	assert_int_equal(gbsim_machine_path("/m/%r/n%r-100%%.json", out, sizeof(out), err,
+					    ERR_LEN), 0);
+	assert_string_equal(out, "/m/3/n3-100%.json");
+	setenv("OMPI_COMM_WORLD_RANK", "12", 1); /* Open MPI's variable comes first */
+	assert_int_equal(gbsim_machine_path("%r", out, sizeof(out), err, ERR_LEN), 0);
+	assert_string_equal(out, "12");
+	assert_int_equal(gbsim_machine_path("plain%x.json", out, sizeof(out), err, ERR_LEN), 0);
+	assert_string_equal(out, "plain%x.json");
+	assert_int_equal(gbsim_machine_path("%r%r%r%r%r%r%r%r%r%r%r%r%r%r%r%r%r%r%r%r%r%r%r%r%r%r%r"
+					    "%r%r%r%r%r%r", out, sizeof(out), err, ERR_LEN), -1);
+	assert_non_null(strstr(err, "too long"));
+	unsetenv("OMPI_COMM_WORLD_RANK");
+	unsetenv("PMI_RANK");
+}
+
 /* The child of child_status: the process's machine must be the 2-GPU one, twice the same. */
 static int machine_child(void)
 {
@@ -738,6 +769,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_errors_links),
 		cmocka_unit_test(test_errors_faults),
 		cmocka_unit_test(test_gbsim_machine_env),
+		cmocka_unit_test(test_machine_path_rank),
 		cmocka_unit_test(test_nvml_agrees),
 		cmocka_unit_test(test_nvml_faults),
 	};

@@ -7,10 +7,17 @@
  * every rank in a group; every type and operator of all-reduce; in-place
  * forms; send/receive; split; blocking and non-blocking init; abort and
  * revoke releasing a rank that waits for a peer that never comes; a destroy
- * with work pending; ranks that disagree; the simulated time of one op.
+ * with work pending; ranks that disagree; the simulated time of one op;
+ * ranks in two processes (every collective, a split, a peer that exits).
  */
+
+extern char **environ;
+#include <dirent.h>
 #include <dlfcn.h>
 #include <math.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -775,7 +782,231 @@ static void test_simulated_time(void **state)
 	destroy_comms(2, c);
 }
 
-int main(void)
+/*
+ * ---- ranks in two processes (tests/sim/nccl/xproc.c) ----
+ *
+ * This test runs itself again as the peer (`--xp-peer HEX-ID MODE`): rank 1
+ * on GPU 1 of the same machine file, rank 0 here on GPU 0. Both run the
+ * same collectives on one blocking communicator and check their own
+ * outputs; then a split (colour 0, keys reversed, so the ranks swap) and an
+ * all-reduce on it. The peer's exit status is its count of wrong elements.
+ * MODE "exit" makes the peer join and exit at once: rank 0's collective
+ * must then fail with ncclRemoteError, not wait for ever.
+ */
+
+#define XP_COUNT COUNT
+
+static void xp_fill(int me, float *host)
+{
+	for (size_t i = 0; i < 2 * XP_COUNT; i++)
+		host[i] = (float)(me * 100 + (int)i);
+}
+
+/* Wrong elements of rank me's output of collective `which` (2 ranks, fill above). */
+static int xp_wrong(int which, int me, const float *out)
+{
+	int bad = 0;
+
+	for (size_t j = 0; j < 2; j++)
+		for (size_t i = 0; i < XP_COUNT; i++) {
+			size_t at = j * XP_COUNT + i;
+			double want;
+
+			switch (which) {
+			case 0: /* allreduce sum */
+			case 4: /* reduce sum to root 0: only rank 0's output */
+				if (j || (which == 4 && me != 0))
+					continue;
+				want = 100 + 2.0 * (double)i;
+				break;
+			case 1: /* allgather */
+				want = (double)j * 100 + (double)i;
+				break;
+			case 2: /* reducescatter: chunk me of both ranks' input, summed */
+				if (j)
+					continue;
+				want = 100 + 2.0 * (double)(me * XP_COUNT + i);
+				break;
+			case 3: /* broadcast from root 1 */
+				if (j)
+					continue;
+				want = 100 + (double)i;
+				break;
+			default: /* alltoall: chunk me of rank j's input */
+				want = (double)j * 100 + (double)(me * XP_COUNT + i);
+				break;
+			}
+			bad += out[at] != (float)want;
+		}
+	return bad;
+}
+
+static ncclResult_t xp_post(int which, ncclComm_t c, const void *s, void *r, cudaStream_t st)
+{
+	switch (which) {
+	case 0:
+		return nc.ncclAllReduce(s, r, XP_COUNT, ncclFloat32, ncclSum, c, st);
+	case 1:
+		return nc.ncclAllGather(s, r, XP_COUNT, ncclFloat32, c, st);
+	case 2:
+		return nc.ncclReduceScatter(s, r, XP_COUNT, ncclFloat32, ncclSum, c, st);
+	case 3:
+		return nc.ncclBroadcast(s, r, XP_COUNT, ncclFloat32, 1, c, st);
+	case 4:
+		return nc.ncclReduce(s, r, XP_COUNT, ncclFloat32, ncclSum, 0, c, st);
+	default:
+		return nc.ncclAlltoAll(s, r, XP_COUNT, ncclFloat32, c, st);
+	}
+}
+
+/* Rank me of 2 on GPU me: every collective, then a split; wrong elements, or -1. */
+static int xp_rank(int me, const ncclUniqueId *id)
+{
+	float host[4 * XP_COUNT];
+	ncclComm_t c = NULL, child = NULL;
+	ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+	struct rank *k = &ranks[me];
+	int bad = 0, child_rank = -1;
+
+	if (cudaSetDevice(me) || nc.ncclCommInitRank(&c, 2, *id, me) != ncclSuccess)
+		return -1;
+	xp_fill(me, host);
+	for (int which = 0; which < 6; which++) {
+		memset(host + 2 * XP_COUNT, 0xff, 2 * XP_COUNT * sizeof(float));
+		if (cudaMemcpy(k->send, host, 2 * XP_COUNT * sizeof(float), cudaMemcpyHostToDevice) ||
+		    cudaMemcpy(k->recv, host + 2 * XP_COUNT, 2 * XP_COUNT * sizeof(float),
+			       cudaMemcpyHostToDevice) ||
+		    xp_post(which, c, k->send, k->recv, k->stream) != ncclSuccess ||
+		    cudaStreamSynchronize(k->stream) ||
+		    cudaMemcpy(host + 2 * XP_COUNT, k->recv, 2 * XP_COUNT * sizeof(float),
+			       cudaMemcpyDeviceToHost))
+			return -1;
+		bad += xp_wrong(which, me, host + 2 * XP_COUNT);
+	}
+	/* keys reversed: rank 1 of the parent is rank 0 of the child */
+	cfg.blocking = 1;
+	if (nc.ncclCommSplit(c, 0, 1 - me, &child, &cfg) != ncclSuccess || !child ||
+	    nc.ncclCommUserRank(child, &child_rank) != ncclSuccess || child_rank != 1 - me ||
+	    nc.ncclAllReduce(k->send, k->recv, XP_COUNT, ncclFloat32, ncclSum, child, k->stream) ||
+	    cudaStreamSynchronize(k->stream) ||
+	    cudaMemcpy(host + 2 * XP_COUNT, k->recv, XP_COUNT * sizeof(float),
+		       cudaMemcpyDeviceToHost))
+		return -1;
+	bad += xp_wrong(0, 0, host + 2 * XP_COUNT);
+	if (nc.ncclCommDestroy(child) != ncclSuccess || nc.ncclCommDestroy(c) != ncclSuccess)
+		return -1;
+	return bad;
+}
+
+/* The peer process: argv[2] the id in hex, argv[3] "run" or "exit". */
+static int xp_peer(char **argv)
+{
+	ncclUniqueId id;
+	ncclComm_t c = NULL;
+	int rc;
+
+	for (size_t i = 0; i < sizeof(id.internal); i++) {
+		unsigned v = 0;
+
+		if (sscanf(argv[2] + 2 * i, "%2x", &v) != 1)
+			return 100;
+		id.internal[i] = (char)v;
+	}
+	if (load_nccl(NULL))
+		return 101;
+	if (!strcmp(argv[3], "exit")) {
+		/* joins, then is gone before any collective: its peer must not wait for ever */
+		cudaSetDevice(1);
+		_exit(nc.ncclCommInitRank(&c, 2, id, 1) == ncclSuccess ? 0 : 102);
+	}
+	rc = xp_rank(1, &id);
+	unload(NULL);
+	return rc < 0 ? 103 : rc > 99 ? 99 : rc;
+}
+
+/* Start this test again as rank 1, with id; its pid. */
+static pid_t xp_spawn(const ncclUniqueId *id, const char *mode)
+{
+	char hex[2 * sizeof(id->internal) + 1], self[4096];
+	char *argv[] = { self, "--xp-peer", hex, (char *)mode, NULL };
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	pid_t pid;
+
+	assert_true(n > 0);
+	self[n] = '\0';
+	for (size_t i = 0; i < sizeof(id->internal); i++)
+		snprintf(hex + 2 * i, 3, "%02x", (unsigned char)id->internal[i]);
+	assert_int_equal(posix_spawn(&pid, self, NULL, NULL, argv, environ), 0);
+	return pid;
+}
+
+/* No segment tagged for this test is left in /dev/shm. */
+static int xp_segments_left(const char *tag)
+{
+	char prefix[64];
+	struct dirent *e;
+	DIR *d = opendir("/dev/shm");
+	int n = 0;
+
+	snprintf(prefix, sizeof(prefix), "gbsimnccl.%s.", tag);
+	while (d && (e = readdir(d)))
+		n += !strncmp(e->d_name, prefix, strlen(prefix));
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static void test_two_processes(void **state)
+{
+	char tag[32];
+	ncclUniqueId id;
+	pid_t pid;
+	int status = -1;
+
+	(void)state;
+	snprintf(tag, sizeof(tag), "u%d", (int)getpid());
+	setenv("GBSIM_NCCL_SHM_TAG", tag, 1);
+	assert_int_equal(nc.ncclGetUniqueId(&id), ncclSuccess);
+	pid = xp_spawn(&id, "run");
+	assert_int_equal(xp_rank(0, &id), 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0); /* rank 1's outputs were right too */
+	assert_int_equal(xp_segments_left(tag), 0);
+	unsetenv("GBSIM_NCCL_SHM_TAG");
+}
+
+static void test_peer_process_exits(void **state)
+{
+	char tag[32];
+	ncclUniqueId id;
+	ncclComm_t c = NULL;
+	ncclResult_t a = ncclSuccess;
+	pid_t pid;
+	int status = -1;
+
+	(void)state;
+	snprintf(tag, sizeof(tag), "v%d", (int)getpid());
+	setenv("GBSIM_NCCL_SHM_TAG", tag, 1);
+	assert_int_equal(nc.ncclGetUniqueId(&id), ncclSuccess);
+	pid = xp_spawn(&id, "exit");
+	assert_int_equal(cudaSetDevice(0), cudaSuccess);
+	assert_int_equal(nc.ncclCommInitRank(&c, 2, id, 0), ncclSuccess);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* the peer is gone: the collective ends (abandoned), the communicator says why */
+	assert_int_equal(nc.ncclAllReduce(ranks[0].send, ranks[0].recv, XP_COUNT, ncclFloat32,
+					  ncclSum, c, ranks[0].stream), ncclSuccess);
+	assert_int_equal(cudaStreamSynchronize(ranks[0].stream), cudaSuccess);
+	assert_int_equal(nc.ncclCommGetAsyncError(c, &a), ncclSuccess);
+	assert_int_equal(a, ncclRemoteError);
+	assert_non_null(strstr(nc.ncclGetLastError(c), "exited"));
+	assert_int_equal(nc.ncclCommAbort(c), ncclSuccess);
+	assert_int_equal(xp_segments_left(tag), 0);
+	unsetenv("GBSIM_NCCL_SHM_TAG");
+}
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_allreduce_2),
@@ -790,7 +1021,11 @@ int main(void)
 		cmocka_unit_test(test_ranks_disagree),
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_simulated_time),
+		cmocka_unit_test(test_two_processes),
+		cmocka_unit_test(test_peer_process_exits),
 	};
 
+	if (argc == 4 && !strcmp(argv[1], "--xp-peer"))
+		return xp_peer(argv);
 	return cmocka_run_group_tests(tests, load_nccl, unload);
 }

@@ -376,6 +376,62 @@ static void test_launch_checks(void **state)
 	(void)cudaGetLastError();
 }
 
+static cudaError_t nothing_run(void *arg)
+{
+	(void)arg;
+	return cudaSuccess;
+}
+
+/* a write stamp taken now, which must differ from *old (and becomes it) */
+static void expect_stamp_moved(void *p, size_t bytes, struct gbsim_mem_stamp *old)
+{
+	struct gbsim_mem_stamp now;
+
+	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+	assert_true(gbsim_mem_stamp(p, bytes, &now));
+	assert_false(now.epoch == old->epoch && now.version == old->version);
+	*old = now;
+}
+
+/* every write path moves the stamp the fake cuBLASLt trusts (sim.h) */
+static void test_write_stamps(void **state)
+{
+	struct gbsim_work declared = {.what = "declared", .run = nothing_run, .seconds = 1e-6,
+				      .writes_declared = true};
+	struct gbsim_work undeclared = {.what = "undeclared", .run = nothing_run,
+					.seconds = 1e-6};
+	struct gbsim_mem_stamp st, again;
+	char host[256] = {0};
+	void *d, *other;
+
+	(void)state;
+	assert_int_equal(cudaMalloc(&d, sizeof(host)), cudaSuccess);
+	assert_int_equal(cudaMalloc(&other, sizeof(host)), cudaSuccess);
+	assert_true(gbsim_mem_stamp(d, sizeof(host), &st));
+	/* nothing written: the same stamp, also after work that declares no write */
+	assert_int_equal(gbsim_enqueue(NULL, &declared), cudaSuccess);
+	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+	assert_true(gbsim_mem_stamp(d, sizeof(host), &again));
+	assert_true(again.epoch == st.epoch && again.version == st.version);
+	assert_int_equal(cudaMemcpy(d, host, sizeof(host), cudaMemcpyHostToDevice), cudaSuccess);
+	expect_stamp_moved(d, sizeof(host), &st);
+	assert_int_equal(cudaMemset(d, 1, sizeof(host)), cudaSuccess);
+	expect_stamp_moved(d, sizeof(host), &st);
+	assert_int_equal(cudaMemcpy(d, other, sizeof(host), cudaMemcpyDeviceToDevice), cudaSuccess);
+	expect_stamp_moved(d, sizeof(host), &st);
+	/* queued work without a declared write set (kernels, NCCL) may write anything */
+	assert_int_equal(gbsim_enqueue(NULL, &undeclared), cudaSuccess);
+	expect_stamp_moved(d, sizeof(host), &st);
+	gbsim_mem_wrote((char *)d + 8);
+	expect_stamp_moved(d, sizeof(host), &st);
+	/* only within one live device allocation */
+	assert_false(gbsim_mem_stamp(host, sizeof(host), &again));
+	assert_false(gbsim_mem_stamp(d, sizeof(host) + 1, &again));
+	assert_int_equal(cudaFree(d), cudaSuccess);
+	assert_false(gbsim_mem_stamp(d, 1, &again));
+	assert_int_equal(cudaFree(other), cudaSuccess);
+}
+
 static void test_report_label(void **state)
 {
 	(void)state;
@@ -606,6 +662,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_peer_checks),
 		cmocka_unit_test(test_lazy_mode),
 		cmocka_unit_test(test_faults),
+		cmocka_unit_test(test_write_stamps),
 	};
 	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
 

@@ -41,6 +41,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -664,17 +665,21 @@ out:
 }
 
 /* packed result -> D with its leading dimension and batch stride */
-static void write_d(const struct lt_work *w, const void *packed)
+static void write_d_at(const struct lt_problem *p, void *d, const void *packed)
 {
-	const struct lt_problem *p = &w->p;
 	size_t m = (size_t)p->m, ds = lt_type_size(p->d.type);
 
 	for (int32_t b = 0; b < p->batch; b++)
 		for (uint64_t j = 0; j < p->n; j++)
-			memcpy((char *)w->d + ((size_t)b * (size_t)p->d.batch_stride +
-					       (size_t)j * (size_t)p->d.ld) * ds,
+			memcpy((char *)d + ((size_t)b * (size_t)p->d.batch_stride +
+					    (size_t)j * (size_t)p->d.ld) * ds,
 			       (const char *)packed + ((size_t)b * (size_t)p->n + j) * m * ds,
 			       m * ds);
+}
+
+static void write_d(const struct lt_work *w, const void *packed)
+{
+	write_d_at(&w->p, w->d, packed);
 }
 
 /* ---------------------------------------------------------------- the cache */
@@ -693,6 +698,7 @@ struct lt_cache_entry {
 	void *data;
 	float amax;
 	uint64_t used;
+	int pins;     /* deferred writes of D still to copy it: not evicted meanwhile */
 };
 
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -753,6 +759,65 @@ static void hash_bytes(uint64_t h[2], const void *data, size_t n)
 	h[1] += n;
 }
 
+/*
+ * The digest of an operand's bytes, remembered with the operand's write
+ * stamp (sim.h): while nothing may have written it, the stamp is unchanged
+ * and the digest is not computed again. gemm queues thousands of GEMMs on
+ * the same A and B, and hashing them was most of a call's time.
+ */
+#define LT_MEMO_ENTRIES 1024
+
+struct lt_memo {
+	const void *p;
+	size_t bytes;
+	struct gbsim_mem_stamp stamp;
+	uint64_t digest[2];
+};
+
+static struct lt_memo memo[LT_MEMO_ENTRIES]; /* under cache_lock, one slot per (p, bytes) hash */
+
+static struct lt_memo *memo_slot(const void *p, size_t bytes)
+{
+	uint64_t h = ((uint64_t)(uintptr_t)p >> 8) * 0x9e3779b97f4a7c15ULL ^ bytes;
+
+	return &memo[(h >> 40) % LT_MEMO_ENTRIES];
+}
+
+static void operand_digest(const void *p, size_t bytes, uint64_t digest[2])
+{
+	struct gbsim_mem_stamp st;
+	bool stamped = gbsim_mem_stamp(p, bytes, &st);
+	struct lt_memo *e = memo_slot(p, bytes);
+	bool known;
+
+	if (stamped) {
+		pthread_mutex_lock(&cache_lock);
+		known = e->p == p && e->bytes == bytes && e->stamp.epoch == st.epoch &&
+			e->stamp.version == st.version;
+		if (known)
+			memcpy(digest, e->digest, sizeof(e->digest));
+		pthread_mutex_unlock(&cache_lock);
+		if (known)
+			return;
+	}
+	digest[0] = 0x3c6ef372fe94f82bULL;
+	digest[1] = 0xa54ff53a5f1d36f1ULL;
+	hash_bytes(digest, p, bytes);
+	if (!stamped)
+		return;
+	pthread_mutex_lock(&cache_lock);
+	*e = (struct lt_memo){ p, bytes, st, { digest[0], digest[1] } };
+	pthread_mutex_unlock(&cache_lock);
+}
+
+static void operand_into_key(uint64_t key[2], const void *p, size_t bytes)
+{
+	uint64_t digest[2];
+
+	operand_digest(p, bytes, digest);
+	hash_bytes(key, digest, sizeof(digest));
+}
+
 /* everything the result depends on */
 static void cache_key(const struct lt_calc *x, uint64_t key[2])
 {
@@ -780,33 +845,40 @@ static void cache_key(const struct lt_calc *x, uint64_t key[2])
 	key[0] = 0x243f6a8885a308d3ULL;
 	key[1] = 0x13198a2e03707344ULL;
 	hash_bytes(key, &k, sizeof(k));
-	hash_bytes(key, w->a, mat_extent(&w->p.a));
-	hash_bytes(key, w->b, mat_extent(&w->p.b));
+	operand_into_key(key, w->a, mat_extent(&w->p.a));
+	operand_into_key(key, w->b, mat_extent(&w->p.b));
 	if (x->beta != 0)
-		hash_bytes(key, w->c, mat_extent(&w->p.c));
+		operand_into_key(key, w->c, mat_extent(&w->p.c));
 }
 
-/* on a hit, the stored result goes straight to D (no packed copy to allocate and fill) */
-static bool cache_get(const uint64_t key[2], const struct lt_work *w, size_t bytes, float *amax)
+/* The entry stored for key, pinned (unpin it when its D is written), or NULL. */
+static struct lt_cache_entry *cache_pin(const uint64_t key[2], size_t bytes, float *amax)
 {
-	bool hit = false;
+	struct lt_cache_entry *hit = NULL;
 
 	pthread_mutex_lock(&cache_lock);
 	for (int i = 0; i < LT_CACHE_ENTRIES && !hit; i++) {
 		struct lt_cache_entry *e = &cache[i];
 
 		if (e->data && e->bytes == bytes && e->key[0] == key[0] && e->key[1] == key[1]) {
-			write_d(w, e->data);
 			*amax = e->amax;
 			e->used = ++cache_clock;
-			hit = true;
+			e->pins++;
+			hit = e;
 		}
 	}
 	pthread_mutex_unlock(&cache_lock);
 	return hit;
 }
 
-/* the least recently used entry, or a free one (cache_lock held) */
+static void cache_unpin(struct lt_cache_entry *e)
+{
+	pthread_mutex_lock(&cache_lock);
+	e->pins--;
+	pthread_mutex_unlock(&cache_lock);
+}
+
+/* the least recently used unpinned entry, or a free one; NULL if all are pinned (cache_lock held) */
 static struct lt_cache_entry *cache_victim(void)
 {
 	struct lt_cache_entry *victim = NULL;
@@ -814,10 +886,21 @@ static struct lt_cache_entry *cache_victim(void)
 	for (int i = 0; i < LT_CACHE_ENTRIES; i++) {
 		if (!cache[i].data)
 			return &cache[i];
-		if (!victim || cache[i].used < victim->used)
+		if (!cache[i].pins && (!victim || cache[i].used < victim->used))
 			victim = &cache[i];
 	}
 	return victim;
+}
+
+/* the least recently used unpinned entry that holds a result, or NULL (cache_lock held) */
+static struct lt_cache_entry *cache_oldest(void)
+{
+	struct lt_cache_entry *old = NULL;
+
+	for (int i = 0; i < LT_CACHE_ENTRIES; i++)
+		if (cache[i].data && !cache[i].pins && (!old || cache[i].used < old->used))
+			old = &cache[i];
+	return old;
 }
 
 static void cache_drop(struct lt_cache_entry *e)
@@ -827,44 +910,207 @@ static void cache_drop(struct lt_cache_entry *e)
 	memset(e, 0, sizeof(*e));
 }
 
-static void cache_put(const uint64_t key[2], const void *data, size_t bytes, float amax)
+/*
+ * Keep a copy of a result, pinned; NULL when it is not kept (too big, no
+ * host memory, or every entry pinned): the caller then writes D at once.
+ */
+static struct lt_cache_entry *cache_put(const uint64_t key[2], const void *data, size_t bytes,
+					float amax)
 {
-	struct lt_cache_entry *slot;
+	struct lt_cache_entry *slot = NULL, *old;
 	void *copy;
 
 	if (bytes > LT_CACHE_BUDGET_BYTES / 4 || !(copy = malloc(bytes)))
-		return;
+		return NULL;
 	memcpy(copy, data, bytes);
 	pthread_mutex_lock(&cache_lock);
 	/* make room within the budget, then take a free (or the oldest) entry */
-	while (cache_bytes + bytes > LT_CACHE_BUDGET_BYTES) {
-		struct lt_cache_entry *old = NULL;
-
-		for (int i = 0; i < LT_CACHE_ENTRIES; i++)
-			if (cache[i].data && (!old || cache[i].used < old->used))
-				old = &cache[i];
+	while (cache_bytes + bytes > LT_CACHE_BUDGET_BYTES && (old = cache_oldest()))
 		cache_drop(old);
+	if (cache_bytes + bytes <= LT_CACHE_BUDGET_BYTES && (slot = cache_victim())) {
+		if (slot->data)
+			cache_drop(slot);
+		*slot = (struct lt_cache_entry){ { key[0], key[1] }, bytes, copy, amax,
+						 ++cache_clock, 1 };
+		cache_bytes += bytes;
 	}
-	slot = cache_victim();
-	if (slot->data)
-		cache_drop(slot);
-	slot->key[0] = key[0];
-	slot->key[1] = key[1];
-	slot->bytes = bytes;
-	slot->data = copy;
-	slot->amax = amax;
-	slot->used = ++cache_clock;
-	cache_bytes += bytes;
 	pthread_mutex_unlock(&cache_lock);
+	if (!slot)
+		free(copy);
+	return slot;
+}
+
+/* ---------------------------------------------------------------- deferred writes of D */
+
+/*
+ * A GEMM whose result is in the cache does not copy it to D at once: D is
+ * remembered as holding that entry, and the copy happens only when someone
+ * may look (sim.h gbsim_set_deferred_hooks): before any kernel, copy or
+ * collective, before a GEMM that reads the range, or never, when the next
+ * GEMM into the same D replaces it. So gemm's thousands of timed GEMMs into
+ * one D cost a lookup each. The bits D ends up with are the same.
+ */
+#define LT_PENDING_MAX 64
+
+struct lt_pending {
+	void *d;                   /* NULL: a free slot */
+	size_t extent;             /* bytes from d the write covers */
+	struct lt_problem p;       /* D's layout */
+	struct lt_cache_entry *e;  /* the result, pinned */
+};
+
+static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER; /* before cache_lock */
+static struct lt_pending pending[LT_PENDING_MAX];
+static _Atomic int n_pending;
+
+static bool overlaps(const void *a, size_t an, const void *b, size_t bn)
+{
+	uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+
+	return x < y + bn && y < x + an;
+}
+
+/* pending_lock held: copy one deferred result to its D and free the slot */
+static void pending_write(struct lt_pending *q)
+{
+	write_d_at(&q->p, q->d, q->e->data);
+	cache_unpin(q->e);
+	memset(q, 0, sizeof(*q));
+	n_pending--;
+}
+
+/* Write every deferred D that overlaps [p, p + bytes) (bytes 0: every one). */
+static void flush_range(const void *p, size_t bytes)
+{
+	if (!atomic_load(&n_pending))
+		return;
+	pthread_mutex_lock(&pending_lock);
+	for (int i = 0; i < LT_PENDING_MAX; i++)
+		if (pending[i].d && (!bytes || overlaps(p, bytes, pending[i].d, pending[i].extent)))
+			pending_write(&pending[i]);
+	pthread_mutex_unlock(&pending_lock);
+}
+
+static void flush_all(void)
+{
+	flush_range(NULL, 0);
+}
+
+/* Drop, unwritten, the deferred writes into [base, base + size) (size 0: all): it is freed. */
+static void forget_range(const void *base, size_t size)
+{
+	pthread_mutex_lock(&pending_lock);
+	for (int i = 0; i < LT_PENDING_MAX; i++) {
+		struct lt_pending *q = &pending[i];
+
+		if (q->d && (!size || overlaps(base, size, q->d, q->extent))) {
+			cache_unpin(q->e);
+			memset(q, 0, sizeof(*q));
+			n_pending--;
+		}
+	}
+	pthread_mutex_unlock(&pending_lock);
+}
+
+__attribute__((constructor)) static void register_deferred_writes(void)
+{
+	gbsim_set_deferred_hooks(flush_all, forget_range);
+}
+
+/*
+ * D will hold entry e (pinned by the caller; this takes the pin over): an
+ * earlier deferred write to exactly this D is replaced unwritten, one that
+ * overlaps it otherwise is written first.
+ */
+static void defer_d(const struct lt_work *w, struct lt_cache_entry *e)
+{
+	size_t extent = mat_extent(&w->p.d);
+	struct lt_pending *free_slot = NULL;
+
+	pthread_mutex_lock(&pending_lock);
+	for (int i = 0; i < LT_PENDING_MAX; i++) {
+		struct lt_pending *q = &pending[i];
+
+		if (q->d == w->d && q->extent == extent && !memcmp(&q->p.d, &w->p.d, sizeof(q->p.d)) &&
+		    q->p.m == w->p.m && q->p.n == w->p.n && q->p.batch == w->p.batch) {
+			cache_unpin(q->e);
+			memset(q, 0, sizeof(*q));
+			n_pending--;
+		} else if (q->d && overlaps(q->d, q->extent, w->d, extent)) {
+			pending_write(q);
+		}
+		if (!q->d && !free_slot)
+			free_slot = q;
+	}
+	if (!free_slot) { /* full: the oldest is as good as any */
+		free_slot = &pending[0];
+		pending_write(free_slot);
+	}
+	*free_slot = (struct lt_pending){ w->d, extent, w->p, e };
+	n_pending++;
+	pthread_mutex_unlock(&pending_lock);
+	gbsim_mem_wrote(w->d);
 }
 
 /* ---------------------------------------------------------------- work callbacks */
+
+/* whether [p, p + bytes) is device memory (stamped), which only queued work reads */
+static bool device_range(const void *p, size_t bytes)
+{
+	struct gbsim_mem_stamp st;
+
+	return gbsim_mem_stamp(p, bytes, &st);
+}
+
+/* D now, not deferred: after any older deferred write to it, which must not land later */
+static void write_result(const struct lt_work *w, const void *packed)
+{
+	flush_range(w->d, mat_extent(&w->p.d));
+	write_d(w, packed);
+	gbsim_mem_wrote(w->d);
+}
+
+/*
+ * A "bitflip_gemm" fault (docs/simulation.md) on this GPU, triggered
+ * (after_s; the launch and allocation counts are the runtime's and not
+ * seen here): every GEMM's output element (m/2, n/2) of batch 0 has its
+ * second-highest bit flipped (a float's top exponent bit: far outside any
+ * rounding bound). D is written first, so the flip is not cached.
+ */
+static bool bitflip_active(int device)
+{
+	const struct gbsim_machine *m = gbsim_machine();
+
+	for (int i = 0; i < m->fault_count; i++) {
+		const struct gbsim_fault *f = &m->faults[i];
+
+		if (f->kind == GBSIM_FAULT_BITFLIP_GEMM && (f->gpu < 0 || f->gpu == device) &&
+		    (f->after_s < 0 || gbsim_now_s() >= f->after_s))
+			return true;
+	}
+	return false;
+}
+
+static void flip_if_faulty(const struct lt_work *w)
+{
+	size_t es = lt_type_size(w->p.d.type);
+	size_t at = ((size_t)(w->p.n / 2) * (size_t)w->p.d.ld + (size_t)(w->p.m / 2)) * es;
+	unsigned char *byte;
+
+	if (!bitflip_active(w->device))
+		return;
+	flush_range(w->d, mat_extent(&w->p.d));
+	byte = (unsigned char *)w->d + at + es - 1; /* little-endian: the top byte */
+	*byte ^= 0x40;
+	gbsim_mem_wrote(w->d);
+}
 
 static cudaError_t work_run(void *ctx)
 {
 	struct lt_work *w = ctx;
 	struct lt_calc x = { .w = w };
 	size_t bytes = (size_t)(w->p.m * w->p.n) * (size_t)w->p.batch * lt_type_size(w->p.d.type);
+	struct lt_cache_entry *kept = NULL;
 	bool use_cache = cache_enabled();
 	uint64_t key[2];
 	void *packed;
@@ -872,10 +1118,22 @@ static cudaError_t work_run(void *ctx)
 
 	if ((e = read_scalars(&x)) || (e = check_operands(&x)))
 		return e;
+	/* what this GEMM reads must hold its deferred results first */
+	flush_range(w->a, mat_extent(&w->p.a));
+	flush_range(w->b, mat_extent(&w->p.b));
+	if (x.beta != 0)
+		flush_range(w->c, mat_extent(&w->p.c));
 	if (use_cache) {
 		cache_key(&x, key);
-		if (cache_get(key, w, bytes, &x.amax_value))
+		kept = cache_pin(key, bytes, &x.amax_value);
+		if (kept && device_range(w->d, mat_extent(&w->p.d)))
+			goto deliver;
+		if (kept) { /* D in host memory: written at once, as below */
+			write_result(w, kept->data);
+			cache_unpin(kept);
+			kept = NULL;
 			goto done;
+		}
 	}
 	packed = malloc(bytes);
 	if (!packed) {
@@ -888,12 +1146,23 @@ static cudaError_t work_run(void *ctx)
 		return cudaErrorMemoryAllocation;
 	}
 	if (use_cache)
-		cache_put(key, packed, bytes, x.amax_value);
-	write_d(w, packed);
+		kept = cache_put(key, packed, bytes, x.amax_value);
+	if (kept && !device_range(w->d, mat_extent(&w->p.d))) {
+		cache_unpin(kept); /* the host may read host memory any time: no deferring */
+		kept = NULL;
+	}
+	if (!kept)
+		write_result(w, packed);
 	free(packed);
+deliver:
+	if (kept)
+		defer_d(w, kept);
 done:
-	if (x.amax)
+	if (x.amax) {
 		memcpy(w->p.amax_d, &x.amax_value, sizeof(float));
+		gbsim_mem_wrote(w->p.amax_d);
+	}
+	flip_if_faulty(w);
 	return cudaSuccess;
 }
 
@@ -1000,6 +1269,7 @@ static cublasStatus_t enqueue(struct lt_work *w, cudaStream_t stream, bool reads
 	gw.ctx = w;
 	gw.free_ctx = work_free;
 	gw.seconds = work_seconds(w, reads_c);
+	gw.writes_declared = true; /* D and amax, through gbsim_mem_wrote */
 	e = gbsim_enqueue(stream, &gw);
 	if (e != cudaSuccess) {
 		/* not queued: the runtime did not take the context */

@@ -23,6 +23,11 @@
  * A send is posted to the receiver (per ordered pair, the n-th send meets
  * the n-th receive); the receiver copies the data, so a sender waits until
  * each of its sends is taken.
+ *
+ * When the ranks are in several processes (the clique's xp), collectives
+ * meet in the clique's shared segment instead ("across processes" below);
+ * send and receive are not simulated there (the nccl command does not use
+ * them: its all-to-all is ncclAlltoAll).
  */
 #include "nccl_sim.h"
 
@@ -399,8 +404,12 @@ static void compute(struct gbn_rdv *v, int n)
 }
 
 /*
- * nccl_hang (locked): this rank never arrives; its worker waits until the
- * communicator is aborted or revoked, and so do the peers that did arrive.
+ * nccl_hang (locked): this rank has delivered its part of the collective
+ * (the peers complete it), but its own kernel never completes: its worker
+ * waits until the communicator is aborted or revoked. Its stream never
+ * reaches the next collective, so the peers wait there: they are one
+ * operation ahead of the hung rank, which is what tells it apart (a rank's
+ * completed operations, bench/nccl.c).
  */
 static void hang_locked(struct gbn_op *o)
 {
@@ -411,7 +420,6 @@ static void hang_locked(struct gbn_op *o)
 		gbsim_log("nccl: nccl_hang fault: %s on rank %d (GPU %d) never completes", o->what,
 			  c->rank, c->device);
 	}
-	c->colls_begun++;
 	c->waiting++;
 	while (!c->revoked)
 		pthread_cond_wait(&gbn_cv, &gbn_mu);
@@ -429,13 +437,173 @@ static bool faults_locked(struct gbn_op *o, double now)
 	return gbn_fault(GBSIM_FAULT_NCCL_HANG, d, now, nth, NULL);
 }
 
-static cudaError_t run_coll(struct gbn_op *o)
+/*
+ * ---- a collective across processes (the clique's xp segment) ----
+ *
+ * The ranks' k-th collectives meet in the segment, each rank on its own:
+ *   1. wait until every rank has finished reading collective k-1 (`left`),
+ *      so this rank's staging area may be overwritten;
+ *   2. copy its send buffer into its staging area, write its arguments and
+ *      its clock, mark itself `arrived`;
+ *   3. wait until every rank has arrived; check that they agree, compute
+ *      its own output from every rank's staged data (the same arithmetic,
+ *      in rank order, as one process's rendezvous), mark itself `left`.
+ * Completion time: each rank's clock is its own; every rank computes the
+ * same end, the latest arrival among the ranks plus the cost model's time
+ * for the ranks' devices, so its operation takes end - its own arrival,
+ * as in one process. A wait ends when this rank's own communicator is
+ * aborted or revoked (the operation abandoned), or when a peer's process
+ * is gone (ncclRemoteError on this rank's communicator, as NCCL reports a
+ * closed connection). A peer that only aborts or destroys its
+ * communicator is waited for, as in one process: each rank ends such a
+ * wait with its own timeout and abort, so each rank sees its own progress
+ * (bench/nccl.c names the one behind).
+ */
+
+/* Poll until every rank's counter (arrived or left) reaches `target`: 0, or -1 abandoned. */
+static int xp_wait(struct gbn_op *o, uint64_t target, bool arrived)
 {
 	struct ncclComm *c = o->comm;
-	struct gbn_clique *k = c->clique;
-	struct gbn_rdv *v;
+	struct gbn_xp_seg *seg = c->clique->seg;
+
+	for (long spins = 0;; spins++) {
+		int behind = -1;
+
+		for (int r = 0; r < c->nranks && behind < 0; r++) {
+			const struct gbn_xp_rank *x = &seg->r[r];
+
+			if (atomic_load(arrived ? &x->arrived : &x->left) < target)
+				behind = r;
+		}
+		if (behind < 0)
+			return 0;
+		pthread_mutex_lock(&gbn_mu);
+		if (!c->revoked && gbn_xp_pid_dead(seg->r[behind].pid)) {
+			c->async = gbn_fail(ncclRemoteError,
+					    "%s on rank %d (GPU %d): rank %d (pid %d) exited", o->what,
+					    c->rank, c->device, behind, seg->r[behind].pid);
+			c->revoked = true; /* nothing more can complete on it */
+		}
+		if (c->revoked) {
+			pthread_mutex_unlock(&gbn_mu);
+			gbsim_log("nccl: %s on rank %d (GPU %d) abandoned: the communicator was "
+				  "aborted, revoked or lost a peer", o->what, c->rank, c->device);
+			return -1;
+		}
+		/* yield first (a peer is usually microseconds behind), then sleep a little */
+		gbn_timed_wait_locked(spins < 64 ? 1 : 200);
+		pthread_mutex_unlock(&gbn_mu);
+	}
+}
+
+/* Step 2: stage this rank's data and arguments; err set when its buffers may not be touched. */
+static void xp_stage(struct gbn_op *o, uint64_t seq, cudaError_t *err)
+{
+	struct ncclComm *c = o->comm;
+	struct gbn_xp_rank *me = &c->clique->seg->r[c->rank];
+	size_t elt = gbn_type_size(o->type);
+	size_t sb = send_elems(o, c->rank, c->nranks) * elt;
+	size_t rb = recv_elems(o, c->rank, c->nranks) * elt;
+	cudaError_t e = cudaSuccess;
+
+	if (sb)
+		e = gbsim_check_access(c->device, o->send, sb, o->what);
+	if (e == cudaSuccess && rb)
+		e = gbsim_check_access(c->device, o->recv, rb, o->what);
+	*err = e;
+	me->bad = e != cudaSuccess;
+	if (sb > gbn_xp_stage_bytes()) {
+		pthread_mutex_lock(&gbn_mu);
+		c->async = gbn_fail(ncclSystemError,
+				    "%s on rank %d: %zu bytes to share, more than the %zu bytes a rank "
+				    "may stage across processes (GBSIM_NCCL_STAGE_BYTES)", o->what,
+				    c->rank, sb, gbn_xp_stage_bytes());
+		pthread_mutex_unlock(&gbn_mu);
+		me->bad = 1;
+	}
+	if (!me->bad && sb)
+		memcpy(gbn_xp_stage(c->clique->seg, c->rank), o->send, sb);
+	me->start_s = gbsim_now_s();
+	me->kind = (int)o->kind;
+	me->type = (int)o->type;
+	me->op = (int)o->op;
+	me->root = o->root;
+	me->count = o->count;
+	atomic_store(&me->arrived, seq + 1);
+}
+
+/* Whether every rank called what rank 0 called (the arguments that must agree). */
+static bool xp_agree(const struct gbn_op *o)
+{
+	const struct gbn_xp_seg *seg = o->comm->clique->seg;
+	const struct gbn_xp_rank *a = &seg->r[0];
+	bool reduces = kind_reduces(o->kind), rooted = kind_rooted(o->kind);
+
+	for (int r = 0; r < o->comm->nranks; r++) {
+		const struct gbn_xp_rank *b = &seg->r[r];
+
+		if (b->kind != a->kind || b->count != a->count || b->type != a->type ||
+		    (reduces && b->op != a->op) || (rooted && b->root != a->root)) {
+			gbn_fail(ncclInvalidUsage,
+				 "the ranks' operation arguments disagree: rank 0 kind %d (count %llu, "
+				 "type %d, op %d, root %d), rank %d kind %d (count %llu, type %d, op %d, "
+				 "root %d)", a->kind, (unsigned long long)a->count, a->type, a->op,
+				 a->root, r, b->kind, (unsigned long long)b->count, b->type, b->op,
+				 b->root);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Step 3: this rank's output from every rank's staged data. */
+static void xp_move(struct gbn_op *o)
+{
+	struct ncclComm *c = o->comm;
+	struct gbn_xp_seg *seg = c->clique->seg;
+	int n = c->nranks, me = c->rank;
+	size_t elt = gbn_type_size(o->type), bytes = o->count * elt;
+	const void *src[GBN_MAX_RANKS];
+
+	for (int r = 0; r < n; r++)
+		src[r] = gbn_xp_stage(seg, r);
+	switch (o->kind) {
+	case GBN_ALLREDUCE:
+		gbn_reduce(o->type, o->op, n, src, 0, o->recv, o->count);
+		break;
+	case GBN_REDUCE:
+		if (me == o->root)
+			gbn_reduce(o->type, o->op, n, src, 0, o->recv, o->count);
+		break;
+	case GBN_BROADCAST:
+		memcpy(o->recv, src[o->root], bytes);
+		break;
+	case GBN_ALLGATHER:
+		for (int j = 0; j < n; j++)
+			memcpy((char *)o->recv + (size_t)j * bytes, src[j], bytes);
+		break;
+	case GBN_REDUCESCATTER:
+		gbn_reduce(o->type, o->op, n, src, (size_t)me * o->count, o->recv, o->count);
+		break;
+	case GBN_ALLTOALL:
+		for (int j = 0; j < n; j++)
+			memcpy((char *)o->recv + (size_t)j * bytes,
+			       (const char *)src[j] + (size_t)me * bytes, bytes);
+		break;
+	default:
+		break;
+	}
+}
+
+static cudaError_t xp_run_coll(struct gbn_op *o)
+{
+	struct ncclComm *c = o->comm;
+	struct gbn_xp_seg *seg = c->clique->seg;
+	int n = c->nranks, dev[GBN_MAX_RANKS];
 	cudaError_t err = cudaSuccess;
-	int rank = c->rank;
+	double latest = 0;
+	bool hangs, all_ok = true;
+	uint64_t seq;
 
 	pthread_mutex_lock(&gbn_mu);
 	o->seconds = 0;
@@ -443,11 +611,60 @@ static cudaError_t run_coll(struct gbn_op *o)
 		pthread_mutex_unlock(&gbn_mu);
 		return cudaSuccess; /* an aborted communicator's kernels return at once */
 	}
-	if (faults_locked(o, gbsim_now_s())) {
-		hang_locked(o);
-		pthread_mutex_unlock(&gbn_mu);
-		return cudaSuccess;
+	hangs = faults_locked(o, gbsim_now_s());
+	seq = c->colls_begun++;
+	c->waiting++;
+	pthread_mutex_unlock(&gbn_mu);
+	if (xp_wait(o, seq, false))
+		goto out;
+	xp_stage(o, seq, &err);
+	if (xp_wait(o, seq + 1, true))
+		goto out;
+	for (int r = 0; r < n; r++) {
+		dev[r] = seg->r[r].device;
+		latest = r == 0 || seg->r[r].start_s > latest ? seg->r[r].start_s : latest;
+		all_ok &= !seg->r[r].bad;
 	}
+	if (!xp_agree(o)) {
+		pthread_mutex_lock(&gbn_mu);
+		c->async = ncclInvalidUsage;
+		pthread_mutex_unlock(&gbn_mu);
+	} else if (all_ok) {
+		xp_move(o);
+		if (o->wrong)
+			corrupt(o, c->rank, n);
+	}
+	o->seconds = latest + gbn_coll_seconds(o->kind, coll_bytes(o, n), dev, n) -
+		     seg->r[c->rank].start_s;
+out:
+	atomic_store(&seg->r[c->rank].left, seq + 1); /* this rank reads nothing more of seq */
+	pthread_mutex_lock(&gbn_mu);
+	c->waiting--;
+	pthread_cond_broadcast(&gbn_cv);
+	if (hangs && !c->revoked)
+		hang_locked(o);
+	pthread_mutex_unlock(&gbn_mu);
+	return err;
+}
+
+static cudaError_t run_coll(struct gbn_op *o)
+{
+	struct ncclComm *c = o->comm;
+	struct gbn_clique *k = c->clique;
+	struct gbn_rdv *v;
+	cudaError_t err = cudaSuccess;
+	int rank = c->rank;
+	bool hangs;
+
+	if (k->xp)
+		return xp_run_coll(o);
+	pthread_mutex_lock(&gbn_mu);
+	o->seconds = 0;
+	if (c->revoked) {
+		pthread_mutex_unlock(&gbn_mu);
+		return cudaSuccess; /* an aborted communicator's kernels return at once */
+	}
+	hangs = faults_locked(o, gbsim_now_s());
 	v = rdv_of_locked(k, c->colls_begun++);
 	if (!v) {
 		gbn_fail(ncclSystemError, "%s: out of host memory", o->what);
@@ -483,6 +700,8 @@ static cudaError_t run_coll(struct gbn_op *o)
 		rdv_free(v);
 	}
 	pthread_cond_broadcast(&gbn_cv);
+	if (hangs)
+		hang_locked(o);
 	pthread_mutex_unlock(&gbn_mu);
 	return err;
 }
@@ -587,6 +806,13 @@ static cudaError_t run_p2p(struct gbn_op *o)
 	pthread_mutex_lock(&gbn_mu);
 	if (c->revoked)
 		goto out;
+	if (c->clique->xp) {
+		/* the nccl command's collectives need none: its all-to-all is ncclAlltoAll */
+		c->async = gbn_fail(ncclInvalidUsage, "%s on rank %d (GPU %d): send and receive "
+				    "between processes are not simulated", o->what, c->rank,
+				    c->device);
+		goto out;
+	}
 	now = end_s = gbsim_now_s();
 	post_sends_locked(o, mine, now, &err);
 	for (int i = 0; i < o->n_items; i++)

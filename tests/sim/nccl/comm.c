@@ -4,14 +4,18 @@
  * and non-blocking), split, finalize, destroy, abort, revoke, their
  * asynchronous state, errors, group calls, and the leak report at exit.
  *
- * Ranks of one unique id rendezvous in this process: each init registers
- * its rank in the id's clique at once (never blocking); the clique is
- * complete when every rank has joined. A blocking init outside a group then
+ * Ranks of one unique id rendezvous in the id's clique: each init registers
+ * its rank at once (never blocking), in this process and in the id's
+ * shared segment (xproc.c), so ranks may be in several processes; the
+ * clique is complete when every rank has joined, wherever it is (polled:
+ * another process's join wakes nobody here). A blocking init outside a group then
  * waits for that, a non-blocking one returns ncclInProgress and its state
  * (ncclCommGetAsyncError) stays ncclInProgress until then. Inside
  * ncclGroupStart/End the waits move to ncclGroupEnd, so one thread can
  * init every rank, as NCCL documents. A split works the same way on the
- * parent's clique. Abort and revoke wake every wait (host or stream
+ * parent's clique (across processes: through the parent's segment, see
+ * "split of a communicator whose ranks are in several processes"). Abort
+ * and revoke wake every wait (host or stream
  * worker) of that communicator, which then returns with the operation
  * failed; a communicator's memory outlives its handle until the last piece
  * of work queued on it is gone, so a stream worker never touches freed
@@ -22,12 +26,17 @@
  * implicitly and wait), and every communicator not destroyed or aborted at
  * exit is reported as a leak (fatal with GBSIM_LEAKS_FATAL=1, as the runtime's).
  */
+/* clock_gettime, kill, shm_open, ftruncate */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include "nccl_sim.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 pthread_mutex_t gbn_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -107,19 +116,41 @@ ncclResult_t ncclGetVersion(int *version)
 	return ncclSuccess;
 }
 
+/*
+ * An id: the magic, then this process's pid, a count and the host's clock,
+ * so ids made by different processes (the ranks of an MPI job, or tests
+ * running side by side) never name the same shared segment (xproc.c).
+ */
 ncclResult_t ncclGetUniqueId(ncclUniqueId *id)
 {
-	uint64_t n;
+	uint32_t pid = (uint32_t)getpid();
+	struct timespec ts;
+	uint64_t n, ns;
 
 	if (!id)
 		return gbn_fail(ncclInvalidArgument, "ncclGetUniqueId: uniqueId is NULL");
 	pthread_mutex_lock(&gbn_mu);
 	n = ++ids_made;
 	pthread_mutex_unlock(&gbn_mu);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	memset(id, 0, sizeof(*id));
 	memcpy(id->internal, id_magic, sizeof(id_magic));
-	memcpy(id->internal + sizeof(id_magic), &n, sizeof(n));
+	memcpy(id->internal + 8, &pid, sizeof(pid));
+	memcpy(id->internal + 12, &n, sizeof(n));
+	memcpy(id->internal + 20, &ns, sizeof(ns));
 	return ncclSuccess;
+}
+
+void gbn_timed_wait_locked(long us)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	t.tv_nsec += us * 1000;
+	t.tv_sec += t.tv_nsec / 1000000000;
+	t.tv_nsec %= 1000000000;
+	pthread_cond_timedwait(&gbn_cv, &gbn_mu, &t);
 }
 
 /* ---- communicator objects ---- */
@@ -199,6 +230,7 @@ static void clique_free_locked(struct gbn_clique *k)
 {
 	clique_unlink_locked(k);
 	gbn_clique_free_rdvs_locked(k);
+	gbn_xp_close_locked(k);
 	while (k->splits) {
 		struct gbn_split *s = k->splits;
 
@@ -241,8 +273,11 @@ void gbn_comm_work_done_locked(struct ncclComm *c)
 	comm_maybe_free_locked(c);
 }
 
+static void xp_progress_locked(struct ncclComm *c);
+
 ncclResult_t gbn_comm_state_locked(struct ncclComm *c)
 {
+	xp_progress_locked(c);
 	if (c->async != ncclSuccess)
 		return c->async;
 	if (c->split_waiting)
@@ -253,7 +288,7 @@ ncclResult_t gbn_comm_state_locked(struct ncclComm *c)
 		return ncclInProgress;
 	if (c->clique->result != ncclSuccess)
 		return c->clique->result;
-	if (c->split_child && c->split_child->split_waiting)
+	if (c->split_child && (c->split_child->split_waiting || c->split_child->xp_parent))
 		return ncclInProgress; /* a split of this parent is under way */
 	if (c->phase == GBN_FINALIZING) {
 		if (c->outstanding > 0)
@@ -271,8 +306,9 @@ static ncclResult_t wait_ready_locked(struct ncclComm *c, const char *what)
 	ncclResult_t r;
 
 	c->holders++;
+	/* timed: ranks in other processes join without a broadcast here */
 	while ((r = gbn_comm_state_locked(c)) == ncclInProgress && !c->revoked)
-		pthread_cond_wait(&gbn_cv, &gbn_mu);
+		gbn_timed_wait_locked(1000);
 	c->holders--;
 	if (r == ncclInProgress)
 		r = gbn_fail(ncclRemoteError, "%s: rank %d (GPU %d): aborted while waiting", what,
@@ -469,7 +505,11 @@ static struct gbn_clique *clique_of_id_locked(const ncclUniqueId *id, int nranks
 	return k;
 }
 
-/* Every rank is there: the clique is usable unless two ranks share a GPU (NCCL refuses). */
+/*
+ * Every rank is there: the clique is usable unless two ranks share a GPU
+ * (NCCL refuses). Only ranks of this process are compared: a CUDA index
+ * names a GPU only within its process.
+ */
 static void clique_complete_locked(struct gbn_clique *k)
 {
 	k->complete = true;
@@ -483,6 +523,13 @@ static void clique_complete_locked(struct gbn_clique *k)
 						     "both on CUDA device %d",
 						     a, b, k->ranks[a]->device);
 	pthread_cond_broadcast(&gbn_cv);
+}
+
+/* A clique of a unique id is complete once every rank joined, here or in another process. */
+static void clique_poll_locked(struct gbn_clique *k)
+{
+	if (!k->complete && gbn_xp_all_joined_locked(k))
+		clique_complete_locked(k);
 }
 
 static ncclResult_t init_checks(ncclComm_t *comm, int nranks, const ncclUniqueId *id, int rank,
@@ -509,6 +556,7 @@ static ncclResult_t join_locked(ncclComm_t *out, int nranks, const ncclUniqueId 
 {
 	struct gbn_clique *k = clique_of_id_locked(id, nranks);
 	struct ncclComm *c;
+	ncclResult_t r;
 
 	if (!k)
 		return gbn_fail(ncclSystemError, "%s: out of host memory", what);
@@ -517,6 +565,9 @@ static ncclResult_t join_locked(ncclComm_t *out, int nranks, const ncclUniqueId 
 				what, rank, nranks, k->nranks);
 	if (k->ranks[rank])
 		return gbn_fail(ncclInvalidUsage, "%s: rank %d joined twice", what, rank);
+	r = gbn_xp_join_locked(k, rank, gbsim_current_device(), what);
+	if (r != ncclSuccess)
+		return r;
 	c = comm_new_locked(blocking, gbsim_current_device());
 	if (!c || comm_place_locked(c, k, rank)) {
 		if (c) {
@@ -525,8 +576,8 @@ static ncclResult_t join_locked(ncclComm_t *out, int nranks, const ncclUniqueId 
 		}
 		return gbn_fail(ncclSystemError, "%s: out of host memory", what);
 	}
-	if (++k->joined == k->nranks)
-		clique_complete_locked(k);
+	k->joined++;
+	clique_poll_locked(k);
 	*out = c;
 	return finish_call_locked(c, what);
 }
@@ -616,6 +667,9 @@ static void split_detach_locked(struct ncclComm *c)
 			s->parent[c->split_slot]->split_child = NULL;
 		s->child[c->split_slot] = NULL;
 	}
+	if (c->xp_parent && c->xp_parent->split_child == c)
+		c->xp_parent->split_child = NULL;
+	c->xp_parent = NULL;
 	c->split_rec = NULL;
 	c->split_waiting = false;
 }
@@ -695,6 +749,127 @@ static void split_complete_locked(struct gbn_clique *pk, struct gbn_split *s)
 	pthread_cond_broadcast(&gbn_cv);
 }
 
+/* The end of a split call for child c: as finish_call_locked, on the parent's terms. */
+static ncclResult_t split_finish_locked(struct ncclComm *parent, struct ncclComm *c,
+					const char *what)
+{
+	if (group_depth > 0) {
+		group_nonblocking |= !parent->blocking;
+		group_note_locked(c);
+		return ncclSuccess;
+	}
+	if (!parent->blocking)
+		return ncclInProgress;
+	return wait_ready_locked(c, what);
+}
+
+/*
+ * ---- split of a communicator whose ranks are in several processes ----
+ *
+ * Each parent rank posts its colour and key in its slot of the parent's
+ * segment; once every rank has posted this split, each child computes its
+ * colour's members (by key, then parent rank) and joins the communicator
+ * of an id derived from the parent's, the split's number and the colour
+ * (gbn_xp_split_id), as ncclCommInitRank would. Progress is polled from
+ * the child's (or its parent's) state.
+ */
+
+/* Join child c's new communicator once every parent rank posted the split (locked). */
+static void xp_split_join_locked(struct ncclComm *c)
+{
+	struct ncclComm *p = c->xp_parent;
+	struct gbn_xp_seg *seg = p->clique->seg;
+	int slot = (int)(c->xp_split_seq % GBN_XP_SPLITS), order[GBN_MAX_RANKS], n = 0, pos = -1;
+	struct gbn_clique *k;
+	ncclUniqueId id;
+
+	for (int r = 0; r < p->nranks; r++)
+		if (atomic_load(&seg->r[r].split_seq[slot]) != c->xp_split_seq + 1)
+			return; /* not every rank has called it yet */
+	for (int r = 0; r < p->nranks; r++)
+		if (seg->r[r].color[slot] == c->xp_color)
+			order[n++] = r;
+	for (int i = 1; i < n; i++) /* by key; equal keys keep the parent's order */
+		for (int j = i; j > 0 && seg->r[order[j]].key[slot] < seg->r[order[j - 1]].key[slot];
+		     j--) {
+			int t = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	for (int i = 0; i < n; i++)
+		pos = order[i] == p->rank ? i : pos;
+	gbn_xp_split_id(p->clique, c->xp_split_seq, c->xp_color, (unsigned char *)id.internal);
+	c->split_waiting = false;
+	k = clique_of_id_locked(&id, n);
+	if (!k || k->nranks != n || pos < 0 ||
+	    gbn_xp_join_locked(k, pos, c->device, "ncclCommSplit") != ncclSuccess ||
+	    comm_place_locked(c, k, pos)) {
+		c->async = gbn_fail(ncclSystemError, "ncclCommSplit: rank %d (GPU %d): cannot join "
+				    "the new communicator", p->rank, c->device);
+		return;
+	}
+	k->joined++;
+	clique_poll_locked(k);
+}
+
+/* Move an xp split child on (locked): its split, then its new communicator's join. */
+static void xp_child_progress_locked(struct ncclComm *c)
+{
+	struct ncclComm *p = c->xp_parent;
+
+	if (!p)
+		return;
+	if (c->split_waiting && c->async == ncclSuccess)
+		xp_split_join_locked(c);
+	if (c->split_waiting)
+		return;
+	if (c->clique)
+		clique_poll_locked(c->clique);
+	if (!c->clique || c->clique->complete || c->async != ncclSuccess) {
+		if (p->split_child == c)
+			p->split_child = NULL;
+		c->xp_parent = NULL;
+	}
+}
+
+/* What another process may have done for c's state, read before it is judged (locked). */
+static void xp_progress_locked(struct ncclComm *c)
+{
+	if (c->split_child && c->split_child->xp_parent == c)
+		xp_child_progress_locked(c->split_child);
+	if (c->xp_parent)
+		xp_child_progress_locked(c);
+	if (c->clique)
+		clique_poll_locked(c->clique);
+}
+
+static ncclResult_t xp_split_locked(struct ncclComm *parent, int color, int key,
+				    ncclComm_t *newcomm, bool blocking)
+{
+	struct gbn_xp_rank *me = &parent->clique->seg->r[parent->rank];
+	uint64_t seq = parent->splits_called++;
+	int slot = (int)(seq % GBN_XP_SPLITS);
+	struct ncclComm *c;
+
+	me->color[slot] = color;
+	me->key[slot] = key;
+	atomic_store(&me->split_seq[slot], seq + 1);
+	if (color == NCCL_SPLIT_NOCOLOR)
+		return ncclSuccess; /* no communicator for this rank */
+	c = comm_new_locked(blocking, parent->device);
+	if (!c)
+		return gbn_fail(ncclSystemError, "ncclCommSplit: out of host memory");
+	c->split_waiting = true;
+	c->xp_parent = parent;
+	c->xp_split_seq = seq;
+	c->xp_color = color;
+	parent->split_child = c;
+	*newcomm = c;
+	xp_child_progress_locked(c);
+	return split_finish_locked(parent, c, "ncclCommSplit");
+}
+
 static ncclResult_t split_locked(struct ncclComm *parent, int color, int key, ncclComm_t *newcomm,
 				 bool blocking)
 {
@@ -708,6 +883,8 @@ static ncclResult_t split_locked(struct ncclComm *parent, int color, int key, nc
 		return gbn_fail(ncclInvalidUsage, "%s: rank %d (GPU %d): the parent is not ready (%s)",
 				what, parent->rank, parent->device,
 				parent->revoked ? "revoked" : ncclGetErrorString(r));
+	if (pk->xp)
+		return xp_split_locked(parent, color, key, newcomm, blocking);
 	s = split_of_locked(pk, parent->splits_called);
 	if (!s)
 		return gbn_fail(ncclSystemError, "%s: out of host memory", what);
@@ -730,14 +907,7 @@ static ncclResult_t split_locked(struct ncclComm *parent, int color, int key, nc
 		split_complete_locked(pk, s);
 	if (!c)
 		return ncclSuccess; /* NCCL_SPLIT_NOCOLOR: no communicator for this rank */
-	if (group_depth > 0) {
-		group_nonblocking |= !parent->blocking;
-		group_note_locked(c);
-		return ncclSuccess;
-	}
-	if (!parent->blocking)
-		return ncclInProgress;
-	return wait_ready_locked(c, what);
+	return split_finish_locked(parent, c, what);
 }
 
 ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
@@ -836,7 +1006,7 @@ static void release_locked(struct ncclComm *c)
 	c->revoked = true;
 	if (c->clique && c->clique->ranks[c->rank] == c)
 		c->clique->ranks[c->rank] = NULL;
-	if (c->split_waiting)
+	if (c->split_waiting || c->xp_parent)
 		split_detach_locked(c);
 	if (c->split_child) {
 		struct ncclComm *child = c->split_child;
@@ -918,6 +1088,7 @@ static void report_leaks(void)
 	if (getpid() != owner_pid)
 		return; /* a forked child: the communicators are its parent's */
 	pthread_mutex_lock(&gbn_mu);
+	gbn_xp_unlink_all_locked(cliques); /* no /dev/shm name outlives the process */
 	for (const struct ncclComm *c = comms; c; c = c->next) {
 		if (c->released)
 			continue;

@@ -8,9 +8,12 @@
  *               (modulo the output's length) gets bit 6 of its most
  *               significant byte flipped, a change no tolerance forgives
  *               (an exponent bit of every float type, 64 in an integer)
- *   nccl_hang   from its trigger on, the rank on `gpu` never arrives at a
- *               collective: it and its peers wait until their communicators
- *               are aborted or revoked, as a hung NCCL kernel makes them
+ *   nccl_hang   at its trigger, the rank on `gpu` delivers its part of the
+ *               collective (the peers complete it) but its own kernel never
+ *               completes, until its communicator is aborted or revoked; its
+ *               stream never reaches the next collective, where the peers
+ *               then wait (until theirs are aborted), as they would behind a
+ *               hung NCCL kernel
  *
  * Triggers: none (from the start); after_s (the operation starts at or after
  * that simulated second, gbsim_now_s); after_launches, which here counts the

@@ -12,11 +12,21 @@
  *   cost.c    the simulated duration of an operation (the cost model)
  *   fault.c   the machine file's nccl_wrong and nccl_hang faults
  *
- * One process drives every rank (one simulated GPU per rank). Every piece of
- * shared state below is guarded by the one lock gbn_mu; gbn_cv is broadcast
- * whenever anything a waiter may wait for changes (a rank joined, a split
- * completed, an operation completed or was abandoned, a communicator was
- * aborted or revoked, queued work was freed).
+ *   xproc.c   the ranks of one communicator in several processes: the
+ *             segment of POSIX shared memory each unique id names
+ *
+ * One simulated GPU per rank. The ranks of a communicator may be in one
+ * process (one thread or several) or in several processes on one host
+ * (`mpirun -np 2 gpubench-sim nccl`): every communicator made from a unique
+ * id registers its ranks in a shared segment named from the id (xproc.c);
+ * when every rank is in this process the segment is only the join's meeting
+ * place and everything else stays in this process's memory, else (xp) the
+ * collectives meet in the segment (coll.c, "across processes"). Every piece
+ * of this process's state below is guarded by the one lock gbn_mu; gbn_cv is
+ * broadcast whenever anything a waiter may wait for changes (a rank joined,
+ * a split completed, an operation completed or was abandoned, a
+ * communicator was aborted or revoked, queued work was freed); waits that
+ * depend on another process poll (gbn_timed_wait_locked).
  */
 #ifndef GPUBENCH_TESTS_SIM_NCCL_SIM_H
 #define GPUBENCH_TESTS_SIM_NCCL_SIM_H
@@ -30,6 +40,7 @@
 #include <nccl.h>
 #pragma GCC diagnostic pop
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -53,6 +64,34 @@ struct gbn_rdv;
 struct gbn_post;
 struct gbn_split;
 
+/* ---- the shared segment of one communicator (xproc.c) ---- */
+
+/* Splits of one parent whose colours a rank keeps at once (by sequence number, modulo). */
+#define GBN_XP_SPLITS 4
+
+/* One rank's slot: written by that rank only, read by every rank. */
+struct gbn_xp_rank {
+	atomic_int joined;              /* 1 once pid and device are written */
+	int pid;
+	int device;                     /* CUDA index in its process (the cost model's) */
+	atomic_uint_least64_t arrived;  /* collectives it has staged its data for (k + 1) */
+	atomic_uint_least64_t left;     /* collectives it has finished reading (k + 1) */
+	/* the latest collective it arrived at: its clock and arguments */
+	double start_s;
+	int kind, type, op, root;
+	uint64_t count;
+	int bad;                        /* its buffers may not be touched: nobody's data moves */
+	atomic_uint_least64_t split_seq[GBN_XP_SPLITS]; /* split k + 1 posted in slot k % SPLITS */
+	int color[GBN_XP_SPLITS], key[GBN_XP_SPLITS];
+};
+
+struct gbn_xp_seg {
+	atomic_int nranks;              /* set by the first rank to map it */
+	atomic_int joined;
+	struct gbn_xp_rank r[GBN_MAX_RANKS];
+	/* then, from gbn_xp_stage(), each rank's staging area of the collective in flight */
+};
+
 /* The ranks of one communicator: those that joined one unique id, or one split colour. */
 struct gbn_clique {
 	unsigned char id[NCCL_UNIQUE_ID_BYTES]; /* the unique id (zeros for a split) */
@@ -66,6 +105,11 @@ struct gbn_clique {
 	struct gbn_rdv *rdvs;           /* collectives some rank has begun */
 	struct gbn_post *posts;         /* sends waiting to be received */
 	struct gbn_split *splits;       /* splits of this clique some rank has called */
+	struct gbn_xp_seg *seg;         /* its shared segment (NULL: this process only) */
+	size_t seg_bytes;
+	char seg_name[96];
+	bool seg_linked;                /* the name still exists (unlinked once all joined) */
+	bool xp;                        /* ranks in other processes: collectives use seg */
 	struct gbn_clique *next;
 };
 
@@ -95,6 +139,10 @@ struct ncclComm {
 	long outstanding;               /* work queued whose context is not yet freed */
 	long waiting;                   /* stream workers inside a rendezvous */
 	long holders;                   /* host threads that hold the handle inside a call */
+	/* a split child of a parent whose ranks are in several processes (xp), until ready */
+	struct ncclComm *xp_parent;
+	uint64_t xp_split_seq;
+	int xp_color;
 	struct ncclComm *next;          /* every comm ever made and not yet freed */
 };
 
@@ -116,6 +164,33 @@ struct gbn_op;
 void gbn_group_add_op(struct gbn_op *op, struct ncclComm *c);
 /* A call inside a group failed: ncclGroupEnd returns r and queues nothing. */
 void gbn_group_fail(ncclResult_t r);
+
+/* Wait on gbn_cv (locked) for at most `us` microseconds: for waits that poll another process. */
+void gbn_timed_wait_locked(long us);
+
+/* ---- xproc.c ---- */
+
+/*
+ * Rank `rank` of clique k (from a unique id) joins its shared segment
+ * (locked): mapped at the first local join, the rank's slot written.
+ * ncclSuccess, or the error (a rank joined twice, nranks disagree). Without
+ * shared memory (logged once) the clique stays in this process.
+ */
+ncclResult_t gbn_xp_join_locked(struct gbn_clique *k, int rank, int device, const char *what);
+/* Whether every rank of k has joined (locked); decides k->xp and unlinks the name. */
+bool gbn_xp_all_joined_locked(struct gbn_clique *k);
+/* k is freed: unmap its segment, and unlink its name if still there (locked). */
+void gbn_xp_close_locked(struct gbn_clique *k);
+/* At exit: unlink every name a join that never completed left (locked). */
+void gbn_xp_unlink_all_locked(struct gbn_clique *cliques);
+/* Bytes each rank may stage per collective, and rank r's staging area. */
+size_t gbn_xp_stage_bytes(void);
+void *gbn_xp_stage(struct gbn_xp_seg *seg, int r);
+/* Whether the process of pid is gone (a peer that died). */
+bool gbn_xp_pid_dead(int pid);
+/* The unique id of the communicator of colour `color` of split `seq` of clique k. */
+void gbn_xp_split_id(const struct gbn_clique *k, uint64_t seq, int color,
+		     unsigned char id[NCCL_UNIQUE_ID_BYTES]);
 
 /* ---- coll.c ---- */
 

@@ -5,6 +5,7 @@
  */
 #include "tests/sim/runtime/rt.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -71,22 +72,10 @@ cudaError_t cudaDriverGetVersion(int *driverVersion)
 
 /* ---- properties ---- */
 
-/* L2 size by architecture, bytes: what the flagship of each generation has */
+/* L2 size: the machine file's (tests/sim/machine.c), an int as CUDA reports it */
 static int l2_bytes(const struct gbsim_gpu *g)
 {
-	int cc = g->cc_major * 10 + g->cc_minor;
-
-	switch (cc) {
-	case 70: return 6 << 20;
-	case 75: return 4 << 20;
-	case 80: return 40 << 20;
-	case 86: return 6 << 20;
-	case 89: return 72 << 20;
-	case 90: return 50 << 20;
-	case 100: return 126 << 20;
-	case 120: return 96 << 20;
-	default: return 32 << 20;
-	}
+	return g->l2_bytes > INT_MAX ? INT_MAX : (int)g->l2_bytes;
 }
 
 /* Opt-in shared memory per block, bytes, as the CUDA programming guide lists it. */

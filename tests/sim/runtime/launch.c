@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* libstdc++'s demangler (the C++ ABI), callable from C */
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
@@ -337,6 +338,21 @@ struct launch_ctx {
 	void *args[MAX_ARGS];
 };
 
+/*
+ * A "hang" fault (docs/simulation.md): this kernel never completes. The
+ * stream's worker stays here, so everything queued behind it waits, as on a
+ * GPU; the product must give the GPU up. Its allocations are then
+ * abandoned, not leaked: the leak report skips a hung GPU (leaks.c).
+ */
+static _Noreturn void hang_forever(const struct launch_ctx *c)
+{
+	rt_mark_hung(c->l.device);
+	gbsim_log("fault 'hang': launch %ld ('%s') on GPU %d never completes", c->number,
+		  c->l.kernel, c->l.device);
+	for (;;)
+		pause();
+}
+
 static cudaError_t launch_run(void *arg)
 {
 	struct launch_ctx *c = arg;
@@ -347,6 +363,8 @@ static cudaError_t launch_run(void *arg)
 			  c->l.kernel, c->l.device);
 		return cudaErrorIllegalAddress;
 	}
+	if (rt_fault_active(GBSIM_FAULT_HANG, c->l.device, c->number, -1))
+		hang_forever(c);
 	return c->twin->run(&c->l, &c->cost);
 }
 

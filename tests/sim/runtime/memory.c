@@ -13,6 +13,7 @@
  */
 #include "tests/sim/runtime/rt.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -25,6 +26,7 @@ struct rt_alloc {
 	int device;                 /* DEVICE: owner; others: the device current at allocation */
 	unsigned int flags;
 	const void *site;
+	uint64_t version;           /* write stamp: moved by gbsim_mem_wrote (sim.h) */
 };
 
 #define MAX_FREED 16384
@@ -54,6 +56,12 @@ static void retire_pages(uintptr_t base, size_t size)
 }
 
 static struct rt_alloc *allocs;  /* live, under rt_table_lock */
+/* versions are never reused, so a freed and reallocated range never matches an old stamp */
+static uint64_t version_clock;   /* under rt_table_lock */
+static _Atomic uint64_t write_epoch = 1;
+/* set once, when the fake cuBLASLt loads; read by every stream's worker */
+static _Atomic(void (*)(void)) deferred_flush;
+static _Atomic(void (*)(const void *, size_t)) deferred_forget;
 static size_t n_allocs, cap_allocs;
 static struct rt_alloc *freed;   /* ring of freed ranges */
 static size_t n_freed, next_freed;
@@ -170,7 +178,8 @@ static cudaError_t track(void *p, size_t size, enum gbsim_mem_kind kind, int dev
 		allocs = grown;
 		cap_allocs = cap;
 	}
-	allocs[n_allocs++] = (struct rt_alloc){(uintptr_t)p, size, kind, device, flags, site};
+	allocs[n_allocs++] = (struct rt_alloc){(uintptr_t)p, size, kind, device, flags, site,
+					       ++version_clock};
 	return cudaSuccess;
 }
 
@@ -268,6 +277,7 @@ static cudaError_t release(void *ptr, bool host_api, const char *call)
 	uintptr_t u = (uintptr_t)ptr;
 	struct rt_alloc *a;
 	struct rt_alloc gone;
+	void (*forget)(const void *, size_t);
 	bool all;
 	int dev;
 
@@ -287,11 +297,20 @@ static cudaError_t release(void *ptr, bool host_api, const char *call)
 	}
 	dev = a->device;
 	all = a->kind != GBSIM_MEM_DEVICE;
+	gone = *a;
 	pthread_mutex_unlock(&rt_table_lock);
 	/* as on a GPU, a free waits for the device (any device may use host memory) */
+	/*
+	 * a GPU stopped by a "hang" fault never drains: a real free of pinned
+	 * memory waits for the calling thread's context, not for another GPU's
+	 */
 	for (int d = 0; d < rt_device_count(); d++)
-		if (all || d == dev)
+		if ((all && !rt_hung(d)) || d == dev)
 			rt_device_sync(d);
+	/* outside rt_table_lock: the hook takes its own lock, and flushing stamps under it */
+	forget = atomic_load(&deferred_forget);
+	if (forget && !all)
+		forget((const void *)gone.base, gone.size ? gone.size : 1);
 	pthread_mutex_lock(&rt_table_lock);
 	a = find_live(u);
 	if (!a || a->base != u) {
@@ -390,7 +409,25 @@ struct copy_ctx {
 	bool memset;
 	int value;
 	void *staged;
+	int src_device, dst_device;  /* both set: a device-to-device copy; else -1 */
 };
+
+/*
+ * A "p2p_corrupt" fault (docs/simulation.md): a copy between two GPUs, one
+ * of them the fault's, delivers one wrong byte per 4 KiB (the first of each
+ * row's 4 KiB blocks flipped), as a broken P2P path on consumer boards did.
+ */
+static void corrupt_peer_copy(const struct copy_ctx *c)
+{
+	if (c->memset || c->src_device < 0 || c->dst_device < 0 || c->src_device == c->dst_device)
+		return;
+	if (!rt_fault_active(GBSIM_FAULT_P2P_CORRUPT, c->src_device, -1, -1) &&
+	    !rt_fault_active(GBSIM_FAULT_P2P_CORRUPT, c->dst_device, -1, -1))
+		return;
+	for (size_t row = 0; row < c->height; row++)
+		for (size_t at = 0; at < c->width; at += 4096)
+			((unsigned char *)c->dst)[row * c->dpitch + at] ^= 0x01;
+}
 
 static cudaError_t copy_run(void *arg)
 {
@@ -404,6 +441,7 @@ static cudaError_t copy_run(void *arg)
 		else if (c->width)
 			memmove(d, (const char *)c->src + row * c->spitch, c->width);
 	}
+	corrupt_peer_copy(c);
 	return cudaSuccess;
 }
 
@@ -510,7 +548,9 @@ static cudaError_t queue_copy(const char *call, struct rt_stream *s, void *dst, 
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return cudaErrorMemoryAllocation;
-	*c = (struct copy_ctx){dst, src, width, height, dpitch, spitch, false, 0, NULL};
+	*c = (struct copy_ctx){dst, src, width, height, dpitch, spitch, false, 0, NULL,
+			       sr.kind == GBSIM_MEM_DEVICE ? sr.device : -1,
+			       d.kind == GBSIM_MEM_DEVICE ? d.device : -1};
 	/* pageable source: the runtime stages it before returning, so the caller may reuse it */
 	if (sr.kind == GBSIM_MEM_UNKNOWN && d.kind != GBSIM_MEM_UNKNOWN && !blocking) {
 		if (!(c->staged = malloc(sext))) {
@@ -646,7 +686,7 @@ static cudaError_t queue_memset(const char *call, struct rt_stream *s, void *p, 
 	}
 	if (!(c = calloc(1, sizeof(*c))))
 		return cudaErrorMemoryAllocation;
-	*c = (struct copy_ctx){p, NULL, count, 1, count, count, true, value, NULL};
+	*c = (struct copy_ctx){p, NULL, count, 1, count, count, true, value, NULL, -1, -1};
 	w.ctx = c;
 	w.seconds = gbsim_cost_seconds(s->device, &cost);
 	return rt_stream_enqueue(s, &w, false, NULL, 0, NULL);
@@ -726,7 +766,11 @@ void rt_memory_leaks(int device, struct rt_leak_mem *dev, struct rt_leak_mem *pi
 
 void rt_memory_reset(int device)
 {
+	void (*forget)(const void *, size_t) = atomic_load(&deferred_forget);
+
 	pthread_once(&freed_once, init_freed);
+	if (forget)
+		forget(NULL, 0); /* every deferred write: a reset is rare */
 	pthread_mutex_lock(&rt_table_lock);
 	for (size_t i = 0; i < n_allocs;) {
 		struct rt_alloc gone = allocs[i];
@@ -740,4 +784,48 @@ void rt_memory_reset(int device)
 	}
 	used_bytes[device] = 0;
 	pthread_mutex_unlock(&rt_table_lock);
+}
+
+/* ---- write stamps and deferred writes (sim.h) ---- */
+
+bool gbsim_mem_stamp(const void *p, size_t bytes, struct gbsim_mem_stamp *out)
+{
+	uintptr_t u = (uintptr_t)p;
+	const struct rt_alloc *a;
+	bool ok = false;
+
+	pthread_mutex_lock(&rt_table_lock);
+	a = find_live(u);
+	if (a && a->kind == GBSIM_MEM_DEVICE && bytes <= a->size - (u - a->base)) {
+		out->epoch = atomic_load(&write_epoch);
+		out->version = a->version;
+		ok = true;
+	}
+	pthread_mutex_unlock(&rt_table_lock);
+	return ok;
+}
+
+void gbsim_mem_wrote(const void *p)
+{
+	struct rt_alloc *a;
+
+	pthread_mutex_lock(&rt_table_lock);
+	if ((a = find_live((uintptr_t)p)))
+		a->version = ++version_clock;
+	pthread_mutex_unlock(&rt_table_lock);
+}
+
+void gbsim_set_deferred_hooks(void (*flush)(void), void (*forget)(const void *base, size_t size))
+{
+	atomic_store(&deferred_flush, flush);
+	atomic_store(&deferred_forget, forget);
+}
+
+void rt_mem_undeclared_work(bool before)
+{
+	void (*flush)(void) = atomic_load(&deferred_flush);
+
+	atomic_fetch_add(&write_epoch, 1);
+	if (before && flush)
+		flush();
 }

@@ -16,8 +16,12 @@
 
 #include <pthread.h>
 
-/* host time a launch costs the GPU front end on top of its work, seconds */
-#define RT_LAUNCH_OVERHEAD_S 3e-6
+/*
+ * Time a launch or a copy within a device costs the GPU front end on top of
+ * its work, seconds: the gap between back-to-back kernels or copies queued
+ * ahead on one stream (1-2 us on Ampere and Hopper).
+ */
+#define RT_LAUNCH_OVERHEAD_S 1.5e-6
 
 /* ---- errors.c ---- */
 /* Remember err as the calling thread's last error (if it is one) and return it. */
@@ -29,8 +33,19 @@ void rt_clear_sticky(int device);
 /* Abort the process with a message: a broken invariant of the simulator itself. */
 void rt_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
+/* ---- leaks.c ---- */
+/* A "hang" fault stopped a kernel on device for good: its leaks are not reported. */
+void rt_mark_hung(int device);
+bool rt_hung(int device);
+
 /* ---- devices.c ---- */
 extern pthread_mutex_t rt_table_lock;
+
+/*
+ * Work without declared writes is about to run, or has run (memory.c): move
+ * the write epoch; before it runs, also flush the deferred writes it may read.
+ */
+void rt_mem_undeclared_work(bool before);
 int rt_device_count(void);
 bool rt_device_valid(int device);
 bool rt_peer_enabled(int from, int to);

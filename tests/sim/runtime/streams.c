@@ -183,8 +183,14 @@ static void run_op(struct rt_stream *s, struct rt_op *op)
 			start = dep_end;
 	}
 	if (op->work.run && rt_sticky(s->device) == cudaSuccess) {
+		bool undeclared = !op->work.writes_declared;
+
 		rt_set_now(true, start);
+		if (undeclared)
+			rt_mem_undeclared_work(true);
 		err = op->work.run(op->work.ctx);
+		if (undeclared)
+			rt_mem_undeclared_work(false);
 		seconds = op->work.seconds >= 0 ? op->work.seconds
 			  : op->work.duration_fn ? op->work.duration_fn(op->work.ctx) : 0;
 		rt_set_now(false, 0);

@@ -15,13 +15,13 @@
  *
  * Costs, with speed = the GPU's "speed" (times value/100, or 1/2 if value is
  * 0, under a "slow" fault):
- *   kernel / library work  max(flops / (peak[prec] * speed * 0.7),
- *                              bytes / (mem_bw * speed * 0.9)) + fixed + 3 us
+ *   kernel / library work  max(flops / (peak[prec] * speed * 0.85),
+ *                              bytes / (mem_bw * speed * 0.9)) + fixed + 1.5 us
  *                          (a precision without a peak runs at the FP32 peak)
  *   host <-> device copy   8 us + n / (0.85 * pcie(gen, width)) when the host
  *                          side is pinned or managed; pageable: 15 us +
  *                          n / (0.6 * 0.85 * pcie)
- *   same-device copy       3 us + 2n / (mem_bw * speed * 0.9), memset n bytes
+ *   same-device copy       1.5 us + 2n / (mem_bw * speed * 0.9), memset n bytes
  *   peer copy              10 us + n / (0.85 * links * nvlink(gen)) over
  *                          NVLink with peer access on; without NVLink but with
  *                          peer access: 10 us + n / (0.8 * min(pcie)); without
@@ -36,7 +36,7 @@
 
 #include <math.h>
 
-static const double flop_efficiency = 0.7;
+static const double flop_efficiency = 0.85; /* cuBLAS reaches ~75% of a dense peak at large sizes */
 static const double mem_efficiency = 0.9;
 static const double pcie_efficiency = 0.85;
 
@@ -146,8 +146,8 @@ double rt_copy_seconds(size_t bytes, int src_device, enum gbsim_mem_kind src_kin
 		if (src_device != dst_device)
 			return peer_seconds(n, src_device, dst_device);
 		dev = src_device;
-		return 3e-6 + 2 * n / (gbsim_machine()->gpus[dev].mem_bw_bps * speed_of(dev) *
-				       mem_efficiency);
+		return RT_LAUNCH_OVERHEAD_S + 2 * n / (gbsim_machine()->gpus[dev].mem_bw_bps *
+						       speed_of(dev) * mem_efficiency);
 	}
 	if (!on_device(src_kind) && !on_device(dst_kind))
 		return 1e-6 + n / 10e9;

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Two A100 on NVLink, GPU 1 at 80 % speed (slow_gpu.json, the `slow` fault): the
+# DDP step waits for the slower worker each step, so the measured speedup falls
+# well below the healthy pair's ~2x (test_nvlink_a100.sh), below the model's
+# range, and the report says a straggler is a cause. The gemm workload (which
+# also times each GPU alone) names GPU 1 as the straggler. The ddp workload does
+# not time the GPUs alone, so it cannot name which one (a known gap, issue 18).
+. "$(dirname "$0")/lib_scaling.sh" slow_gpu.json
+
+# 1024-wide GEMMs: at 256 a GEMM's fixed launch cost, which the slow fault does
+# not scale, is most of the step and hides the straggler. The lower bounds are
+# loose: on a loaded host the simulated step also waits for the CPU (seen: 1.40x
+# for gemm with other builds running), the upper ones are what the test is about.
+
+sim_run ddp scaling --workload ddp --steps 4 --warmup-steps 1 --step-ms 20 \
+	--grad-bytes 24M --bucket 24M --gemm-size 1024
+expect_rc_in "0 1" "scaling with a straggler"
+scaling_ok "$REPORT" 2
+expect_phase "$REPORT" 2 '1.2 <= p["speedup_median"] <= 1.72' \
+	"the 80 % GPU drags two GPUs to ~1.6x (2 x 0.8, less the all-reduce)"
+expect_phase "$REPORT" 2 'p["place"] == "below"' "below the model's range"
+expect_phase "$REPORT" 2 '"straggler" in p["explanation"]' "the explanation names a straggler as a cause"
+expect_check "$REPORT" scaling scaling_n2 warning
+echo "ddp: $(phase_summary "$REPORT" 2)"
+
+sim_run gemm scaling --workload gemm --steps 4 --warmup-steps 1 --step-ms 20 --gemm-size 1024
+expect_rc_in "0 1" "scaling with a straggler (gemm)"
+scaling_ok "$REPORT" 2
+expect_phase "$REPORT" 2 '1.2 <= p["speedup_median"] <= 1.72' "the 80 % GPU drags compute-only scaling"
+expect_phase "$REPORT" 2 '"GPU 1 is a straggler" in p["explanation"]' \
+	"the explanation names GPU 1 as the straggler"
+expect_check "$REPORT" scaling scaling_n2 warning
+echo "gemm: $(phase_summary "$REPORT" 2)"
+finish
