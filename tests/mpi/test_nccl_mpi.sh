@@ -16,18 +16,8 @@
 # Exits 77 only when there is no mpirun.
 . "$(dirname "$0")/../cli/lib.sh"
 
-MPIEXEC=${GPUBENCH_MPIEXEC:-$(command -v mpirun || true)}
-if [ -z "$MPIEXEC" ] || ! command -v "$MPIEXEC" >/dev/null 2>&1; then
-	echo "skipped: mpirun not found (GPUBENCH_MPIEXEC is not set)"
-	exit 77
-fi
-flags=()
-if "$MPIEXEC" --version 2>&1 | grep -qiE "open mpi|openrte|open-mpi"; then
-	flags+=(--oversubscribe)
-	[ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
-fi
-# shellcheck disable=SC2206 # word splitting of user flags is intended
-flags+=(${GPUBENCH_MPIEXEC_FLAGS:-})
+# shellcheck source=lib_mpirun.sh
+. "$(dirname "$0")/lib_mpirun.sh"
 
 # how many GPUs this machine has (0 without a driver)
 gpus=$("$BIN" info --json 2>/dev/null | python3 -c 'import json,sys

@@ -26,20 +26,8 @@
 # GPUBENCH_MPIEXEC_FLAGS adds more. Exits 77 only when there is no mpirun.
 . "$(dirname "$0")/../cli/lib.sh"
 
-MPIEXEC=${GPUBENCH_MPIEXEC:-$(command -v mpirun || true)}
-if [ -z "$MPIEXEC" ] || ! command -v "$MPIEXEC" >/dev/null 2>&1; then
-	echo "skipped: mpirun not found (GPUBENCH_MPIEXEC is not set)"
-	exit 77
-fi
-flags=()
-rank_var=PMI_RANK
-if "$MPIEXEC" --version 2>&1 | grep -qiE "open mpi|openrte|open-mpi"; then
-	flags+=(--oversubscribe)
-	[ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
-	rank_var=OMPI_COMM_WORLD_RANK
-fi
-# shellcheck disable=SC2206 # word splitting of user flags is intended
-flags+=(${GPUBENCH_MPIEXEC_FLAGS:-})
+# shellcheck source=lib_mpirun.sh
+. "$(dirname "$0")/lib_mpirun.sh"
 
 if have_gpu; then
 	# a real suite per rank takes minutes and the ranks share the GPUs here

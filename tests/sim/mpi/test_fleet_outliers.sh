@@ -27,30 +27,17 @@
 # and is failed as an outlier, which this test would then report as a
 # healthy GPU named (1 run in 4 here: report/fleet.c floors the spread at
 # 1 % of the median, less than such a value varies); what this test pins is
-# that the two faults are found and named, and nothing else. Open MPI flags as tests/mpi/test_run_fleet.sh. Exits 77
+# that the two faults are found and named, and nothing else. Open MPI flags: tests/mpi/lib_mpirun.sh. Exits 77
 # (skipped) when there is no mpirun.
 set -u
 HERE_MPI=$(cd "$(dirname "$0")" && pwd)
-MPIEXEC=${GPUBENCH_MPIEXEC:-$(command -v mpirun || true)}
-if [ -z "$MPIEXEC" ] || ! command -v "$MPIEXEC" >/dev/null 2>&1; then
-	echo "skipped: mpirun not found (GPUBENCH_MPIEXEC is not set)"
-	exit 77
-fi
+# shellcheck source=../../mpi/lib_mpirun.sh
+. "$HERE_MPI/../../mpi/lib_mpirun.sh"
 
 # lib_sim.sh wants a machine file; each rank's own is set below with %r
 set -- "$HERE_MPI/fleet-node-0.json"
 # shellcheck source=../faults/lib_faults.sh
 . "$HERE_MPI/../faults/lib_faults.sh" # and ../e2e/lib_sim.sh
-
-flags=()
-rank_var=PMI_RANK
-if "$MPIEXEC" --version 2>&1 | grep -qiE "open mpi|openrte|open-mpi"; then
-	flags+=(--oversubscribe)
-	[ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
-	rank_var=OMPI_COMM_WORLD_RANK
-fi
-# shellcheck disable=SC2206 # word splitting of user flags is intended
-flags+=(${GPUBENCH_MPIEXEC_FLAGS:-})
 
 export GPUBENCH_SIM_MACHINE="$HERE_MPI/fleet-node-%r.json"
 REPORT="$TMP/fleet.json"

@@ -19,28 +19,17 @@
 #   and no shared-memory segment of this test is left in /dev/shm.
 #
 # The machine files are written here: two H100 on NVLink (an sm_90 part, which
-# every build of gpubench can run). Open MPI flags as tests/mpi/test_nccl_mpi.sh.
+# every build of gpubench can run). Open MPI flags: tests/mpi/lib_mpirun.sh.
 # Exits 77 (skipped) when there is no mpirun.
 set -u
 HERE_MPI=$(cd "$(dirname "$0")" && pwd)
-MPIEXEC=${GPUBENCH_MPIEXEC:-$(command -v mpirun || true)}
-if [ -z "$MPIEXEC" ] || ! command -v "$MPIEXEC" >/dev/null 2>&1; then
-	echo "skipped: mpirun not found (GPUBENCH_MPIEXEC is not set)"
-	exit 77
-fi
+# shellcheck source=../../mpi/lib_mpirun.sh
+. "$HERE_MPI/../../mpi/lib_mpirun.sh"
 
 # lib_sim.sh wants a machine file; the real ones are written below, per rank
 set -- h100-sxm.json
 # shellcheck source=../faults/lib_faults.sh
 . "$HERE_MPI/../faults/lib_faults.sh" # and ../e2e/lib_sim.sh
-
-flags=()
-if "$MPIEXEC" --version 2>&1 | grep -qiE "open mpi|openrte|open-mpi"; then
-	flags+=(--oversubscribe)
-	[ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
-fi
-# shellcheck disable=SC2206 # word splitting of user flags is intended
-flags+=(${GPUBENCH_MPIEXEC_FLAGS:-})
 
 # every segment this test's ranks make carries this tag (xproc.c)
 export GBSIM_NCCL_SHM_TAG="t$$"
