@@ -300,6 +300,7 @@ struct gemm_job {
 	double flops;                    /* per GEMM */
 	/* buffers: copies of A and of B in two slabs, one D */
 	uint64_t copies;
+	uint64_t copies_wanted;          /* for >= 2x L2; more than copies when memory is short */
 	size_t a_bytes, b_bytes, d_bytes, a_stride, b_stride;
 	void *a, *b, *d;
 	float *scale;                    /* FP8 A/B scale, 1.0f on the device */
@@ -418,6 +419,31 @@ static void job_teardown(struct gemm_job *j)
 	j->d = j->b = j->a = NULL;
 }
 
+/*
+ * params.rotating_copies: the fewest copies any job used; and, the first
+ * time free memory held fewer than 2x L2 needs, a note saying so, since
+ * the L2 may then serve some operands and flatter the rate.
+ */
+static void note_rotation(struct gb_bench_result *res, const struct gemm_dev *g,
+			  const struct gemm_job *j)
+{
+	const cJSON *seen = cJSON_GetObjectItemCaseSensitive(res->params, "rotating_copies");
+	char shape[80], note[256];
+
+	if (!cJSON_IsNumber(seen) || (double)j->copies < seen->valuedouble)
+		gb_bench_param_num(res, "rotating_copies", (double)j->copies);
+	if (j->copies >= j->copies_wanted ||
+	    cJSON_GetObjectItemCaseSensitive(res->params, "rotation_note"))
+		return;
+	shape_str(shape, sizeof(shape), &j->s);
+	snprintf(note, sizeof(note),
+		 "device %d, %s %s: %llu rotating copies of A and B, of the %llu that 2x L2 "
+		 "needs, fit in free memory; the L2 may serve some operands",
+		 g->dev, gb_precision_name(j->prec), shape, (unsigned long long)j->copies,
+		 (unsigned long long)j->copies_wanted);
+	gb_bench_param_str(res, "rotation_note", note);
+}
+
 static int job_setup(const struct gemm_params *p, struct gb_bench_result *res,
 		     const struct gb_cublaslt *lt, struct gemm_dev *g, struct gemm_job *j)
 {
@@ -437,11 +463,15 @@ static int job_setup(const struct gemm_params *p, struct gb_bench_result *res,
 	j->d_bytes = (size_t)(s->m * s->n * gb_dtype_size(j->t_d));
 	j->a_stride = (size_t)gb_gemm_align_up(j->a_bytes);
 	j->b_stride = (size_t)gb_gemm_align_up(j->b_bytes);
-	j->copies = gb_gemm_rotating_copies((double)(j->a_stride + j->b_stride), g->info->l2_bytes);
+	j->copies_wanted = gb_gemm_rotating_copies((double)(j->a_stride + j->b_stride),
+						   g->info->l2_bytes);
+	GB_CUDA_GOTO(res, cudaMemGetInfo(&free_b, &total_b), out);
+	j->copies = gb_gemm_copies_that_fit(j->copies_wanted, (double)(j->a_stride + j->b_stride),
+					    (double)j->d_bytes, (double)free_b);
+	note_rotation(res, g, j);
 
 	/* say what does not fit before trying, with every size involved */
 	need = (size_t)j->copies * (j->a_stride + j->b_stride) + j->d_bytes;
-	GB_CUDA_GOTO(res, cudaMemGetInfo(&free_b, &total_b), out);
 	if (need > free_b) {
 		oom_error(res, g, j, "the operands");
 		rc = -1;
@@ -1161,6 +1191,7 @@ static cJSON *job_json(const struct gb_cublaslt *lt, const struct gemm_dev *g,
 	cJSON_AddStringToObject(o, "a_type", gb_dtype_name(j->t_ab));
 	cJSON_AddStringToObject(o, "d_type", gb_dtype_name(j->t_d));
 	cJSON_AddNumberToObject(o, "rotating_copies", (double)j->copies);
+	cJSON_AddNumberToObject(o, "rotating_copies_wanted", (double)j->copies_wanted);
 	cJSON_AddNumberToObject(o, "gemms_per_sample", (double)j->batch);
 	if (j->impl == GEMM_IMPL_CUBLASLT)
 		cJSON_AddNumberToObject(o, "preselect_warmup_s", j->preselect_s);
@@ -1526,6 +1557,7 @@ static void own_job_from(struct gemm_job *o, const struct gemm_job *base, enum g
 	o->t_d = base->t_d;
 	o->flops = base->flops;
 	o->copies = base->copies;
+	o->copies_wanted = base->copies_wanted;
 	o->a_bytes = base->a_bytes;
 	o->b_bytes = base->b_bytes;
 	o->d_bytes = base->d_bytes;
@@ -2247,7 +2279,9 @@ static void record_params(const struct gemm_params *p, struct gb_bench_result *r
 	gb_bench_param_str(res, "data",
 			   "uniform [-1, 1] from the seed; int8 integers in [-64, 64]");
 	gb_bench_param_str(res, "flop_count", "2*m*n*k per GEMM");
-	gb_bench_param_str(res, "rotation", "copies of A and B totalling >= 2x L2, at least 2");
+	gb_bench_param_str(res, "rotation",
+			   "copies of A and B totalling >= 2x L2, at least 2, as many as fit "
+			   "in free memory less max(1/16, 16 MiB) of it");
 }
 
 static int gemm_run(struct gb_ctx *ctx, const void *pv, struct gb_bench_result *res)

@@ -239,6 +239,22 @@ uint64_t gb_gemm_rotating_copies(double bytes_ab, double l2_bytes)
 	return (uint64_t)copies;
 }
 
+uint64_t gb_gemm_copies_that_fit(uint64_t wanted, double bytes_ab, double other_bytes,
+				 double free_bytes)
+{
+	double headroom = free_bytes / 16 > GB_GEMM_MIN_HEADROOM_BYTES
+				  ? free_bytes / 16
+				  : GB_GEMM_MIN_HEADROOM_BYTES;
+	double fit;
+
+	if (!(bytes_ab > 0) || wanted < 1)
+		return wanted < 1 ? 1 : wanted;
+	fit = floor((free_bytes - headroom - other_bytes) / bytes_ab);
+	if (!(fit >= 1))
+		return 1;
+	return fit < (double)wanted ? (uint64_t)fit : wanted;
+}
+
 uint64_t gb_gemm_align_up(uint64_t bytes)
 {
 	return (bytes + 255) & ~(uint64_t)255;

@@ -142,6 +142,21 @@ size_t gb_gemm_search_grid(struct gb_gemm_shape *out, size_t max);
  */
 uint64_t gb_gemm_rotating_copies(double bytes_ab, double l2_bytes);
 
+/* free memory a run leaves unclaimed by its copies: 1/16 of it, at least this */
+#define GB_GEMM_MIN_HEADROOM_BYTES (16.0 * 1024 * 1024)
+
+/*
+ * The rotating copies to allocate: `wanted` (gb_gemm_rotating_copies), or
+ * fewer when copies x bytes_ab + other_bytes (D and the like) would leave
+ * less than the headroom of free_bytes (max(free / 16, 16 MiB), for what
+ * the run allocates later): a small GPU with a large L2 would otherwise run
+ * out of memory for copies that only defeat the cache. Never below 1: when
+ * not even one copy fits with the headroom, one is tried and the caller's
+ * own check reports what does not fit.
+ */
+uint64_t gb_gemm_copies_that_fit(uint64_t wanted, double bytes_ab, double other_bytes,
+				 double free_bytes);
+
 /* bytes rounded up to the 256-byte alignment cuBLASLt prefers for every operand */
 uint64_t gb_gemm_align_up(uint64_t bytes);
 

@@ -176,6 +176,7 @@ struct worker {
 	cudaEvent_t t0, t1;       /* step (or batch) start and end */
 	cudaEvent_t comm_done;
 	cudaEvent_t *slice_done;  /* one per compute slice */
+	cudaEvent_t compute_done; /* after the last slice, timed: the step's compute part */
 	int n_slice_ev;
 	cublasLtHandle_t lt;
 	cublasLtMatmulDesc_t op;
@@ -185,6 +186,7 @@ struct worker {
 	void *a, *b, *d, *ws;
 	float *grad, *scratch;    /* scratch: the copy that replaces the all-reduce */
 	double *step_s;           /* this phase's timed steps */
+	double *compute_s;        /* each timed step's compute slices alone (t0 to the last) */
 	size_t n_steps;
 	char err[640];            /* set by this worker's thread only; main reports it */
 };
@@ -197,6 +199,9 @@ struct phase {
 	double *step_s;           /* the slowest worker's time per step */
 	size_t n_steps;
 	double worker_s[GB_DEVICE_LIST_MAX]; /* each worker's median step, seconds */
+	/* each worker's median compute part of a step: a ddp step waits for the
+	 * all-reduce, so only this says which GPU computes slowly */
+	double worker_compute_s[GB_DEVICE_LIST_MAX];
 	size_t n_sweep;
 	double sweep_bytes[GB_SCALING_SWEEP_MAX], sweep_s[GB_SCALING_SWEEP_MAX];
 	bool fit_ok;
@@ -606,6 +611,7 @@ static int post_step(struct worker *w)
 		if (reduce && pl->overlap && reduce_after(w, w->slice_done[i], i, i + 1))
 			return -1;
 	}
+	W_CUDA(w, cudaEventRecord(w->compute_done, w->cs));
 	if (reduce && !pl->overlap && reduce_after(w, w->slice_done[0], 0, pl->n_buckets))
 		return -1;
 	if (reduce) {
@@ -618,13 +624,16 @@ static int post_step(struct worker *w)
 
 static int worker_step(struct worker *w, bool timed)
 {
-	float ms = 0;
+	float ms = 0, compute_ms = 0;
 
 	if (post_step(w) || worker_wait(w, w->t1, "a step"))
 		return -1;
 	if (!timed)
 		return 0;
 	W_CUDA(w, cudaEventElapsedTime(&ms, w->t0, w->t1));
+	/* the compute stream waits for the reduction only after its last slice */
+	W_CUDA(w, cudaEventElapsedTime(&compute_ms, w->t0, w->compute_done));
+	w->compute_s[w->n_steps] = (double)compute_ms * 1e-3;
 	w->step_s[w->n_steps++] = (double)ms * 1e-3;
 	return 0;
 }
@@ -732,6 +741,7 @@ static int events_setup(struct sc *s, struct worker *w)
 
 	GB_CUDA_GOTO(s->res, cudaEventCreate(&w->t0), out);
 	GB_CUDA_GOTO(s->res, cudaEventCreate(&w->t1), out);
+	GB_CUDA_GOTO(s->res, cudaEventCreate(&w->compute_done), out);
 	GB_CUDA_GOTO(s->res, cudaEventCreateWithFlags(&w->comm_done, cudaEventDisableTiming), out);
 	w->slice_done = calloc((size_t)s->plan.n_slices, sizeof(*w->slice_done));
 	if (!w->slice_done) {
@@ -775,7 +785,8 @@ static int worker_setup(struct sc *s, struct worker *w)
 	if (s->p->workload == GB_SCALING_WL_DDP && grad_setup(s, w))
 		return -1;
 	w->step_s = calloc((size_t)s->p->steps, sizeof(double));
-	if (!w->step_s) {
+	w->compute_s = calloc((size_t)s->p->steps, sizeof(double));
+	if (!w->step_s || !w->compute_s) {
 		gb_bench_set_status(s->res, GB_STATUS_ERROR, "out of host memory");
 		return -1;
 	}
@@ -790,6 +801,7 @@ static void worker_teardown(const struct sc *s, struct worker *w)
 
 	cudaSetDevice(w->dev);
 	free(w->step_s);
+	free(w->compute_s);
 	cudaFree(w->scratch);
 	cudaFree(w->grad);
 	if (w->pref)
@@ -813,6 +825,8 @@ static void worker_teardown(const struct sc *s, struct worker *w)
 	free(w->slice_done);
 	if (w->comm_done)
 		cudaEventDestroy(w->comm_done);
+	if (w->compute_done)
+		cudaEventDestroy(w->compute_done);
 	if (w->t1)
 		cudaEventDestroy(w->t1);
 	if (w->t0)
@@ -987,6 +1001,8 @@ static int collect_steps(struct sc *s, struct phase *ph)
 
 	for (size_t i = 0; i < n; i++) {
 		ph->worker_s[i] = w[i].n_steps ? gb_percentile(w[i].step_s, w[i].n_steps, 50) : NAN;
+		ph->worker_compute_s[i] =
+			w[i].n_steps ? gb_percentile(w[i].compute_s, w[i].n_steps, 50) : NAN;
 		count = w[i].n_steps < count ? w[i].n_steps : count;
 	}
 	if (!count)
@@ -1294,6 +1310,19 @@ static void phase_facts(const struct sc *s, const struct phase *ph, struct gb_sc
 	}
 }
 
+/* ddp below its range: the GPU whose compute part is slowest, if one is, after the why */
+static void name_compute_straggler(const struct sc *s, const struct phase *ph,
+				   struct gb_scaling_judgement *j)
+{
+	char who[256];
+	size_t used = strlen(j->message);
+
+	if (gb_scaling_compute_straggler(s->dev, ph->worker_compute_s, (size_t)ph->n, who,
+					 sizeof(who)) &&
+	    used < sizeof(j->message))
+		snprintf(j->message + used, sizeof(j->message) - used, "; %s", who);
+}
+
 /* N >= 2 distinct GPUs: the model's range, and a check placing the measured speedup in it. */
 static void judge_phase(struct sc *s, const struct phase *ph, double t1, double measured,
 			cJSON *o, struct gb_series *ser_lo, struct gb_series *ser_hi)
@@ -1333,6 +1362,8 @@ static void judge_phase(struct sc *s, const struct phase *ph, double t1, double 
 		gb_scaling_spread_together(&spread, s->dev, ph->worker_s, (size_t)ph->n);
 	}
 	gb_scaling_judge(&in, &out, measured, &facts, &spread, compute_only, &j);
+	if (!compute_only && j.place == GB_PLACE_BELOW)
+		name_compute_straggler(s, ph, &j);
 	/* the threshold is the bottom of the accepted range */
 	gb_bench_add_check(s->res, nm, j.status, j.severity, -1, measured,
 			   compute_only ? GB_SCALING_COMPUTE_EFF_MIN * ph->n
@@ -1389,6 +1420,11 @@ static cJSON *phase_json(const struct sc *s, const struct phase *ph, int gpus)
 			cJSON_AddNumberToObject(w, "step_ms_median", ph->worker_s[i] * 1e3);
 		else
 			cJSON_AddNullToObject(w, "step_ms_median");
+		if (isfinite(ph->worker_compute_s[i]))
+			cJSON_AddNumberToObject(w, "compute_ms_median",
+						ph->worker_compute_s[i] * 1e3);
+		else
+			cJSON_AddNullToObject(w, "compute_ms_median");
 		cJSON_AddItemToArray(ws, w);
 	}
 	cJSON_AddNumberToObject(o, "gpus", gpus);

@@ -707,6 +707,25 @@ void gb_scaling_spread_together(struct gb_scaling_spread *sp, const int *dev,
 	extremes(dev, step_s, n, &sp->lag_dev, &sp->lag_s, &sp->lead_dev, &sp->lead_s);
 }
 
+bool gb_scaling_compute_straggler(const int *dev, const double *compute_s, size_t n, char *b,
+				  size_t len)
+{
+	int slow_dev, fast_dev;
+	double slow_s, fast_s;
+
+	if (len)
+		b[0] = '\0';
+	extremes(dev, compute_s, n, &slow_dev, &slow_s, &fast_dev, &fast_s);
+	if (slow_dev < 0 || slow_dev == fast_dev ||
+	    !(slow_s > fast_s * (1 + GB_SCALING_STRAGGLER_TOL)))
+		return false;
+	snprintf(b, len,
+		 "GPU %d computes slowest: %.1f ms of GEMMs per step against %.1f ms on GPU %d "
+		 "(%.0f%% slower: clocks, power, heat), and every step waits for it",
+		 slow_dev, slow_s * 1e3, fast_s * 1e3, fast_dev, (slow_s / fast_s - 1) * 100);
+	return true;
+}
+
 /* Why a compute-only speedup is low, from how fast each GPU is alone and together. */
 static void compute_cause(const struct gb_scaling_spread *sp, char *b, size_t n)
 {

@@ -287,6 +287,16 @@ void gb_scaling_spread_together(struct gb_scaling_spread *sp, const int *dev,
 				const double *step_s, size_t n);
 
 /*
+ * The ddp workload's straggler: each worker's median compute part of a step
+ * (its GEMMs, before the all-reduce it waits for) in compute_s[i], GPU
+ * dev[i]. When the slowest is more than GB_SCALING_STRAGGLER_TOL slower than
+ * the fastest, writes "GPU d computes slowest: ..." naming both into b and
+ * returns true; else b is "" and false (also with fewer than two known).
+ */
+bool gb_scaling_compute_straggler(const int *dev, const double *compute_s, size_t n, char *b,
+				  size_t len);
+
+/*
  * Judge a measured speedup of N > 1 workers on distinct GPUs against the
  * expected range (gb_scaling_place with facts, GB_SCALING_PLACE_TOL; a run
  * without overlap, facts->overlap false, against the no-overlap speedup with

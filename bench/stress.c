@@ -299,7 +299,7 @@ struct shared {
 	struct gb_stress_schedule sched;
 	double inject_at_s;             /* seconds into each worker's load */
 	double run_start_s;             /* ctx's, copied: a leaked worker must not read ctx */
-	volatile int stop_all;          /* interrupt or --fail-early */
+	int stop_all;                   /* interrupt or --fail-early; __atomic (stop_everyone()) */
 };
 
 enum wstate { W_STARTING = 0, W_RUNNING, W_DONE, W_FAILED, W_ERROR, W_HUNG };
@@ -378,10 +378,14 @@ struct worker {
 	uint64_t gemms, batches, abft, exact, repeat, nonfinite, mem_errors, mem_bytes;
 	struct gb_stress_forensic pending[STRESS_MAX_FORENSICS];
 	size_t n_pending, n_forensics, dropped;
+	/* the first corrupted element the abft and exact checksums located, and how many */
+	struct gb_stress_corrupt abft_first, exact_first;
 	struct injection inj;
 	bool loaded;
 
-	volatile int abandon;           /* the monitor gave up on this worker: touch nothing */
+	/* the monitor gave up on this worker: touch nothing. Set under lock, read by the
+	 * worker between calls without it: __atomic (abandoned(), give_up()) */
+	int abandon;
 };
 
 static void sleep_s(double s)
@@ -401,10 +405,27 @@ static double run_time(const struct shared *sh)
 	return gb_now_s() - sh->run_start_s;
 }
 
+static bool abandoned(const struct worker *w)
+{
+	return __atomic_load_n(&w->abandon, __ATOMIC_ACQUIRE) != 0;
+}
+
+static void give_up(struct worker *w)
+{
+	__atomic_store_n(&w->abandon, 1, __ATOMIC_RELEASE);
+}
+
+/* The monitor asks every worker to stop (an interrupt, --fail-early). */
+static void stop_everyone(struct shared *sh)
+{
+	__atomic_store_n(&sh->stop_all, 1, __ATOMIC_RELEASE);
+}
+
 static bool should_stop(const struct worker *w)
 {
 	/* abandon first: an abandoned worker may outlive ctx, which is cmd/'s */
-	return w->abandon || w->sh->stop_all || gb_should_stop(w->sh->ctx);
+	return abandoned(w) || __atomic_load_n(&w->sh->stop_all, __ATOMIC_ACQUIRE) ||
+	       gb_should_stop(w->sh->ctx);
 }
 
 /* The watchdog's patience with a worker: max(30 s, 10 x its longest batch). Under w->lock. */
@@ -427,7 +448,7 @@ static void fail_cuda(struct worker *w, const char *what, cudaError_t e)
 
 	gb_cuda_errstr(e, buf, sizeof(buf));
 	pthread_mutex_lock(&w->lock);
-	if (w->abandon) {
+	if (abandoned(w)) {
 		/* already reported as hung; a call that returns late changes nothing */
 	} else if (gb_cuda_error_is_sticky(e) && w->loaded) {
 		w->state = W_FAILED;
@@ -448,7 +469,7 @@ static void fail_setup(struct worker *w, const char *fmt, ...)
 	va_list ap;
 
 	pthread_mutex_lock(&w->lock);
-	if (!w->abandon) {
+	if (!abandoned(w)) {
 		w->state = W_ERROR;
 		va_start(ap, fmt);
 		vsnprintf(w->error, sizeof(w->error), fmt, ap);
@@ -492,7 +513,7 @@ static int wait_event(struct worker *w, cudaEvent_t ev, const char *what)
 			fail_cuda(w, what, e);
 			return -1;
 		}
-		if (w->abandon)
+		if (abandoned(w))
 			return -2;
 		sleep_s(0.0005);
 	}
@@ -796,22 +817,6 @@ static double decode(enum gb_dtype t, unsigned long long bits)
 	}
 }
 
-static unsigned long long encode(enum gb_dtype t, double v)
-{
-	unsigned long long bits = 0;
-
-	if (t == GB_DT_F64) {
-		memcpy(&bits, &v, sizeof(v));
-	} else {
-		float f = (float)v;
-		uint32_t u;
-
-		memcpy(&u, &f, sizeof(u));
-		bits = u;
-	}
-	return bits;
-}
-
 static bool is_injected(const struct worker *w, uint64_t batch, uint32_t slot, int64_t row,
 			int64_t col)
 {
@@ -874,59 +879,139 @@ static double read_elem(struct worker *w, enum gb_dtype t, uint32_t slot, uint32
 	return decode(t, *bits);
 }
 
-/*
- * Checksum records into forensics. One failing row and one failing column
- * in a slot locate the element: its value is read back, and the expected
- * value is recomputed on the CPU from the generator (exact in exact phases;
- * in random ones the GPU's rounding is not known, so neither are the low bits).
- */
-static void forensics_sums(struct worker *w, const struct gb_stress_verify *v, size_t phase,
-			   uint64_t batch)
+/* The pass's failing checksums as the CPU-side records gb_stress_locate() reads. */
+static size_t sum_fails(const struct gb_stress_verify *v, struct gb_stress_sum_fail *out)
 {
-	bool exact = w->sh->phases[phase].mode == GB_STRESS_EXACT;
-	const char *layer = exact ? "exact" : "abft";
-	enum gb_dtype t = w->ph[phase].t_out;
 	unsigned n = v->n_sum < GB_STRESS_MAX_RECORDS ? v->n_sum : GB_STRESS_MAX_RECORDS;
 
 	for (unsigned k = 0; k < n; k++) {
-		const struct gb_stress_sum_rec *c = &v->sum[k], *r = NULL;
-		struct gb_stress_forensic f;
-		unsigned rows = 0, cols = 0;
+		out[k].slot = v->sum[k].slot;
+		out[k].index = v->sum[k].index;
+		out[k].is_row = v->sum[k].is_row;
+	}
+	return n;
+}
 
-		for (unsigned q = 0; q < n; q++) {
-			if (v->sum[q].slot != c->slot)
-				continue;
-			rows += v->sum[q].is_row;
-			cols += !v->sum[q].is_row;
-			if (v->sum[q].is_row)
-				r = &v->sum[q];
-		}
+/* The failing row checksum `row` of a slot (present: gb_stress_locate found it). */
+static const struct gb_stress_sum_rec *row_rec(const struct gb_stress_verify *v, size_t n,
+					      uint32_t slot, uint32_t row)
+{
+	for (size_t k = 0; k < n; k++)
+		if (v->sum[k].slot == slot && v->sum[k].is_row && v->sum[k].index == row)
+			return &v->sum[k];
+	return NULL;
+}
+
+/*
+ * Whether a located element needs its details (a read back and an O(k)
+ * recomputation): for the layer's first element, or while forensics are
+ * still recorded. A GPU that corrupts every GEMM must not pay that for
+ * every one of them, only count it.
+ */
+static bool want_detail(struct worker *w, const struct gb_stress_corrupt *first)
+{
+	bool want;
+
+	pthread_mutex_lock(&w->lock);
+	want = !first->have || w->n_forensics < STRESS_MAX_FORENSICS;
+	pthread_mutex_unlock(&w->lock);
+	return want;
+}
+
+/*
+ * The located element (row, col) of a slot: its value read back, the value
+ * it should have recomputed on the CPU from the generator (exact in exact
+ * phases; in random ones the GPU's rounding is not known, so the value is
+ * known only within the checksums' bound, tol), and which bits differ.
+ * The checksum residual is no estimate of it: a flip to 3e38 swamps the
+ * column's other elements in the double sum, and observed - expected
+ * then is the flipped value minus the whole column's expected sum.
+ */
+static void corrupt_detail(struct worker *w, size_t phase, uint32_t slot, uint32_t row,
+			   uint32_t col, double tol, struct gb_stress_corrupt *e)
+{
+	unsigned long long got_bits;
+
+	e->type = w->ph[phase].t_out;
+	e->row = row;
+	e->col = col;
+	e->got = read_elem(w, e->type, slot, row, col, &got_bits);
+	e->got_bits = got_bits;
+	e->read = !isnan(e->got) || got_bits != 0;
+	e->expected = gb_stress_element(&w->sh->phases[phase], (uint64_t)w->sh->p->seed, w->sh->n,
+					row, col);
+	if (e->read)
+		gb_stress_explain(e->type, got_bits, e->expected, tol, &e->diff);
+}
+
+/* Count a located element in its layer; the first one's details are kept. */
+static void count_corrupt(struct worker *w, bool exact, const struct gb_stress_corrupt *e)
+{
+	pthread_mutex_lock(&w->lock);
+	gb_stress_corrupt_add(exact ? &w->exact_first : &w->abft_first, e);
+	pthread_mutex_unlock(&w->lock);
+}
+
+/*
+ * Checksum records into forensics. failed_sums: the pass's failing
+ * checksums, kept or not. One failing row and one failing column in a
+ * slot locate the element (gb_stress_locate): it is read back and
+ * explained (corrupt_detail), counted in its layer, and recorded.
+ */
+static void forensics_sums(struct worker *w, const struct gb_stress_verify *v, size_t phase,
+			   uint64_t batch, uint64_t failed_sums)
+{
+	bool exact = w->sh->phases[phase].mode == GB_STRESS_EXACT;
+	const char *layer = exact ? "exact" : "abft";
+	const struct gb_stress_corrupt *first = exact ? &w->exact_first : &w->abft_first;
+	struct gb_stress_sum_fail fails[GB_STRESS_MAX_RECORDS];
+	size_t n = sum_fails(v, fails);
+
+	for (size_t k = 0; k < n; k++) {
+		const struct gb_stress_sum_rec *c = &v->sum[k], *r;
+		struct gb_stress_forensic f;
+		struct gb_stress_corrupt e;
+		uint32_t row, col;
+		bool located = gb_stress_locate(fails, n, failed_sums, c->slot, &row, &col);
+
+		if (located && c->is_row)
+			continue; /* reported with its column */
 		forensic_base(w, &f, layer, batch, c->slot);
-		f.type = t;
+		f.type = w->ph[phase].t_out;
 		f.sum_observed = c->observed;
 		f.sum_expected = c->expected;
 		f.sum_bound = c->bound;
-		if (c->is_row && rows == 1 && cols == 1 && v->n_sum <= GB_STRESS_MAX_RECORDS)
-			continue; /* reported with its column */
-		if (!c->is_row && rows == 1 && cols == 1 && v->n_sum <= GB_STRESS_MAX_RECORDS) {
-			f.row = r->index;
-			f.col = c->index;
-			unsigned long long got_bits;
-
-			f.got = read_elem(w, t, c->slot, r->index, c->index, &got_bits);
-			f.got_bits = got_bits;
-			f.expected = gb_stress_element(&w->sh->phases[phase], (uint64_t)w->sh->p->seed,
-						       w->sh->n, r->index, c->index);
-			/* exact phases know every bit; random ones only the value */
-			f.have_bits = exact;
-			f.expected_bits = encode(t, f.expected);
-		} else if (c->is_row) {
+		if (c->is_row)
 			f.row = c->index;
-		} else {
+		else
 			f.col = c->index;
+		if (located) {
+			f.row = row;
+			f.col = col;
 		}
 		f.injected = is_injected(w, batch, c->slot, f.row, f.col);
-		push_forensic(w, &f);
+		if (!located) {
+			push_forensic(w, &f);
+			continue;
+		}
+		gb_stress_corrupt_init(&e);
+		e.batch = batch;
+		e.t_s = f.t_s;
+		if (f.injected || want_detail(w, first)) {
+			r = row_rec(v, n, c->slot, row);
+			corrupt_detail(w, phase, c->slot, row, col,
+				       r ? fmin(c->bound, r->bound) : c->bound, &e);
+			f.got = e.got;
+			f.got_bits = e.got_bits;
+			f.expected = e.expected;
+			/* exact phases know every bit; random ones when one flip explains it */
+			f.have_bits = e.read && (exact || e.diff.n_bits == 1);
+			f.expected_bits = e.diff.expected_bits;
+		}
+		push_forensic(w, &f); /* counted as dropped when the record is full */
+		/* --inject-fault's flip is not the GPU's corruption */
+		if (!f.injected)
+			count_corrupt(w, exact, &e);
 	}
 }
 
@@ -990,6 +1075,12 @@ static void attribute_injection(struct worker *w, struct gb_stress_verify *v, si
 static void take_verify(struct worker *w, size_t phase, uint64_t batch, bool injected_batch)
 {
 	struct gb_stress_verify v = *w->hv;
+	/*
+	 * Every failing checksum of the pass, before the injected flip's are
+	 * taken out: the records are complete only when this many were kept
+	 * (n_sum stops counting once the records are full, so it cannot say).
+	 */
+	uint64_t failed_sums = v.sum_mismatches;
 	bool exact = w->sh->phases[phase].mode == GB_STRESS_EXACT;
 	struct wphase *ph = &w->ph[phase];
 	double ratio = decode(GB_DT_F64, v.max_ratio_bits);
@@ -997,7 +1088,7 @@ static void take_verify(struct worker *w, size_t phase, uint64_t batch, bool inj
 	if (injected_batch)
 		attribute_injection(w, &v, phase);
 	forensics_elems(w, &v, phase, batch);
-	forensics_sums(w, &v, phase, batch);
+	forensics_sums(w, &v, phase, batch, failed_sums);
 	forensic_nonfinite(w, &v, batch, v.nonfinite);
 	pthread_mutex_lock(&w->lock);
 	w->repeat += v.repeat_diffs;
@@ -1260,7 +1351,7 @@ static int run_batch(struct worker *w, uint64_t batch)
 	WCUDA(w, cudaEventRecord(w->ev[0], w->stream), fail);
 	for (size_t i = 0; i < g; i++) {
 		/* a call that returns after the monitor gave up: queue nothing more */
-		if (w->abandon || run_gemm(w, phase, slot[i]))
+		if (abandoned(w) || run_gemm(w, phase, slot[i]))
 			return -1;
 	}
 	WCUDA(w, cudaEventRecord(w->ev[1], w->stream), fail);
@@ -1370,7 +1461,7 @@ static void gemm_load(struct worker *w)
 			return;
 		profile_idle(w, gb_now_s() - t0, deadline);
 	}
-	if (!w->abandon)
+	if (!abandoned(w))
 		recheck_references(w);
 }
 
@@ -1596,7 +1687,7 @@ static void *worker_main(void *arg)
 	else
 		gemm_load(w);
 	/* abandoned: the GPU may be wedged in a call; touch nothing of it */
-	if (w->abandon)
+	if (abandoned(w))
 		return NULL;
 	if (w->loaded)
 		viol_read(w, true);
@@ -1718,7 +1809,7 @@ static void watchdog(struct monitor *m)
 		stale = now - w->heartbeat_s;
 		if (!finished(w->state) && w->started && stale > limit) {
 			w->state = W_HUNG;
-			w->abandon = 1;
+			give_up(w);
 			snprintf(w->error, sizeof(w->error),
 				 "hung: no progress for %.0f s (limit %.0f s); the GPU was abandoned",
 				 stale, limit);
@@ -1878,7 +1969,7 @@ static void monitor_loop(struct monitor *m, const struct gb_stress_thresholds *t
 			drain_forensics(m, i);
 		watchdog(m);
 		if (gb_should_stop(m->sh->ctx) || (m->sh->p->fail_early && any_finding(m, th)))
-			m->sh->stop_all = 1;
+			stop_everyone(m->sh);
 		if (done || all_finished(m))
 			break;
 		progress(m);
@@ -1909,6 +2000,8 @@ static void worker_to_obs(struct worker *w, struct gb_stress_obs *o, const struc
 	o->exact_mismatches = w->exact;
 	o->repeat_mismatches = w->repeat;
 	o->nan_count = w->nonfinite;
+	o->abft_first = w->abft_first;
+	o->exact_first = w->exact_first;
 	o->mem_errors = w->mem_errors;
 	o->mem_bytes_tested = w->mem_bytes;
 	o->viol = w->viol;
@@ -2163,6 +2256,12 @@ static cJSON *gpu_json(const struct worker *w, const struct gb_stress_obs *o)
 			cJSON_AddBoolToObject(g, "reference_changed", true);
 	}
 	cJSON_AddNumberToObject(g, "forensics_dropped", (double)w->dropped);
+	if (!w->sh->p->memtest) {
+		cJSON *first = cJSON_AddObjectToObject(g, "first_corrupt");
+
+		cJSON_AddItemToObject(first, "abft", gb_stress_corrupt_json(&o->abft_first));
+		cJSON_AddItemToObject(first, "exact", gb_stress_corrupt_json(&o->exact_first));
+	}
 	cJSON_AddStringToObject(g, "telemetry_missing", o->missing);
 	return g;
 }
@@ -2187,6 +2286,10 @@ static void report(struct gb_bench_result *res, struct monitor *m,
 		injection_check(res, &m->w[i], &m->obs[i], m->forensics);
 		cJSON_AddItemToArray(gpus, gpu_json(&m->w[i], &m->obs[i]));
 	}
+	/* GPUs that differ with no majority: the run's finding, no GPU's */
+	if (gb_stress_cross_tie(m->obs, m->n, c))
+		gb_bench_add_check(res, c->name, c->status, c->severity, -1, c->observed,
+				   c->threshold, "%s", c->message);
 	cJSON_AddItemToObject(extra, "forensics", m->forensics);
 	m->forensics = NULL;
 }
@@ -2359,6 +2462,8 @@ static int start_workers(struct monitor *m, uint64_t throttle_mask)
 		pthread_mutex_init(&w->lock, NULL);
 		w->heartbeat_s = gb_now_s();
 		gb_stress_viol_init(&w->viol);
+		gb_stress_corrupt_init(&w->abft_first);
+		gb_stress_corrupt_init(&w->exact_first);
 		for (size_t p = 0; p < GB_STRESS_MAX_PHASES; p++)
 			w->ph[p].abft_max_ratio = NAN;
 	}
@@ -2399,14 +2504,14 @@ static void leave_behind(struct worker *w, double waited_s)
 
 	pthread_detach(w->thread);
 	pthread_mutex_lock(&w->lock);
-	if (!w->abandon && w->state != W_FAILED && w->state != W_HUNG) {
+	if (!abandoned(w) && w->state != W_FAILED && w->state != W_HUNG) {
 		snprintf(why, sizeof(why), "hung: still cleaning up %.0f s after its load ended%s%s",
 			 waited_s, w->state == W_ERROR ? ", after: " : "",
 			 w->state == W_ERROR ? w->error : "");
 		snprintf(w->error, sizeof(w->error), "%s", why);
 		w->state = W_HUNG;
 	}
-	w->abandon = 1;
+	give_up(w);
 	pthread_mutex_unlock(&w->lock);
 }
 
@@ -2423,7 +2528,7 @@ static bool join_workers(struct monitor *m)
 
 	for (size_t i = 0; i < m->n; i++) {
 		pthread_mutex_lock(&m->w[i].lock);
-		longest = fmax(longest, m->w[i].abandon ? 2 : hang_limit_s(&m->w[i]));
+		longest = fmax(longest, abandoned(&m->w[i]) ? 2 : hang_limit_s(&m->w[i]));
 		pthread_mutex_unlock(&m->w[i].lock);
 	}
 	/* no stop-flag polls meanwhile: tell cmd/'s watchdog this silence is expected */
@@ -2436,7 +2541,7 @@ static bool join_workers(struct monitor *m)
 		if (!w->started)
 			continue;
 		pthread_mutex_lock(&w->lock);
-		deadline = start + (w->abandon ? 2 : hang_limit_s(w));
+		deadline = start + (abandoned(w) ? 2 : hang_limit_s(w));
 		pthread_mutex_unlock(&w->lock);
 		/* pthread_timedjoin_np's clock */
 		ts = gb_timespec_in(CLOCK_REALTIME, deadline - gb_now_s());

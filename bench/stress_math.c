@@ -1113,6 +1113,271 @@ struct cJSON *gb_stress_forensic_json(const struct gb_stress_forensic *f)
 }
 
 /* ======================================================================= */
+/* locating a corrupted element from its checksums                         */
+
+bool gb_stress_locate(const struct gb_stress_sum_fail *f, size_t n, uint64_t total, uint32_t slot,
+		      uint32_t *row, uint32_t *col)
+{
+	size_t rows = 0, cols = 0, last = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (f[i].slot != slot)
+			continue;
+		last = i;
+		if (f[i].is_row) {
+			rows++;
+			*row = f[i].index;
+		} else {
+			cols++;
+			*col = f[i].index;
+		}
+	}
+	/* records left out may be this slot's unless another slot's came after its last */
+	if (total > n && last + 1 >= n)
+		return false;
+	return rows == 1 && cols == 1;
+}
+
+int gb_stress_type_bits(enum gb_dtype t)
+{
+	switch (t) {
+	case GB_DT_F64:
+		return 64;
+	case GB_DT_F32:
+	case GB_DT_I32:
+		return 32;
+	case GB_DT_F16:
+	case GB_DT_BF16:
+		return 16;
+	default:
+		return 0;
+	}
+}
+
+double gb_stress_bits_value(enum gb_dtype t, uint64_t bits)
+{
+	unsigned char elem[8];
+	int width = gb_stress_type_bits(t);
+
+	if (!width)
+		return NAN;
+	/* the element's bytes in memory order (little-endian, as on the GPU) */
+	for (int i = 0; i < width / 8; i++)
+		elem[i] = (unsigned char)(bits >> (8 * i));
+	return gb_dtype_to_double(elem, t);
+}
+
+/*
+ * Round |a| to a binary format with mant stored significand bits and
+ * exponent bias `bias` (F16: 10, 15; BF16: 7, 127). Below 2^(1-bias) the
+ * quantum stays 2^(1-bias-mant) (subnormals), and ((e + bias - 1) << mant)
+ * + q is the encoding for normal and subnormal alike: a significand that
+ * rounds up to 2^(mant+1) carries into the exponent by itself.
+ */
+static uint64_t ieee_bits(double a, int mant, int bias, int exp_bits)
+{
+	uint64_t inf = (((uint64_t)1 << exp_bits) - 1) << mant, bits;
+	int e;
+	double q;
+
+	if (a == 0)
+		return 0;
+	if (isinf(a))
+		return inf;
+	frexp(a, &e);
+	e--; /* a in [2^e, 2^(e+1)) */
+	if (e < 1 - bias)
+		e = 1 - bias;
+	if (e > bias)
+		return inf;
+	q = nearbyint(ldexp(a, mant - e)); /* exact scaling, ties to even */
+	bits = ((uint64_t)(e + bias - 1) << mant) + (uint64_t)q;
+	return bits >= inf ? inf : bits;
+}
+
+uint64_t gb_stress_value_bits(enum gb_dtype t, double v)
+{
+	uint64_t sign, nan;
+
+	switch (t) {
+	case GB_DT_F64: {
+		uint64_t b;
+
+		memcpy(&b, &v, sizeof(b));
+		return b;
+	}
+	case GB_DT_F32: {
+		float f = (float)v;
+		uint32_t b;
+
+		memcpy(&b, &f, sizeof(b));
+		return b;
+	}
+	case GB_DT_I32:
+		if (isnan(v))
+			return 0;
+		v = nearbyint(v);
+		return (uint32_t)(int32_t)(v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : v);
+	case GB_DT_F16:
+	case GB_DT_BF16:
+		sign = signbit(v) ? 0x8000u : 0;
+		nan = t == GB_DT_F16 ? 0x7e00u : 0x7fc0u;
+		if (isnan(v))
+			return nan;
+		return sign | (t == GB_DT_F16 ? ieee_bits(fabs(v), 10, 15, 5)
+					      : ieee_bits(fabs(v), 7, 127, 8));
+	default:
+		return 0;
+	}
+}
+
+/* The bit whose flip brings got closest to expected, within tol; -1 none. */
+static int single_flip(enum gb_dtype t, uint64_t got_bits, double expected, double tol)
+{
+	int width = gb_stress_type_bits(t), best = -1;
+	double best_d = INFINITY;
+
+	for (int b = 0; b < width; b++) {
+		double d = fabs(gb_stress_bits_value(t, got_bits ^ ((uint64_t)1 << b)) - expected);
+
+		if (d <= tol && d < best_d) {
+			best = b;
+			best_d = d;
+		}
+	}
+	return best;
+}
+
+void gb_stress_explain(enum gb_dtype t, uint64_t got_bits, double expected, double tol,
+		       struct gb_stress_bitdiff *out)
+{
+	int width = gb_stress_type_bits(t), bit;
+	uint64_t mask = width == 64 ? ~(uint64_t)0 : ((uint64_t)1 << width) - 1;
+	int pos[64];
+
+	got_bits &= mask;
+	out->bit = -1;
+	out->n_bits = -1;
+	out->expected_bits = 0;
+	if (!width || isnan(expected))
+		return;
+	out->expected_bits = got_bits;
+	out->n_bits = 0;
+	/* within tol: nothing to explain (NaN got is never within) */
+	if (fabs(gb_stress_bits_value(t, got_bits) - expected) <= (tol > 0 ? tol : 0))
+		return;
+	bit = single_flip(t, got_bits, expected, tol > 0 ? tol : 0);
+	if (bit >= 0) {
+		out->n_bits = 1;
+		out->bit = bit;
+		out->expected_bits = got_bits ^ ((uint64_t)1 << bit);
+		return;
+	}
+	out->expected_bits = gb_stress_value_bits(t, expected) & mask;
+	out->n_bits = (int)gb_stress_flipped_bits(out->expected_bits ^ got_bits, pos, 64);
+	if (out->n_bits == 1)
+		out->bit = pos[0];
+}
+
+void gb_stress_corrupt_init(struct gb_stress_corrupt *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->t_s = NAN;
+	c->type = GB_DT_F32;
+	c->expected = c->got = NAN;
+	c->diff.n_bits = -1;
+	c->diff.bit = -1;
+}
+
+bool gb_stress_corrupt_add(struct gb_stress_corrupt *c, const struct gb_stress_corrupt *elem)
+{
+	uint64_t located = c->located + 1;
+
+	if (c->have) {
+		c->located = located;
+		return false;
+	}
+	*c = *elem;
+	c->have = true;
+	c->located = located;
+	return true;
+}
+
+/* "bit 30 (exponent) flipped", "3 bits differ", "within the rounding bound", "not read back" */
+static void corrupt_bits_text(const struct gb_stress_corrupt *c, char *buf, size_t len)
+{
+	if (!c->read)
+		snprintf(buf, len, "could not be read back");
+	else if (c->diff.n_bits < 0)
+		snprintf(buf, len, "expected value unknown");
+	else if (c->diff.n_bits == 0)
+		snprintf(buf, len, "within the rounding bound of the expected value");
+	else if (c->diff.n_bits == 1)
+		snprintf(buf, len, "bit %d (%s) flipped", c->diff.bit,
+			 gb_stress_bit_field(c->type, c->diff.bit));
+	else
+		snprintf(buf, len, "%d bits differ", c->diff.n_bits);
+}
+
+const char *gb_stress_corrupt_text(const struct gb_stress_corrupt *c, char *buf, size_t len)
+{
+	char bits[96];
+
+	buf[0] = '\0';
+	if (!c->have)
+		return buf;
+	corrupt_bits_text(c, bits, sizeof(bits));
+	snprintf(buf, len,
+		 "first at row %u, column %u (batch %llu): %s, expected %.6g got %.6g; %llu "
+		 "element%s located",
+		 (unsigned)c->row, (unsigned)c->col, (unsigned long long)c->batch, bits, c->expected,
+		 c->got, (unsigned long long)c->located, c->located == 1 ? "" : "s");
+	return buf;
+}
+
+/* "0x47d2bb80": bits are identifiers, exact as hex in the type's width */
+static void add_hex(cJSON *o, const char *key, enum gb_dtype t, uint64_t bits, bool known)
+{
+	char hex[24];
+
+	if (!known) {
+		cJSON_AddNullToObject(o, key);
+		return;
+	}
+	snprintf(hex, sizeof(hex), "0x%0*llx", gb_stress_type_bits(t) / 4, (unsigned long long)bits);
+	cJSON_AddStringToObject(o, key, hex);
+}
+
+struct cJSON *gb_stress_corrupt_json(const struct gb_stress_corrupt *c)
+{
+	cJSON *o;
+	char line[256];
+	bool known = c->read && c->diff.n_bits >= 0;
+
+	if (!c->have)
+		return cJSON_CreateNull();
+	o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "row", c->row);
+	cJSON_AddNumberToObject(o, "col", c->col);
+	cJSON_AddNumberToObject(o, "batch", (double)c->batch);
+	gb_json_add_num(o, "t_s", c->t_s);
+	cJSON_AddStringToObject(o, "type", gb_dtype_name(c->type));
+	gb_json_add_num(o, "expected", c->expected);
+	gb_json_add_num(o, "got", c->read ? c->got : NAN);
+	add_hex(o, "expected_bits", c->type, c->diff.expected_bits, known);
+	add_hex(o, "got_bits", c->type, c->got_bits, c->read);
+	gb_json_add_int(o, "bits_differ", known ? c->diff.n_bits : -1);
+	gb_json_add_int(o, "bit", known ? c->diff.bit : -1);
+	if (known && c->diff.bit >= 0)
+		cJSON_AddStringToObject(o, "field", gb_stress_bit_field(c->type, c->diff.bit));
+	else
+		cJSON_AddNullToObject(o, "field");
+	cJSON_AddNumberToObject(o, "located", (double)c->located);
+	cJSON_AddStringToObject(o, "message", gb_stress_corrupt_text(c, line, sizeof(line)));
+	return o;
+}
+
+/* ======================================================================= */
 /* progress                                                                */
 
 const char *gb_stress_fmt_eta(double s, char *buf, size_t len)

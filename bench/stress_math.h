@@ -491,6 +491,98 @@ void gb_stress_forensic_format(const struct gb_stress_forensic *f, char *buf, si
 struct cJSON *gb_stress_forensic_json(const struct gb_stress_forensic *f);
 
 /* ======================================================================= */
+/* locating a corrupted element from its checksums                         */
+
+/* One failing checksum of a verification pass (the kernel's record, CPU side). */
+struct gb_stress_sum_fail {
+	uint32_t slot;   /* the result slot */
+	uint32_t index;  /* the row (is_row) or column */
+	bool is_row;
+};
+
+/*
+ * The element that the failing checksums of result `slot` point at: exactly
+ * one failing row and one failing column in that slot cross at one element
+ * (Huang-Abraham). f[0..n) are the records kept, in claim order (the
+ * kernel keeps the first GB_STRESS_MAX_RECORDS), of `total` checksums that
+ * failed in the pass (its sum_mismatches, every slot's). A slot's
+ * checksums are compared by one launch on the worker's stream before the
+ * next slot's, so its records are complete when none was left out or when
+ * a record of another slot follows its last one; otherwise a second row
+ * or column may be among those left out. Returns true with *row and *col;
+ * false when the slot has no failure, several rows or columns fail
+ * (several elements, or one whole row or column), or its records may be
+ * incomplete.
+ */
+bool gb_stress_locate(const struct gb_stress_sum_fail *f, size_t n, uint64_t total, uint32_t slot,
+		      uint32_t *row, uint32_t *col);
+
+/* Bits of a stored element of type t (F64 64, F32 and I32 32, F16 and BF16 16; 0 others). */
+int gb_stress_type_bits(enum gb_dtype t);
+
+/* The value of the low gb_stress_type_bits(t) bits of `bits` as type t (NaN for other types). */
+double gb_stress_bits_value(enum gb_dtype t, uint64_t bits);
+
+/*
+ * The bits of v rounded to nearest (ties to even) in type t (F64, F32, F16,
+ * BF16; I32 rounds to the nearest integer and saturates). 0 for other types.
+ */
+uint64_t gb_stress_value_bits(enum gb_dtype t, double v);
+
+/* Which bits of a wrong element differ from the value it should have had. */
+struct gb_stress_bitdiff {
+	int n_bits;             /* bits that differ; 0: got is within tol of expected */
+	int bit;                /* the bit when n_bits == 1, else -1 */
+	uint64_t expected_bits; /* the bits the element should hold (see below) */
+};
+
+/*
+ * Explain a wrong element: got_bits as stored in type t against the value
+ * it should be, known within tol (0 for exact integer products; in random
+ * phases the CPU knows the exact product, not the GPU's rounding of it, so
+ * tol is the rounding-error bound). When flipping one bit of got lands
+ * within tol of expected (the closest such bit when several do), that is
+ * the flip: expected_bits is got with the bit restored. Otherwise
+ * expected_bits is expected rounded to t and n_bits counts the bits that
+ * differ (bit names it when that is one). A NaN expected: n_bits -1.
+ */
+void gb_stress_explain(enum gb_dtype t, uint64_t got_bits, double expected, double tol,
+		       struct gb_stress_bitdiff *out);
+
+/* The first corrupted element a layer (abft, exact) located on one GPU, and how many. */
+struct gb_stress_corrupt {
+	uint64_t located;       /* elements located in all (one failing row and column) */
+	bool have;              /* the first one is below */
+	uint64_t batch;
+	double t_s;             /* seconds since the run started */
+	uint32_t row, col;
+	enum gb_dtype type;     /* of the result */
+	bool read;              /* the element was read back (else got is unknown) */
+	uint64_t got_bits;
+	double expected, got;
+	struct gb_stress_bitdiff diff;
+};
+
+void gb_stress_corrupt_init(struct gb_stress_corrupt *c);
+
+/*
+ * Count a located element; the first one's details are kept. Returns true
+ * when it was the first (the caller needs those details only then).
+ */
+bool gb_stress_corrupt_add(struct gb_stress_corrupt *c, const struct gb_stress_corrupt *elem);
+
+/*
+ * The clause a failing check appends: "first at row 128, column 128
+ * (batch 0): bit 30 (exponent) flipped, expected 0.939 got 3.2e+38; 18119
+ * elements located", "... 3 bits differ ...", or "" when nothing was
+ * located. Returns buf.
+ */
+const char *gb_stress_corrupt_text(const struct gb_stress_corrupt *c, char *buf, size_t len);
+
+/* The same for the report: {"row", "col", "batch", ..., "bit", "field"}; JSON null when none. */
+struct cJSON *gb_stress_corrupt_json(const struct gb_stress_corrupt *c);
+
+/* ======================================================================= */
 /* thresholds                                                              */
 
 struct gb_stress_thresholds {
@@ -588,6 +680,8 @@ struct gb_stress_obs {
 	uint64_t abft_mismatches, exact_mismatches, repeat_mismatches, nan_count;
 	/* the largest |observed - expected| / bound of any random-phase checksum; NaN none */
 	double abft_max_ratio;
+	/* the corrupted elements the abft and exact checksums located (first one, count) */
+	struct gb_stress_corrupt abft_first, exact_first;
 	/* repeat: phases that could not be compared (no bit-reproducible algorithm) */
 	size_t repeat_uncompared;
 	char repeat_note[384];     /* gb_stress_algo_pick_note() clauses, "; " between */
@@ -682,6 +776,17 @@ struct gb_stress_check {
  */
 size_t gb_stress_judge(const struct gb_stress_obs *o, const struct gb_stress_thresholds *th,
 		       const double *peer_best, struct gb_stress_check *out, size_t max);
+
+/*
+ * The run's own cross_gpu finding: GPUs whose results differ with no
+ * majority to name the outlier (UNDECIDED: two GPUs that differ, or a
+ * split) cannot be told apart, so none of them is failed as the culprit
+ * (each gets a warning from gb_stress_judge) and the run fails here, with
+ * no device: "GPUs 0 and 1 computed different results and no majority
+ * names the outlier; GPU 1 failed its own checks". obs: every GPU of the
+ * run. Returns 1 with that check in *out, 0 when no GPU is UNDECIDED.
+ */
+size_t gb_stress_cross_tie(const struct gb_stress_obs *obs, size_t n, struct gb_stress_check *out);
 
 /* Add the checks to a benchmark result for device `device` (FAILED and ERROR set its status). */
 void gb_stress_add_checks(struct gb_bench_result *b, int device, const struct gb_stress_check *c,

@@ -195,6 +195,8 @@ void gb_stress_obs_init(struct gb_stress_obs *o, int device)
 	o->tp_unit = "TFLOP/s";
 	o->n_series = 1;
 	o->abft_max_ratio = NAN;
+	gb_stress_corrupt_init(&o->abft_first);
+	gb_stress_corrupt_init(&o->exact_first);
 	o->before.ecc_dbe_volatile = o->after.ecc_dbe_volatile = -1;
 	gb_stress_viol_init(&o->viol);
 }
@@ -487,15 +489,22 @@ static bool skip_unfinished(struct judge *j, const struct gb_stress_obs *o, cons
  * One verification layer: off, a mismatch, or clean. A mismatch that was
  * counted fails whatever happened later: a GPU that corrupts results and
  * then hangs is a finding (exit 1), not only a GPU that could not run.
+ * where (NULL: none) is the first element the layer located, named with
+ * the mismatch: the row, column and flipped bit a user reports.
  */
 static void judge_layer(struct judge *j, const struct gb_stress_obs *o, const char *name,
-			bool on, uint64_t count, const char *off_flag, const char *what)
+			bool on, uint64_t count, const char *off_flag, const char *what,
+			const struct gb_stress_corrupt *where)
 {
+	char first[200] = "";
+
+	if (where)
+		gb_stress_corrupt_text(where, first, sizeof(first));
 	if (!on)
 		add(j, name, GB_STATUS_SKIPPED, NAN, NAN, "turned off (%s)", off_flag);
 	else if (count)
-		add(j, name, GB_STATUS_FAILED, (double)count, 0, "%llu %s",
-		    (unsigned long long)count, what);
+		add(j, name, GB_STATUS_FAILED, (double)count, 0, "%llu %s%s%s",
+		    (unsigned long long)count, what, first[0] ? "; " : "", first);
 	else if (!skip_unfinished(j, o, name))
 		add(j, name, GB_STATUS_PASSED, 0, 0, "no mismatch");
 }
@@ -517,8 +526,10 @@ static void judge_cross(struct judge *j, const struct gb_stress_obs *o)
 		    "this GPU's result differs from the majority's %s", d);
 		break;
 	case GB_CROSS_UNDECIDED:
-		add(j, "cross_gpu", GB_STATUS_FAILED, NAN, NAN,
-		    "results differ between GPUs and no majority names the outlier %s", d);
+		/* not this GPU's failure: the run's (gb_stress_cross_tie) */
+		add(j, "cross_gpu", GB_STATUS_WARNING, NAN, NAN,
+		    "results differ between GPUs %s and no majority names the outlier: not "
+		    "this GPU's failure, the run's cross_gpu check fails", d);
 		break;
 	default:
 		add(j, "cross_gpu", GB_STATUS_SKIPPED, NAN, NAN,
@@ -562,13 +573,13 @@ static void judge_verification(struct judge *j, const struct gb_stress_obs *o)
 {
 	if (o->memtest) {
 		judge_layer(j, o, "memtest", true, o->mem_errors, "",
-			    "memory words read back wrong");
+			    "memory words read back wrong", NULL);
 		return;
 	}
 	judge_layer(j, o, "abft", o->abft_on, o->abft_mismatches, "--no-abft",
-		    "row or column checksums outside the rounding-error bound");
+		    "row or column checksums outside the rounding-error bound", &o->abft_first);
 	judge_layer(j, o, "exact", o->exact_on, o->exact_mismatches, "--no-exact",
-		    "checksums of exact integer products differ");
+		    "checksums of exact integer products differ", &o->exact_first);
 	judge_repeat(j, o);
 	judge_cross(j, o);
 	if (o->nan_count)
@@ -947,6 +958,64 @@ size_t gb_stress_judge(const struct gb_stress_obs *o, const struct gb_stress_thr
 	judge_throughput(&j, o, th, peer_best);
 	judge_telemetry(&j, o);
 	return j.n;
+}
+
+/* Whether a GPU failed a verification layer of its own (or lost its context). */
+static bool failed_own_checks(const struct gb_stress_obs *o)
+{
+	return o->abft_mismatches || o->exact_mismatches || o->repeat_mismatches || o->nan_count ||
+	       o->cuda_failure[0];
+}
+
+/* The GPUs that pass `pick` ("GPU 1", "GPUs 0 and 1", "GPUs 0, 2 and 3"; "" none); their count */
+static size_t list_gpus(const struct gb_stress_obs *obs, size_t n,
+			bool (*pick)(const struct gb_stress_obs *), char *buf, size_t len)
+{
+	size_t count = 0, total = 0, used;
+
+	for (size_t i = 0; i < n; i++)
+		total += pick(&obs[i]);
+	used = (size_t)snprintf(buf, len, "GPU%s", total > 1 ? "s" : "");
+	for (size_t i = 0; i < n && used < len; i++) {
+		if (!pick(&obs[i]))
+			continue;
+		count++;
+		used += (size_t)snprintf(buf + used, len - used, "%s%d",
+					 count == 1 ? " " : count == total ? " and " : ", ",
+					 obs[i].device);
+	}
+	if (!total)
+		buf[0] = '\0';
+	return total;
+}
+
+static bool undecided(const struct gb_stress_obs *o)
+{
+	return o->cross_on && o->cross == GB_CROSS_UNDECIDED;
+}
+
+static bool undecided_and_failed(const struct gb_stress_obs *o)
+{
+	return undecided(o) && failed_own_checks(o);
+}
+
+size_t gb_stress_cross_tie(const struct gb_stress_obs *obs, size_t n, struct gb_stress_check *out)
+{
+	char who[96], bad[96];
+	size_t n_bad;
+
+	if (!list_gpus(obs, n, undecided, who, sizeof(who)))
+		return 0;
+	n_bad = list_gpus(obs, n, undecided_and_failed, bad, sizeof(bad));
+	out->name = "cross_gpu";
+	out->status = GB_STATUS_FAILED;
+	out->severity = GB_SEV_ERROR;
+	out->observed = out->threshold = NAN;
+	snprintf(out->message, sizeof(out->message),
+		 "%s computed different results and no majority names the outlier%s%s%s", who,
+		 n_bad ? "; " : "", bad, n_bad ? (n_bad > 1 ? " failed their own checks"
+						     : " failed its own checks") : "");
+	return 1;
 }
 
 void gb_stress_add_checks(struct gb_bench_result *b, int device, const struct gb_stress_check *c,

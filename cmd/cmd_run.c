@@ -45,6 +45,7 @@ struct run_params {
 	bool no_fleet;          /* under a launcher, still run alone (no MPI) */
 	uint32_t only;          /* --only: the steps to run (0: every one) */
 	uint32_t skip;          /* --skip: the steps to leave out */
+	double stress_s;        /* --stress-duration: stress's length (0: the profile's) */
 };
 
 /* Options per benchmark and profile; NULL: the benchmark's own defaults. */
@@ -86,6 +87,8 @@ static const struct gb_suite_sizes profile_sizes[] = {
  * so a node that ends early does not give up on one still measuring.
  */
 static const double profile_suite_s[] = { 15 * 60.0, 45 * 60.0, 4.5 * 3600 };
+/* stress's --duration in profile_table, seconds: what --stress-duration replaces */
+static const double profile_stress_s[] = { 30, 10 * 60.0, 4 * 3600.0 };
 
 static const char *profile_args_for(const char *bench, int profile)
 {
@@ -231,7 +234,19 @@ static const char *left_out(const struct run_params *rp, const char *bench)
 	return NULL;
 }
 
-/* The step's params: the profile's options, then the fitted sizes, then --thresholds. */
+/* " --duration Ns" for the stress step under --stress-duration, else "" */
+static void stress_duration_arg(const char *bench, const struct run_params *rp, char *buf,
+				size_t len)
+{
+	buf[0] = '\0';
+	if (rp->stress_s > 0 && !strcmp(bench, "stress"))
+		snprintf(buf, len, "--duration %.17gs", rp->stress_s);
+}
+
+/*
+ * The step's params: the profile's options, then the fitted sizes, then
+ * --stress-duration, then --thresholds.
+ */
 static int step_params(const struct gb_bench *b, const struct run_params *rp,
 		       const struct gb_suite_sizes *fit, const struct gb_run *run, void *params)
 {
@@ -240,6 +255,9 @@ static int step_params(const struct gb_bench *b, const struct run_params *rp,
 	if (profile_params(b, rp->profile, params))
 		return -1;
 	fitted_args(b->name, &profile_sizes[rp->profile], fit, more, sizeof(more));
+	if (more[0] && parse_more(b, more, params))
+		return -1;
+	stress_duration_arg(b->name, rp, more, sizeof(more));
 	if (more[0] && parse_more(b, more, params))
 		return -1;
 	if (thresholds_param(b, rp->thresholds, params))
@@ -309,6 +327,10 @@ static const struct gb_opt run_opts[] = {
 	{ GB_OPT_ENUM_LIST, 0, "skip", offsetof(struct run_params, skip), "LIST",
 	  "leave these steps out (same names as --only); in the report as skipped", 0, 0,
 	  step_names, 0 },
+	{ GB_OPT_DURATION, 0, "stress-duration", offsetof(struct run_params, stress_s), "TIME",
+	  "how long the stress step loads the GPUs, instead of the profile's (quick 30s, "
+	  "acceptance 10m, burnin 4h)",
+	  1, 30 * 86400.0, NULL, 0 },
 	{ GB_OPT_BOOL, 0, "plan", offsetof(struct run_params, plan), NULL,
 	  "print the benchmark commands of the profile and check them; measure nothing", 0, 0,
 	  NULL, 0 },
@@ -338,6 +360,7 @@ static int print_plan(const struct run_params *rp)
 	size_t nb;
 	const struct gb_bench *const *benches = gb_bench_all(&nb);
 	int rc = GB_EXIT_OK, profile = rp->profile;
+	char more[64];
 
 	for (size_t i = 0; i < nb; i++) {
 		const struct gb_bench *b = benches[i];
@@ -347,12 +370,15 @@ static int print_plan(const struct run_params *rp)
 		if (left_out(rp, b->name))
 			continue;
 		params = calloc(1, b->params_size ? b->params_size : 1);
-		if (profile_params(b, profile, params)) {
-			gb_error("profile '%s': invalid options for '%s': %s", profile_names[profile],
-				 b->name, args ? args : "");
+		stress_duration_arg(b->name, rp, more, sizeof(more));
+		if (profile_params(b, profile, params) || (more[0] && parse_more(b, more, params))) {
+			gb_error("profile '%s': invalid options for '%s': %s%s%s",
+				 profile_names[profile], b->name, args ? args : "",
+				 more[0] ? " " : "", more);
 			rc = GB_EXIT_CANNOT_RUN;
 		} else {
-			printf("gpubench %s%s%s\n", b->name, args ? " " : "", args ? args : "");
+			printf("gpubench %s%s%s%s%s\n", b->name, args ? " " : "", args ? args : "",
+			       more[0] ? " " : "", more);
 		}
 		free(params);
 	}
@@ -362,18 +388,20 @@ static int print_plan(const struct run_params *rp)
 /* ---- a fleet: one rank per node under mpirun or srun ---- */
 
 /*
- * The profile's expected duration; GPUBENCH_TEST_FLEET_SUITE_S=DURATION
- * (tests only, not in the README) replaces it, so that tests without a GPU
- * need not wait for a suite that ends at once.
+ * The profile's expected duration, longer by what --stress-duration adds
+ * (a shorter stress keeps the allowance: the waits stay generous);
+ * GPUBENCH_TEST_FLEET_SUITE_S=DURATION (tests only, not in the README)
+ * replaces it, so that tests without a GPU need not wait for a suite that
+ * ends at once.
  */
-static double suite_seconds(int profile)
+static double suite_seconds(const struct run_params *rp)
 {
 	const char *v = getenv("GPUBENCH_TEST_FLEET_SUITE_S");
-	double s;
+	double s, longer = rp->stress_s - profile_stress_s[rp->profile];
 
 	if (v && *v && !gb_parse_duration(v, &s) && s >= 0)
 		return s;
-	return profile_suite_s[profile];
+	return profile_suite_s[rp->profile] + (longer > 0 ? longer : 0);
 }
 
 struct suite {
@@ -452,7 +480,7 @@ static int run_fleet(const struct run_params *rp, struct gb_common *common,
 	struct suite suite = { rp, &thr };
 	struct gb_fleet_cfg cfg = {
 		.launcher = l, .common = common, .node_reports = rp->node_reports,
-		.timeout_s = rp->timeout_s, .suite_s = suite_seconds(rp->profile),
+		.timeout_s = rp->timeout_s, .suite_s = suite_seconds(rp),
 		.argc = argc, .argv = argv,
 		.measure = measure_suite, .user = &suite,
 	};

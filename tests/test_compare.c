@@ -111,7 +111,8 @@ static void test_regression(void **state)
 	gb_compare_opts_init(&o);
 	compare_files("base.json", "regressed.json", &o, &c);
 	assert_false(c.different_models);
-	assert_int_equal(c.count[GB_CMP_REGRESSION], 2);
+	/* tflops_bf16 and its two pct_of_*_peak_bf16 values, on both GPUs */
+	assert_int_equal(c.count[GB_CMP_REGRESSION], 6);
 	assert_true(gb_compare_regressed(&c));
 	r = row(&c, "tflops_bf16", 0);
 	assert_int_equal(r->cls, GB_CMP_REGRESSION);
@@ -120,8 +121,9 @@ static void test_regression(void **state)
 	assert_string_equal(r->model, "NVIDIA H100 80GB HBM3");
 	/* the durations differ in nothing here, but the key never holds them */
 	assert_null(strstr(r->params, "duration_s"));
-	assert_non_null(strstr(r->params, "m=8192"));
-	assert_int_equal(row(&c, "tflops_fp16", 0)->cls, GB_CMP_UNCHANGED);
+	assert_non_null(strstr(r->params, "m=256"));
+	assert_int_equal(row(&c, "pct_of_max_clock_peak_bf16", 1)->cls, GB_CMP_REGRESSION);
+	assert_int_equal(row(&c, "tflops_fp32", 0)->cls, GB_CMP_UNCHANGED);
 	gb_compare_release(&c);
 }
 
@@ -156,13 +158,15 @@ static void test_improvement_and_one_side(void **state)
 	(void)state;
 	gb_compare_opts_init(&o);
 	compare_files("base.json", "improved.json", &o, &c);
-	assert_int_equal(c.count[GB_CMP_IMPROVEMENT], 2);
-	assert_int_equal(c.count[GB_CMP_ONLY_A], 2); /* d2h not measured in B */
-	assert_int_equal(c.count[GB_CMP_ONLY_B], 2); /* fp8 new in B */
+	/* tflops_bf16 and its two pct_of_*_peak_bf16 values, on both GPUs */
+	assert_int_equal(c.count[GB_CMP_IMPROVEMENT], 6);
+	assert_int_equal(c.count[GB_CMP_ONLY_A], 2); /* d2h_ce_pinned_gbps not measured in B */
+	assert_int_equal(c.count[GB_CMP_ONLY_B], 4); /* the PCIe link read under load in B */
 	assert_int_equal(c.count[GB_CMP_REGRESSION], 0);
 	assert_false(gb_compare_regressed(&c));
 	assert_int_equal(row(&c, "tflops_bf16", 1)->cls, GB_CMP_IMPROVEMENT);
-	assert_int_equal(row(&c, "d2h_pinned_gbps", 0)->cls, GB_CMP_ONLY_A);
+	assert_int_equal(row(&c, "d2h_ce_pinned_gbps", 0)->cls, GB_CMP_ONLY_A);
+	assert_int_equal(row(&c, "pcie_width_under_load", -1)->cls, GB_CMP_ONLY_B); /* no A side */
 	gb_compare_release(&c);
 }
 
@@ -181,19 +185,20 @@ static void test_different_models(void **state)
 	assert_false(gb_compare_regressed(&c)); /* other hardware is not a regression */
 	r = row(&c, "tflops_bf16", 0);
 	assert_string_equal(r->model, "NVIDIA H100 80GB HBM3 / NVIDIA GeForce RTX 4090");
-	assert_true(fabs(r->a.efficiency - 0.75) < 0.01);
-	assert_true(fabs(r->b.efficiency - 0.959) < 0.01);
-	/* per watt from the benchmark's power_w_mean metric */
+	/* the simulated 256^3 GEMM: 17 of 989 TFLOP/s on the H100, 10.9 of 165 on the 4090 */
+	assert_true(fabs(r->a.efficiency - 0.01715) < 0.0001);
+	assert_true(fabs(r->b.efficiency - 0.06575) < 0.0001);
+	/* per watt from the benchmark's power_w_mean_bf16 metric */
 	assert_string_equal(r->a.power_source, "metric");
-	assert_true(fabs(r->a.per_watt - r->a.value / 690.0) < 1e-9);
-	assert_true(fabs(r->b.per_watt - r->b.value / 430.0) < 1e-9);
+	assert_true(fabs(r->a.per_watt - r->a.value / 420.0) < 1e-9);
+	assert_true(fabs(r->b.per_watt - r->b.value / 270.0) < 1e-9);
 	assert_true(fabs(r->a.per_dollar - r->a.value / 2.5) < 1e-9);
 	assert_true(fabs(r->b.per_dollar - r->b.value / 0.5) < 1e-9);
 	assert_string_equal(gb_cmp_class_name(r->cls, true), "b_worse");
 	/* latency has no per-watt figure: it is not a throughput */
-	assert_true(isnan(row(&c, "h2d_latency_us", 0)->a.per_watt));
-	/* GPU 1 of A has no partner in B */
-	assert_int_equal(row(&c, "tflops_bf16", 1)->cls, GB_CMP_ONLY_A);
+	assert_true(isnan(row(&c, "h2d_ce_pinned_alpha_us", 0)->a.per_watt));
+	/* GPU 1 of A meets GPU 1 of B: side by side too, never gated */
+	assert_string_equal(gb_cmp_class_name(row(&c, "tflops_bf16", 1)->cls, true), "b_worse");
 	gb_compare_release(&c);
 }
 
@@ -240,23 +245,24 @@ static void test_tolerance_per_metric(void **state)
 
 	(void)state;
 	gb_compare_opts_init(&o);
-	assert_int_equal(gb_tolerance_rules_parse("h2d_*=1%, tflops_bf16 = 15%", &rules, &n, err,
+	/* *_bf16: tflops_bf16 and the pct_of_*_peak_bf16 values derived from it */
+	assert_int_equal(gb_tolerance_rules_parse("h2d_*=1%, *_bf16 = 15%", &rules, &n, err,
 						  sizeof(err)),
 			 0);
 	assert_int_equal(n, 2);
-	assert_string_equal(rules[1].pattern, "tflops_bf16");
+	assert_string_equal(rules[1].pattern, "*_bf16");
 	assert_true(fabs(rules[1].fraction - 0.15) < 1e-12);
 	o.rules = rules;
 	o.n_rules = n;
 	compare_files("base.json", "regressed.json", &o, &c);
 	assert_false(gb_compare_regressed(&c));
 	assert_true(fabs(row(&c, "tflops_bf16", 0)->tolerance - 0.15) < 1e-12);
-	assert_true(fabs(row(&c, "tflops_fp16", 0)->tolerance - 0.05) < 1e-12);
+	assert_true(fabs(row(&c, "tflops_fp32", 0)->tolerance - 0.05) < 1e-12);
 	gb_compare_release(&c);
 	gb_tolerance_rules_free(rules, n);
 
 	/* bench/metric patterns, and a global tolerance */
-	assert_int_equal(gb_tolerance_rules_parse("gemm/tflops_*=12%", &rules, &n, err,
+	assert_int_equal(gb_tolerance_rules_parse("gemm/*_bf16=12%", &rules, &n, err,
 						  sizeof(err)),
 			 0);
 	o.rules = rules;
@@ -434,11 +440,18 @@ static void test_outputs(void **state)
 	assert_string_equal(cJSON_GetObjectItem(doc, "status")->valuestring, "failed");
 	assert_int_equal(cJSON_GetObjectItem(doc, "exit_code")->valueint, 1);
 	sum = cJSON_GetObjectItem(doc, "summary");
-	assert_int_equal(cJSON_GetObjectItem(sum, "regression")->valueint, 2);
+	assert_int_equal(cJSON_GetObjectItem(sum, "regression")->valueint, 6);
 	rows = cJSON_GetObjectItem(doc, "rows");
 	assert_int_equal(cJSON_GetArraySize(rows), (int)c.n_rows);
+	/* rows in the reports' order: gemm's fp32 metrics (6 a GPU), then tflops_bf16 */
 	assert_string_equal(
 		cJSON_GetObjectItem(cJSON_GetArrayItem(rows, 0), "class")->valuestring,
+		"unchanged");
+	assert_string_equal(
+		cJSON_GetObjectItem(cJSON_GetArrayItem(rows, 6), "metric")->valuestring,
+		"tflops_bf16");
+	assert_string_equal(
+		cJSON_GetObjectItem(cJSON_GetArrayItem(rows, 6), "class")->valuestring,
 		"regression");
 	cJSON_Delete(doc);
 	free(s);
@@ -456,12 +469,12 @@ static void test_outputs(void **state)
 	s = print_to_string(&c, GB_OUT_JUNIT);
 	assert_non_null(strstr(s, "<testcase classname=\"gemm\" name=\"tflops_bf16 (GPU 0 "
 				  "NVIDIA H100 80GB HBM3; "));
-	assert_non_null(strstr(s, "<failure message=\"regression: A 741.9, B 668.4 TFLOP/s (-9.9%"));
-	assert_non_null(strstr(s, "failures=\"2\""));
+	assert_non_null(strstr(s, "<failure message=\"regression: A 16.97, B 15.27 TFLOP/s (-10.0%"));
+	assert_non_null(strstr(s, "failures=\"6\""));
 	free(s);
 	s = print_to_string(&c, GB_OUT_PROMETHEUS);
 	assert_non_null(strstr(s, "gpubench_compare_failed 1\n"));
-	assert_non_null(strstr(s, "gpubench_compare_rows{class=\"regression\"} 2\n"));
+	assert_non_null(strstr(s, "gpubench_compare_rows{class=\"regression\"} 6\n"));
 	assert_non_null(strstr(s, "gpubench_compare_regression{benchmark=\"gemm\",metric=\""
 				  "tflops_bf16\",device=\"0\""));
 	free(s);

@@ -264,6 +264,26 @@ static void test_rotating_copies(void **state)
 	assert_int_equal(gb_gemm_align_up(257), 512);
 }
 
+/* copies capped to free memory, with max(free / 16, 16 MiB) left over */
+static void test_copies_that_fit(void **state)
+{
+	(void)state;
+	/* plenty of memory: what was wanted */
+	assert_int_equal(gb_gemm_copies_that_fit(25, 4 * MiB, 2 * MiB, 80000 * MiB), 25);
+	/* 256 MiB free, 16 MiB headroom, 2 MiB for D: 238 MiB / 4 MiB = 59 of 256 wanted */
+	assert_int_equal(gb_gemm_copies_that_fit(256, 4 * MiB, 2 * MiB, 256 * MiB), 59);
+	/* 1 GiB free: headroom 64 MiB, (1024 - 64 - 0) / 4 = 240 */
+	assert_int_equal(gb_gemm_copies_that_fit(1000, 4 * MiB, 0, 1024 * MiB), 240);
+	/* exactly fitting is fitting: 16 + 2 + 2 x 1 = 20 MiB */
+	assert_int_equal(gb_gemm_copies_that_fit(5, 1 * MiB, 2 * MiB, 20 * MiB), 2);
+	/* not even one with the headroom: one, the caller reports what does not fit */
+	assert_int_equal(gb_gemm_copies_that_fit(4, 64 * MiB, 0, 70 * MiB), 1);
+	assert_int_equal(gb_gemm_copies_that_fit(4, 64 * MiB, 0, 0), 1);
+	/* degenerate sizes: what was wanted, never 0 */
+	assert_int_equal(gb_gemm_copies_that_fit(2, 0, 0, 100 * MiB), 2);
+	assert_int_equal(gb_gemm_copies_that_fit(0, 4 * MiB, 0, 100 * MiB), 1);
+}
+
 /* ---- timing helpers ---- */
 
 static void test_batch_and_settle(void **state)
@@ -885,6 +905,7 @@ int main(void)
 		cmocka_unit_test(test_shape_product),
 		cmocka_unit_test(test_search_grid),
 		cmocka_unit_test(test_rotating_copies),
+		cmocka_unit_test(test_copies_that_fit),
 		cmocka_unit_test(test_batch_and_settle),
 		cmocka_unit_test(test_preselect_warmup),
 		cmocka_unit_test(test_cv),

@@ -859,6 +859,28 @@ static void test_judge_straggler(void **state)
 	assert_null(strstr(j.message, "straggler"));
 }
 
+/* ddp: the slowest compute part names the straggler, the all-reduce wait hidden */
+static void test_compute_straggler(void **state)
+{
+	static const int dev[] = { 0, 1, 2 };
+	static const double slow1[] = { 0.020, 0.025, 0.0201 };
+	static const double even[] = { 0.020, 0.0203, 0.0201 };
+	static const double one_known[] = { 0.020, NAN, -1 };
+	char b[256];
+
+	(void)state;
+	assert_true(gb_scaling_compute_straggler(dev, slow1, 3, b, sizeof(b)));
+	assert_string_equal(b, "GPU 1 computes slowest: 25.0 ms of GEMMs per step against "
+			       "20.0 ms on GPU 0 (25% slower: clocks, power, heat), and every "
+			       "step waits for it");
+	/* within 2 %: nobody is named */
+	assert_false(gb_scaling_compute_straggler(dev, even, 3, b, sizeof(b)));
+	assert_string_equal(b, "");
+	/* one GPU with a time: nothing to compare */
+	assert_false(gb_scaling_compute_straggler(dev, one_known, 3, b, sizeof(b)));
+	assert_false(gb_scaling_compute_straggler(dev, slow1, 1, b, sizeof(b)));
+}
+
 static void test_judge_contention(void **state)
 {
 	struct gb_scaling_judgement j;
@@ -905,6 +927,7 @@ int main(void)
 		cmocka_unit_test(test_judge_above),
 		cmocka_unit_test(test_judge_compute_only),
 		cmocka_unit_test(test_judge_straggler),
+		cmocka_unit_test(test_compute_straggler),
 		cmocka_unit_test(test_judge_contention),
 	};
 

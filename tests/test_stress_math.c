@@ -488,6 +488,46 @@ static void test_abft_exact(void **state)
 	mats_free(&x);
 }
 
+/*
+ * A flipped bit of a random-data FP32 result is named from the CPU's exact
+ * value and the checksums' bound: the GPU's rounding is unknown, yet the
+ * flip that explains the element is the only one within the bound.
+ */
+static void test_abft_names_flipped_bit(void **state)
+{
+	static const int bits[] = { 31, 30, 29, 27, 24, 23, 22, 21, 20 };
+	struct mats x;
+	struct gb_abft_ref ref;
+
+	(void)state;
+	mats_gen(&x, 48, 40, 4096, 24, 0, 14);
+	gemm_float(&x, FE_TONEAREST, 1);
+	assert_int_equal(gb_stress_abft_build(mats_column, &x, x.m, x.n, x.k, GB_ABFT_PROBABILISTIC,
+					      0x1p-24, 0, NULL, &ref),
+			 0);
+	for (size_t b = 0; b < ARRAY_LEN(bits); b++) {
+		uint64_t j = 3 + b, i = median_row(&x, j);
+		double old = flip_f32(&x, i, j, bits[b]), exact = 0;
+		float got = (float)x.c[i + j * x.m];
+		uint32_t got_bits, old_bits;
+		float old_f = (float)old;
+		struct gb_stress_bitdiff d;
+
+		memcpy(&got_bits, &got, sizeof(got_bits));
+		memcpy(&old_bits, &old_f, sizeof(old_bits));
+		for (uint64_t p = 0; p < x.k; p++) /* 24-bit inputs: products exact in double */
+			exact += x.a[p + i * x.k] * x.b[p + j * x.k];
+		gb_stress_explain(GB_DT_F32, got_bits, exact, fmin(ref.col_bound[j], ref.row_bound[i]),
+				  &d);
+		assert_int_equal(d.n_bits, 1);
+		assert_int_equal(d.bit, bits[b]);
+		assert_int_equal(d.expected_bits, old_bits);
+		x.c[i + j * x.m] = old;
+	}
+	gb_stress_abft_release(&ref);
+	mats_free(&x);
+}
+
 /* The generator-backed reference equals one built from the same matrices. */
 static void test_abft_reference_matches(void **state)
 {
@@ -927,6 +967,194 @@ static void test_forensic_json(void **state)
 }
 
 /* ======================================================================= */
+/* locating and explaining a corrupted element                             */
+
+static void test_locate(void **state)
+{
+	struct gb_stress_sum_fail f[] = {
+		{ 2, 7, false }, { 2, 9, true }, /* slot 2: column 7, row 9 */
+		{ 3, 1, false }, { 3, 4, true }, { 3, 5, true }, /* slot 3: two rows */
+		{ 5, 6, true },                  /* slot 5: a row alone */
+	};
+	uint32_t row = 0, col = 0;
+
+	(void)state;
+	assert_true(gb_stress_locate(f, ARRAY_LEN(f), ARRAY_LEN(f), 2, &row, &col));
+	assert_int_equal(row, 9);
+	assert_int_equal(col, 7);
+	assert_false(gb_stress_locate(f, ARRAY_LEN(f), ARRAY_LEN(f), 3, &row, &col));
+	assert_false(gb_stress_locate(f, ARRAY_LEN(f), ARRAY_LEN(f), 5, &row, &col));
+	assert_false(gb_stress_locate(f, ARRAY_LEN(f), ARRAY_LEN(f), 4, &row, &col));
+	/*
+	 * Records left out (9 failed, 6 kept): slot 2's are complete (slot 3's
+	 * follow them on the stream), but the last kept slot may have lost some
+	 */
+	assert_true(gb_stress_locate(f, ARRAY_LEN(f), 9, 2, &row, &col));
+	assert_false(gb_stress_locate(f, 2, 3, 2, &row, &col));
+	assert_true(gb_stress_locate(f, 2, 2, 2, &row, &col));
+}
+
+static void test_value_bits(void **state)
+{
+	static const struct {
+		enum gb_dtype t;
+		double v;
+		uint64_t bits;
+	} cases[] = {
+		{ GB_DT_F32, 1.0, 0x3f800000 },
+		{ GB_DT_F32, -0.5, 0xbf000000 },
+		{ GB_DT_F64, 1.0, 0x3ff0000000000000ULL },
+		{ GB_DT_F16, 1.0, 0x3c00 },
+		{ GB_DT_F16, -2.0, 0xc000 },
+		{ GB_DT_F16, 65504.0, 0x7bff },
+		{ GB_DT_F16, 65520.0, 0x7c00 },         /* rounds up to infinity */
+		{ GB_DT_F16, 0x1p-24, 0x0001 },         /* the smallest subnormal */
+		{ GB_DT_F16, 0x1.ff8p-15, 0x03ff },     /* the largest subnormal */
+		{ GB_DT_F16, 0x1.ffcp-15, 0x0400 },     /* a tie that rounds up to normal */
+		{ GB_DT_F16, 1.0 + 0x1p-11, 0x3c00 },   /* a tie goes to even */
+		{ GB_DT_F16, 1.0 + 0x3p-11, 0x3c02 },
+		{ GB_DT_BF16, 1.0, 0x3f80 },
+		{ GB_DT_BF16, 0x1.ffp0, 0x4000 },      /* carries into the exponent */
+		{ GB_DT_BF16, 1e39, 0x7f80 },
+		{ GB_DT_I32, 2.6, 3 },
+		{ GB_DT_I32, -1.0, 0xffffffffULL },
+		{ GB_DT_I32, 1e10, 0x7fffffff },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		uint64_t b = gb_stress_value_bits(cases[i].t, cases[i].v);
+
+		if (b != cases[i].bits)
+			fail_msg("%s %a: 0x%llx, expected 0x%llx", gb_dtype_name(cases[i].t),
+				 cases[i].v, (unsigned long long)b,
+				 (unsigned long long)cases[i].bits);
+	}
+	assert_int_equal(gb_stress_type_bits(GB_DT_F64), 64);
+	assert_int_equal(gb_stress_type_bits(GB_DT_BF16), 16);
+	assert_int_equal(gb_stress_type_bits(GB_DT_E4M3), 0);
+	assert_true(gb_stress_bits_value(GB_DT_F16, 0x3c00) == 1.0);
+	assert_true(gb_stress_bits_value(GB_DT_BF16, 0xbf80) == -1.0);
+	assert_true(gb_stress_bits_value(GB_DT_F32, 0x7f707d00) > 3e38);
+	assert_true(gb_stress_bits_value(GB_DT_I32, 0xffffffffULL) == -1.0);
+	assert_true(isnan(gb_stress_bits_value(GB_DT_E4M3, 0)));
+}
+
+static void test_explain(void **state)
+{
+	struct gb_stress_bitdiff d;
+
+	(void)state;
+	/* the simulator's bitflip_gemm: bit 30 of 0.939407 (0x3f707d00) */
+	gb_stress_explain(GB_DT_F32, 0x7f707d00, 0.9394073486328125, 0.01, &d);
+	assert_int_equal(d.n_bits, 1);
+	assert_int_equal(d.bit, 30);
+	assert_int_equal(d.expected_bits, 0x3f707d00);
+	/* the CPU's exact value is not the GPU's rounding of it: within tol is enough */
+	gb_stress_explain(GB_DT_F32, 0x7f707d00, 0.93940741, 1e-6, &d);
+	assert_int_equal(d.bit, 30);
+	/* ... but not outside it: then the bits of the CPU value, several differ */
+	gb_stress_explain(GB_DT_F32, 0x7f707d00, 0.93940741, 0, &d);
+	assert_true(d.n_bits > 1);
+	assert_int_equal(d.bit, -1);
+	/* exact phases: tol 0; the flip that makes an integer tiny */
+	gb_stress_explain(GB_DT_F32, 0x07d2bb80, 107895, 0, &d);
+	assert_int_equal(d.n_bits, 1);
+	assert_int_equal(d.bit, 30);
+	assert_int_equal(d.expected_bits, 0x47d2bb80);
+	/* a wrong value no single flip explains: 5 for 3 differs in 3 bits */
+	gb_stress_explain(GB_DT_F32, 0x40a00000, 3.0, 0, &d);
+	assert_int_equal(d.n_bits, 3);
+	assert_int_equal(d.bit, -1);
+	assert_int_equal(d.expected_bits, 0x40400000);
+	/* within the bound: nothing to explain */
+	gb_stress_explain(GB_DT_F32, 0x3f800001, 1.0, 1e-6, &d);
+	assert_int_equal(d.n_bits, 0);
+	/* sign, and a low mantissa bit of a double */
+	gb_stress_explain(GB_DT_F32, 0x3f000000, -0.5, 0, &d);
+	assert_int_equal(d.bit, 31);
+	assert_string_equal(gb_stress_bit_field(GB_DT_F32, d.bit), "sign");
+	gb_stress_explain(GB_DT_F64, 0x3ff8000000000000ULL ^ (1ULL << 20), 1.5, 0, &d);
+	assert_int_equal(d.bit, 20);
+	assert_string_equal(gb_stress_bit_field(GB_DT_F64, d.bit), "mantissa");
+	/* 16-bit types: a flip to infinity (bf16) and to zero (fp16) */
+	gb_stress_explain(GB_DT_BF16, 0x7f80, 1.0, 0, &d);
+	assert_int_equal(d.bit, 14);
+	assert_int_equal(d.expected_bits, 0x3f80);
+	gb_stress_explain(GB_DT_F16, 0x0000, 2.0, 0, &d);
+	assert_int_equal(d.bit, 14);
+	/* int32, and bits above the type's width are not the element's */
+	gb_stress_explain(GB_DT_I32, 7 ^ (1u << 30) ^ (1ULL << 40), 7, 0, &d);
+	assert_int_equal(d.n_bits, 1);
+	assert_int_equal(d.bit, 30);
+	/* a NaN that one flip of an exponent bit explains; an unknown expected value */
+	gb_stress_explain(GB_DT_F32, 0x7fc00000, 1.5, 0, &d);
+	assert_int_equal(d.bit, 30);
+	gb_stress_explain(GB_DT_F32, 0x3f800000, NAN, 0, &d);
+	assert_int_equal(d.n_bits, -1);
+}
+
+static void corrupt_example(struct gb_stress_corrupt *e, uint32_t row)
+{
+	gb_stress_corrupt_init(e);
+	e->batch = 4;
+	e->t_s = 1.5;
+	e->row = row;
+	e->col = 128;
+	e->type = GB_DT_F32;
+	e->read = true;
+	e->got_bits = 0x7f707d00;
+	e->got = gb_stress_bits_value(GB_DT_F32, e->got_bits);
+	e->expected = 0.9394073486328125;
+	gb_stress_explain(GB_DT_F32, e->got_bits, e->expected, 0.01, &e->diff);
+}
+
+static void test_corrupt_record(void **state)
+{
+	struct gb_stress_corrupt c, e;
+	char buf[256];
+	cJSON *o;
+
+	(void)state;
+	gb_stress_corrupt_init(&c);
+	assert_string_equal(gb_stress_corrupt_text(&c, buf, sizeof(buf)), "");
+	o = gb_stress_corrupt_json(&c);
+	assert_true(cJSON_IsNull(o));
+	cJSON_Delete(o);
+	/* the first is kept, the rest counted */
+	corrupt_example(&e, 128);
+	assert_true(gb_stress_corrupt_add(&c, &e));
+	corrupt_example(&e, 7);
+	assert_false(gb_stress_corrupt_add(&c, &e));
+	assert_int_equal(c.located, 2);
+	assert_int_equal(c.row, 128);
+	assert_string_equal(gb_stress_corrupt_text(&c, buf, sizeof(buf)),
+			    "first at row 128, column 128 (batch 4): bit 30 (exponent) flipped, "
+			    "expected 0.939407 got 3.19664e+38; 2 elements located");
+	o = gb_stress_corrupt_json(&c);
+	assert_int_equal(cJSON_GetObjectItem(o, "row")->valueint, 128);
+	assert_int_equal(cJSON_GetObjectItem(o, "col")->valueint, 128);
+	assert_int_equal(cJSON_GetObjectItem(o, "bit")->valueint, 30);
+	assert_int_equal(cJSON_GetObjectItem(o, "bits_differ")->valueint, 1);
+	assert_int_equal(cJSON_GetObjectItem(o, "located")->valueint, 2);
+	assert_string_equal(cJSON_GetObjectItem(o, "field")->valuestring, "exponent");
+	assert_string_equal(cJSON_GetObjectItem(o, "expected_bits")->valuestring, "0x3f707d00");
+	assert_string_equal(cJSON_GetObjectItem(o, "got_bits")->valuestring, "0x7f707d00");
+	cJSON_Delete(o);
+	/* several bits; not read back */
+	c.diff.n_bits = 3;
+	c.diff.bit = -1;
+	assert_non_null(strstr(gb_stress_corrupt_text(&c, buf, sizeof(buf)), ": 3 bits differ,"));
+	o = gb_stress_corrupt_json(&c);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "bit")));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "field")));
+	cJSON_Delete(o);
+	c.read = false;
+	assert_non_null(strstr(gb_stress_corrupt_text(&c, buf, sizeof(buf)),
+			       ": could not be read back,"));
+}
+
+/* ======================================================================= */
 /* thresholds and option values                                            */
 
 static void test_thresholds(void **state)
@@ -1122,8 +1350,9 @@ static void test_verdict_layers(void **state)
 	assert_int_equal(status_of(&o, "abft", NAN), GB_STATUS_SKIPPED);
 	o.cross = GB_CROSS_OUTLIER;
 	assert_int_equal(status_of(&o, "cross_gpu", NAN), GB_STATUS_FAILED);
+	/* no majority: not this GPU's failure (gb_stress_cross_tie fails the run) */
 	o.cross = GB_CROSS_UNDECIDED;
-	assert_int_equal(status_of(&o, "cross_gpu", NAN), GB_STATUS_FAILED);
+	assert_int_equal(status_of(&o, "cross_gpu", NAN), GB_STATUS_WARNING);
 	o.cross = GB_CROSS_NONE;
 	assert_int_equal(status_of(&o, "cross_gpu", NAN), GB_STATUS_SKIPPED);
 	o.cross_on = false;
@@ -1142,6 +1371,93 @@ static void test_verdict_layers(void **state)
  * the GPU's verdict. The layers that stayed clean are not passes: the load
  * did not finish.
  */
+static const char *message_of(const struct gb_stress_obs *o, const char *name,
+			      struct gb_stress_check *c)
+{
+	struct gb_stress_thresholds th;
+	size_t n;
+
+	gb_stress_thresholds_default(&th);
+	n = gb_stress_judge(o, &th, NULL, c, GB_STRESS_MAX_CHECKS);
+	return find(c, n, name)->message;
+}
+
+/* A failing abft or exact check names the first element located and its flipped bit. */
+static void test_verdict_names_element(void **state)
+{
+	struct gb_stress_obs o;
+	struct gb_stress_check c[GB_STRESS_MAX_CHECKS];
+	struct gb_stress_corrupt e;
+
+	(void)state;
+	obs_clean(&o);
+	o.abft_mismatches = 4;
+	o.exact_mismatches = 2;
+	/* nothing located (several rows and columns fail): the count alone */
+	assert_string_equal(message_of(&o, "abft", c),
+			    "4 row or column checksums outside the rounding-error bound");
+	corrupt_example(&e, 128);
+	gb_stress_corrupt_add(&o.abft_first, &e);
+	assert_string_equal(message_of(&o, "abft", c),
+			    "4 row or column checksums outside the rounding-error bound; first at "
+			    "row 128, column 128 (batch 4): bit 30 (exponent) flipped, expected "
+			    "0.939407 got 3.19664e+38; 1 element located");
+	assert_string_equal(message_of(&o, "exact", c),
+			    "2 checksums of exact integer products differ");
+	gb_stress_corrupt_add(&o.exact_first, &e);
+	assert_non_null(strstr(message_of(&o, "exact", c), "differ; first at row 128, column 128"));
+	assert_int_equal(find(c, GB_STRESS_MAX_CHECKS, "exact")->status, GB_STATUS_FAILED);
+	gb_stress_obs_release(&o);
+}
+
+/*
+ * Two GPUs that differ with no majority: neither is failed as the culprit
+ * (a warning each); the run's own check fails and says which GPUs differ.
+ */
+static void test_cross_tie(void **state)
+{
+	struct gb_stress_obs o[3];
+	struct gb_stress_check c;
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		obs_clean(&o[i]);
+		o[i].device = i;
+	}
+	assert_int_equal(gb_stress_cross_tie(o, 3, &c), 0);
+	o[0].cross = o[1].cross = GB_CROSS_UNDECIDED;
+	assert_int_equal(status_of(&o[0], "cross_gpu", NAN), GB_STATUS_WARNING);
+	assert_int_equal(status_of(&o[1], "cross_gpu", NAN), GB_STATUS_WARNING);
+	assert_int_equal(gb_stress_cross_tie(o, 2, &c), 1);
+	assert_int_equal(c.status, GB_STATUS_FAILED);
+	assert_string_equal(c.name, "cross_gpu");
+	assert_string_equal(c.message,
+			    "GPUs 0 and 1 computed different results and no majority names the "
+			    "outlier");
+	/* a GPU that failed its own checks is mentioned, not blamed for the tie */
+	o[1].abft_mismatches = 3;
+	assert_int_equal(gb_stress_cross_tie(o, 2, &c), 1);
+	assert_string_equal(c.message,
+			    "GPUs 0 and 1 computed different results and no majority names the "
+			    "outlier; GPU 1 failed its own checks");
+	/* a three-way split */
+	o[2].cross = GB_CROSS_UNDECIDED;
+	o[0].exact_mismatches = 1;
+	assert_int_equal(gb_stress_cross_tie(o, 3, &c), 1);
+	assert_string_equal(c.message,
+			    "GPUs 0, 1 and 2 computed different results and no majority names the "
+			    "outlier; GPUs 0 and 1 failed their own checks");
+	/* an outlier is its own GPU's failure; --no-cross turns the rule off */
+	o[0].cross = o[1].cross = o[2].cross = GB_CROSS_AGREE;
+	o[2].cross = GB_CROSS_OUTLIER;
+	assert_int_equal(gb_stress_cross_tie(o, 3, &c), 0);
+	o[2].cross = GB_CROSS_UNDECIDED;
+	o[2].cross_on = false;
+	assert_int_equal(gb_stress_cross_tie(o, 3, &c), 0);
+	for (int i = 0; i < 3; i++)
+		gb_stress_obs_release(&o[i]);
+}
+
 static void test_verdict_hung_after_mismatches(void **state)
 {
 	static const char *const unfinished[] = { "exact", "nan", "throughput_drop" };
@@ -1938,6 +2254,7 @@ int main(void)
 		cmocka_unit_test(test_abft_no_false_alarm_rz),
 		cmocka_unit_test(test_abft_catches_flips),
 		cmocka_unit_test(test_abft_exact),
+		cmocka_unit_test(test_abft_names_flipped_bit),
 		cmocka_unit_test(test_abft_reference_matches),
 		cmocka_unit_test(test_abft_bound_values),
 		cmocka_unit_test(test_sizing),
@@ -1948,11 +2265,17 @@ int main(void)
 		cmocka_unit_test(test_flipped_bits),
 		cmocka_unit_test(test_forensic_format),
 		cmocka_unit_test(test_forensic_json),
+		cmocka_unit_test(test_locate),
+		cmocka_unit_test(test_value_bits),
+		cmocka_unit_test(test_explain),
+		cmocka_unit_test(test_corrupt_record),
 		cmocka_unit_test(test_thresholds),
 		cmocka_unit_test(test_duration_percent),
 		cmocka_unit_test(test_verdict_clean),
 		cmocka_unit_test(test_verdict_could_not_run),
 		cmocka_unit_test(test_verdict_layers),
+		cmocka_unit_test(test_verdict_names_element),
+		cmocka_unit_test(test_cross_tie),
 		cmocka_unit_test(test_verdict_hung_after_mismatches),
 		cmocka_unit_test(test_verdict_throttle),
 		cmocka_unit_test(test_time_share),

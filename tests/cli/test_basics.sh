@@ -94,4 +94,14 @@ run "$BIN" run --only gemm,linpack
 expect_rc 2 "run --only with an unknown step"
 expect_one_error "linpack.*expected one of: gemm, bandwidth" "run --only names the bad step"
 
+# --stress-duration replaces the profile's stress length (last --duration wins)
+run "$BIN" run --plan --profile acceptance --stress-duration 90s
+expect_rc 0 "run --plan --stress-duration 90s"
+checks=$((checks + 1))
+[ "$(printf '%s\n' "$out" | grep '^gpubench stress ' | grep -o -- '--duration [^ ]*$')" = "--duration 90s" ] ||
+	fail "run --plan --stress-duration 90s: stress step is '$(printf '%s\n' "$out" | grep stress)'"
+run "$BIN" run --stress-duration 0s
+expect_rc 2 "run --stress-duration 0s"
+expect_one_error "stress-duration must be between" "run --stress-duration 0s says the range"
+
 finish

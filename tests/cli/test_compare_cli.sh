@@ -14,7 +14,8 @@ expect_out "result: passed" "a report against itself passes"
 run "$BIN" compare base.json regressed.json
 expect_rc 1 "a 10% bf16 regression"
 expect_out "tflops_bf16 \(TFLOP/s\) +0 NVIDIA H100 80GB HBM3 .* regression" "the regressed row"
-expect_out "2 regressions" "the summary counts regressions"
+# tflops_bf16 and the two pct_of_*_peak_bf16 values made from it, on 2 GPUs
+expect_out "6 regressions" "the summary counts regressions"
 
 run "$BIN" compare base.json noisy.json
 expect_rc 0 "7% down but within the runs' spread"
@@ -24,16 +25,16 @@ expect_rc 1 "a metric A measured and B lacks fails the gate"
 expect_out "improvement" "improvements listed"
 expect_out "only_a" "metrics missing in B listed"
 expect_out "only_b" "new metrics listed"
-expect_out "bandwidth in B lacks 2 metrics A measured: d2h_pinned_gbps \(GPU 0\), d2h_pinned_gbps \(GPU 1\)" \
+expect_out "bandwidth in B lacks 2 metrics A measured: d2h_ce_pinned_gbps \(GPU 0\), d2h_ce_pinned_gbps \(GPU 1\)" \
 	"the missing metrics named"
 run "$BIN" compare base.json improved.json --allow-missing
 expect_rc 0 "improvements and one-sided metrics, --allow-missing: listed, not failed"
 
 run "$BIN" compare base.json regressed.json --tolerance 15%
 expect_rc 0 "a global tolerance above the change"
-run "$BIN" compare base.json regressed.json --metric-tolerance 'h2d_*=1%,tflops_bf16=12%'
+run "$BIN" compare base.json regressed.json --metric-tolerance 'h2d_*=1%,*_bf16=12%'
 expect_rc 0 "a per-metric tolerance above the change"
-run "$BIN" compare base.json regressed.json --metric-tolerance 'tflops_fp16=12%'
+run "$BIN" compare base.json regressed.json --metric-tolerance 'tflops_fp32=12%'
 expect_rc 1 "a per-metric tolerance for another metric"
 
 run "$BIN" compare base.json other_model.json --price 2.5,0.4
@@ -50,7 +51,7 @@ if ! python3 - "$TMP/cmp.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["schema"] == "gpubench.compare/1"
-assert d["summary"]["regression"] == 2 and d["exit_code"] == 1
+assert d["summary"]["regression"] == 6 and d["exit_code"] == 1
 assert any(r["metric"] == "tflops_bf16" and r["class"] == "regression" for r in d["rows"])
 PY
 then
@@ -124,8 +125,8 @@ import sys, xml.dom.minidom
 d = xml.dom.minidom.parseString(sys.stdin.buffer.read())
 cases = d.getElementsByTagName("testcase")
 fails = [c for c in cases if c.getElementsByTagName("failure")]
-assert len(cases) == 14 and len(fails) == 2, (len(cases), len(fails))
-assert all("tflops_bf16" in c.getAttribute("name") for c in fails)
+assert len(cases) == 128 and len(fails) == 6, (len(cases), len(fails))
+assert all("_bf16 " in c.getAttribute("name") for c in fails)
 ' || fail "compare --format junit: one test case per metric, a failure per regression"
 run "$BIN" compare base.json regressed.json --format prometheus
 expect_rc 1 "prometheus keeps the exit code"
@@ -141,7 +142,9 @@ expect_out "<tr class=\"regression\">" "html marks the regressed rows"
 # b_error: gemm could not run; b_int: interrupted after gemm (bandwidth missing);
 # b_skip: bandwidth skipped; b_nogpu: no driver at all; b_metric: a metric
 # dropped from a benchmark that ran; b_nogemm: the whole gemm benchmark absent
-# from a B that finished; b_onegpu: GPU 1 gone (2 -> 1)
+# from a B that finished; b_onegpu: GPU 1 gone (2 -> 1) from a_two, base as a
+# node of the 2 GPUs it measured (base's machine has 8: compare pairs GPUs by
+# their rank among the model's, so with 8 a gone GPU reads as the last one)
 python3 - base.json "$TMP" <<'PY'
 import json, sys
 base = json.load(open(sys.argv[1]))
@@ -163,12 +166,16 @@ d["run"].update(status="error", reason="no NVIDIA driver")
 d["devices"], d["benchmarks"] = [], []
 save("b_nogpu", d)
 d = json.loads(json.dumps(base))
-d["benchmarks"][1]["metrics"] = [m for m in d["benchmarks"][1]["metrics"] if m["name"] != "d2h_pinned_gbps"]
+d["benchmarks"][1]["metrics"] = [m for m in d["benchmarks"][1]["metrics"] if m["name"] != "d2h_ce_pinned_gbps"]
 save("b_metric", d)
 d = json.loads(json.dumps(base))
 del d["benchmarks"][0]
 save("b_nogemm", d)
 d = json.loads(json.dumps(base))
+d["devices"] = [g for g in d["devices"] if g["index"] in (0, 1)]
+d["topology"] = [t for t in d["topology"] if t["a"] in (0, 1) and t["b"] in (0, 1)]
+d["telemetry"] = [t for t in d["telemetry"] if t["device"] in (0, 1)]
+save("a_two", d)
 d["devices"] = [g for g in d["devices"] if g["index"] != 1]
 d["topology"] = []
 for b in d["benchmarks"]:
@@ -178,7 +185,7 @@ save("b_onegpu", d)
 PY
 run "$BIN" compare base.json "$TMP/b_error.json"
 expect_rc 1 "a benchmark that errored in B fails the gate"
-expect_out "gemm did not run in B \(error: cudaErrorMemoryAllocation\); A measured 6 metrics" \
+expect_out "gemm did not run in B \(error: cudaErrorMemoryAllocation\); A measured 24 metrics" \
 	"the reason in the output"
 expect_out "result: failed \(B incomplete\)" "the result line"
 expect_out "only_a" "its metrics are still listed"
@@ -212,20 +219,20 @@ checks=$((checks + 1))
 # the issue's two fail-open cases: the whole gemm benchmark gone, a GPU gone
 run "$BIN" compare base.json "$TMP/b_nogemm.json"
 expect_rc 1 "gemm missing from a B that finished fails the gate"
-expect_one_error "^gpubench: warning: B incomplete: gemm is missing from B; A measured 6 metrics$" \
+expect_one_error "^gpubench: warning: B incomplete: gemm is missing from B; A measured 24 metrics$" \
 	"one line for the missing benchmark"
 expect_out "result: failed \(B incomplete\)" "the result line of a missing benchmark"
 run "$BIN" compare base.json "$TMP/b_nogemm.json" --allow-missing
 expect_rc 0 "a missing benchmark with --allow-missing"
 run "$BIN" compare "$TMP/b_nogemm.json" base.json
 expect_rc 0 "a benchmark only B has is listed, not failed"
-run "$BIN" compare base.json "$TMP/b_onegpu.json"
+run "$BIN" compare "$TMP/a_two.json" "$TMP/b_onegpu.json"
 expect_rc 1 "a GPU gone from B (2 -> 1) fails the gate"
-expect_one_error "^gpubench: warning: B incomplete: GPU 1 \(NVIDIA H100 80GB HBM3\) of A is missing from B; A measured 7 metrics on it$" \
+expect_one_error "^gpubench: warning: B incomplete: GPU 1 \(NVIDIA H100 80GB HBM3\) of A is missing from B; A measured 64 metrics on it$" \
 	"one line for the missing GPU, covering its metrics"
-run "$BIN" compare base.json "$TMP/b_onegpu.json" --allow-missing
+run "$BIN" compare "$TMP/a_two.json" "$TMP/b_onegpu.json" --allow-missing
 expect_rc 0 "a missing GPU with --allow-missing"
-run "$BIN" compare base.json "$TMP/b_onegpu.json" --format json -q -o "$TMP/gpu.json"
+run "$BIN" compare "$TMP/a_two.json" "$TMP/b_onegpu.json" --format json -q -o "$TMP/gpu.json"
 checks=$((checks + 1))
 python3 - "$TMP/gpu.json" <<'PY' || fail "the missing-GPU compare document"
 import json, sys
@@ -233,7 +240,7 @@ d = json.load(open(sys.argv[1]))
 inc = d["incomplete"]
 assert d["exit_code"] == 1 and len(inc) == 1, inc
 assert inc[0]["kind"] == "gpu" and inc[0]["device"] == 1 and inc[0]["benchmark"] is None
-assert inc[0]["metrics_a"] == 7
+assert inc[0]["metrics_a"] == 64
 PY
 run "$BIN" compare base.json "$TMP/b_error.json" --format json -q -o "$TMP/inc.json"
 expect_rc 1 "-q keeps the incomplete exit code"
@@ -245,7 +252,7 @@ assert d["status"] == "failed" and d["exit_code"] == 1 and d["regressed"] is Fal
 inc = d["incomplete"]
 assert len(inc) == 1 and inc[0]["benchmark"] == "gemm" and inc[0]["status"] == "error"
 assert inc[0]["kind"] == "not_run" and inc[0]["device"] is None
-assert inc[0]["metrics_a"] == 6
+assert inc[0]["metrics_a"] == 24
 PY
 run "$BIN" compare base.json "$TMP/b_error.json" --format junit
 expect_rc 1 "junit of an incomplete B"

@@ -75,11 +75,21 @@ run "$BIN" report sim.json --format html
 expect_out "<p class=\"simulated\"><strong>simulated GPU" "html says it is simulated"
 
 # ---- compare: simulated against measured is refused, both ways; two simulated compare ----
-run "$BIN" compare "$DATA/base.json" sim.json
+# tests/data's fixtures are simulated too (made from simulated templates):
+# the measured side is base.json with the flag turned off
+python3 - "$DATA/base.json" measured.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["host"]["simulated"] = False
+del d["host"]["simulated_machine"]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+validate measured.json
+run "$BIN" compare measured.json sim.json
 expect_rc 2 "a measured baseline against a simulated run"
-expect_one_error "^gpubench: error: cannot compare a simulated report with a measured one: 'sim.json' is simulated \(2x-h100-test .*\), '.*base.json' is measured$" \
+expect_one_error "^gpubench: error: cannot compare a simulated report with a measured one: 'sim.json' is simulated \(2x-h100-test .*\), 'measured.json' is measured$" \
 	"one line naming the simulated one"
-run "$BIN" compare sim.json "$DATA/base.json"
+run "$BIN" compare sim.json measured.json
 expect_rc 2 "a simulated baseline against a measured run"
 expect_one_error "cannot compare a simulated report with a measured one" "the reverse, one line"
 run "$BIN" compare sim.json sim.json
@@ -91,7 +101,7 @@ run "$BIN" compare sim.json sim.json --format json
 checks=$((checks + 1))
 printf '%s' "$out" | python3 -c 'import json,sys; assert json.load(sys.stdin)["simulated"] is True' ||
 	fail "the compare document does not say simulated"
-run "$BIN" report --merge sim.json "$DATA/regressed.json"
+run "$BIN" report --merge sim.json measured.json
 expect_rc 2 "a fleet merge of simulated and measured reports"
 expect_one_error "cannot merge a simulated report with measured ones" "one line for the merge"
 

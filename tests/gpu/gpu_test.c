@@ -31,3 +31,14 @@ bool gb_test_on_simulator(void)
 	/* the fake runtime's own symbol: the real static runtime has none */
 	return dlsym(RTLD_DEFAULT, "gbsim_report_label") != NULL;
 }
+
+int gb_test_sim_args(const char *const *args, int n, const char **out, const char *opt,
+		     const char *value)
+{
+	memcpy(out, args, sizeof(*args) * (size_t)n);
+	if (!gb_test_on_simulator())
+		return n;
+	out[n] = opt;
+	out[n + 1] = value;
+	return n + 2;
+}

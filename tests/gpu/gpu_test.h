@@ -22,4 +22,14 @@ int gb_test_require_gpu(void);
  */
 bool gb_test_on_simulator(void);
 
+/*
+ * A benchmark's arguments for this GPU: args[0..n) copied to out, and on
+ * the simulated GPU the option `opt` with `value` appended (say "--iters",
+ * "2": a fixed, small number of launches per sample instead of as many as
+ * a duration of simulated time holds, each of which the CPU computes).
+ * out holds n + 2; returns how many it holds.
+ */
+int gb_test_sim_args(const char *const *args, int n, const char **out, const char *opt,
+		     const char *value);
+
 #endif

@@ -39,6 +39,16 @@ extern const struct gb_bench gb_bench_scaling;
 static int n_gpus;
 
 /*
+ * `on_gpu` on a real GPU, `on_sim` on the simulated one, whose CPU computes
+ * every distinct GEMM (2048^3 is seconds there): a smaller GEMM and step,
+ * the same properties checked.
+ */
+static const char *sim_or(const char *on_gpu, const char *on_sim)
+{
+	return gb_test_on_simulator() ? on_sim : on_gpu;
+}
+
+/*
  * Run `gpubench scaling ARGS...` with the run's devices 0..n_dev-1 (what
  * cmd/ passes when --devices is not given; a --devices in args overrides),
  * without NVML: no telemetry.
@@ -98,9 +108,9 @@ static void assert_single_gpu(const struct fixture *f, const char *allreduce)
 
 static void test_gemm_one_gpu(void **state)
 {
-	static const char *const args[] = { "--workload", "gemm", "--devices", "0", "--steps", "5",
-					    "--warmup-steps", "1", "--step-ms", "20",
-					    "--gemm-size", "2048" };
+	const char *const args[] = { "--workload", "gemm", "--devices", "0", "--steps", "5",
+				     "--warmup-steps", "1", "--step-ms", "20",
+				     "--gemm-size", sim_or("2048", "512") };
 	struct fixture *f = *state;
 
 	const cJSON *alone;
@@ -118,8 +128,8 @@ static void test_gemm_one_gpu(void **state)
 
 static void test_ddp_one_gpu(void **state)
 {
-	static const char *const args[] = { "--devices", "0", "--steps", "5", "--warmup-steps", "1",
-					    "--step-ms", "20", "--gemm-size", "2048",
+	const char *const args[] = { "--devices", "0", "--steps", "5", "--warmup-steps", "1",
+				     "--step-ms", "20", "--gemm-size", sim_or("2048", "512"),
 					    "--grad-bytes", "16M", "--bucket", "4M", "--overlap" };
 	struct fixture *f = *state;
 	const char *launch;
@@ -144,12 +154,14 @@ static void test_ddp_one_gpu(void **state)
 /* Two workers on GPU 0: contention, reported as such; N = 1 agrees with a plain run. */
 static void test_two_workers_one_gpu(void **state)
 {
-	static const char *const plain[] = { "--devices", "0", "--steps", "5", "--warmup-steps",
-					     "2", "--step-tflop", "2", "--gemm-size", "4096",
-					     "--grad-bytes", "16M", "--bucket", "4M" };
-	static const char *const twice[] = { "--devices", "0,0", "--steps", "5", "--warmup-steps",
-					     "2", "--step-tflop", "2", "--gemm-size", "4096",
-					     "--grad-bytes", "16M", "--bucket", "4M" };
+	const char *const plain[] = { "--devices", "0", "--steps", "5", "--warmup-steps", "2",
+				     "--step-tflop", sim_or("2", "0.2"),
+				     "--gemm-size", sim_or("4096", "512"), "--grad-bytes", "16M",
+				     "--bucket", "4M" };
+	const char *const twice[] = { "--devices", "0,0", "--steps", "5", "--warmup-steps", "2",
+				     "--step-tflop", sim_or("2", "0.2"),
+				     "--gemm-size", sim_or("4096", "512"), "--grad-bytes", "16M",
+				     "--bucket", "4M" };
 	struct fixture *f = *state, g;
 	const struct gb_check *c;
 	double one, one_plain, two;
@@ -254,8 +266,8 @@ static void test_two_gpus_no_overlap(void **state)
 /* gemm on two GPUs: each alone first, so a straggler can be named. */
 static void test_two_gpus_gemm(void **state)
 {
-	static const char *const args[] = { "--workload", "gemm", "--steps", "5", "--warmup-steps",
-					    "1", "--step-ms", "20", "--gemm-size", "2048" };
+	const char *const args[] = { "--workload", "gemm", "--steps", "5", "--warmup-steps",
+				     "1", "--step-ms", "20", "--gemm-size", sim_or("2048", "512") };
 	struct fixture *f = *state;
 	const cJSON *alone;
 

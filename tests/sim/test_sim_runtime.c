@@ -432,6 +432,57 @@ static void test_write_stamps(void **state)
 	assert_int_equal(cudaFree(other), cudaSuccess);
 }
 
+/*
+ * A device-to-device copy that ran last with neither end written since is
+ * not done again (memory.c's copy memo): a byte poked behind the
+ * simulator's back shows that it was skipped. Any seen write to either end
+ * (a copy, a memset, undeclared work) makes the copy run again.
+ */
+static void test_copy_memo(void **state)
+{
+	struct gbsim_work undeclared = {.what = "undeclared", .run = nothing_run,
+					.seconds = 1e-6};
+	unsigned char host[4096], back[4096];
+	unsigned char *src, *dst, *other;
+	size_t n = sizeof(host);
+
+	(void)state;
+	for (size_t i = 0; i < n; i++)
+		host[i] = (unsigned char)(i * 7 + 1);
+	assert_int_equal(cudaMalloc((void **)&src, n), cudaSuccess);
+	assert_int_equal(cudaMalloc((void **)&dst, n), cudaSuccess);
+	assert_int_equal(cudaMalloc((void **)&other, n), cudaSuccess);
+	assert_int_equal(cudaMemcpy(src, host, n, cudaMemcpyHostToDevice), cudaSuccess);
+	assert_int_equal(cudaMemcpy(dst, src, n, cudaMemcpyDeviceToDevice), cudaSuccess);
+	assert_memory_equal(dst, host, n);
+	/* unseen: the repeated copy is skipped and leaves the poke */
+	dst[5] ^= 0xff;
+	assert_int_equal(cudaMemcpy(dst, src, n, cudaMemcpyDeviceToDevice), cudaSuccess);
+	assert_int_equal(dst[5], host[5] ^ 0xff);
+	/* a declared write to the source (a copy into it): copied again */
+	assert_int_equal(cudaMemcpy(other, src, n, cudaMemcpyDeviceToDevice), cudaSuccess);
+	assert_int_equal(cudaMemcpy(src, other, n, cudaMemcpyDeviceToDevice), cudaSuccess);
+	assert_int_equal(cudaMemcpy(dst, src, n, cudaMemcpyDeviceToDevice), cudaSuccess);
+	assert_memory_equal(dst, host, n);
+	/* a memset of the destination: copied again */
+	assert_int_equal(cudaMemset(dst, 0, n), cudaSuccess);
+	assert_int_equal(cudaMemcpy(dst, src, n, cudaMemcpyDeviceToDevice), cudaSuccess);
+	assert_memory_equal(dst, host, n);
+	/* work that may write anything (a kernel): copied again */
+	dst[9] ^= 0xff;
+	assert_int_equal(gbsim_enqueue(NULL, &undeclared), cudaSuccess);
+	assert_int_equal(cudaMemcpy(dst, src, n, cudaMemcpyDeviceToDevice), cudaSuccess);
+	assert_memory_equal(dst, host, n);
+	/* another size is another copy */
+	dst[0] ^= 0xff;
+	assert_int_equal(cudaMemcpy(dst, src, n / 2, cudaMemcpyDeviceToDevice), cudaSuccess);
+	assert_int_equal(cudaMemcpy(back, dst, n, cudaMemcpyDeviceToHost), cudaSuccess);
+	assert_memory_equal(back, host, n);
+	assert_int_equal(cudaFree(src), cudaSuccess);
+	assert_int_equal(cudaFree(dst), cudaSuccess);
+	assert_int_equal(cudaFree(other), cudaSuccess);
+}
+
 static void test_report_label(void **state)
 {
 	(void)state;
@@ -663,6 +714,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_lazy_mode),
 		cmocka_unit_test(test_faults),
 		cmocka_unit_test(test_write_stamps),
+		cmocka_unit_test(test_copy_memo),
 	};
 	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
 

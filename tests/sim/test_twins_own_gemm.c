@@ -275,6 +275,77 @@ static void test_tiled_partial_grid(void **state)
 	f32_case_free(&c);
 }
 
+/* ---- the result cache (own_gemm_twin.h) ---- */
+
+static void expect_cache_counts(uint64_t hits, uint64_t misses)
+{
+	uint64_t h, m;
+
+	gbsim_gemm_cache_stats(&h, &m);
+	assert_int_equal(h, hits);
+	assert_int_equal(m, misses);
+}
+
+static cudaError_t run_tiled_whole(struct f32_case *c)
+{
+	poison_f32(c->d, (size_t)c->m * c->n);
+	return run_tiled(c, d3(ceil_div(c->m, 32), ceil_div(c->n, 32)), d3(32, 32), NULL);
+}
+
+/*
+ * The same operands again are served from the cache, bit for bit; a write
+ * to either operand, or another k over the same bytes, computes again; a
+ * product of other operands never comes from an entry.
+ */
+static void test_result_cache(void **state)
+{
+	struct f32_case c;
+
+	(void)state;
+	gbsim_gemm_cache_clear();
+	f32_case_init(&c, 37, 45, 19);
+	assert_int_equal(run_tiled_whole(&c), cudaSuccess);
+	assert_int_equal(f32_case_check(&c), 0);
+	expect_cache_counts(0, 1);
+	assert_int_equal(run_tiled_whole(&c), cudaSuccess);
+	assert_int_equal(f32_case_check(&c), 0);
+	expect_cache_counts(1, 1);
+	/* one element of A written: its row of D changes, a stale product would not */
+	c.a[3 * 19 + 5] += 0.5f;
+	assert_int_equal(run_tiled_whole(&c), cudaSuccess);
+	assert_int_equal(f32_case_check(&c), 0);
+	expect_cache_counts(1, 2);
+	c.b[44 * 19 + 18] = -c.b[44 * 19 + 18];
+	assert_int_equal(run_tiled_whole(&c), cudaSuccess);
+	assert_int_equal(f32_case_check(&c), 0);
+	expect_cache_counts(1, 3);
+	assert_int_equal(run_tiled_whole(&c), cudaSuccess);
+	assert_int_equal(f32_case_check(&c), 0);
+	expect_cache_counts(2, 3);
+	/* B written back as it was: keyed by content, so the product of two launches ago */
+	c.b[44 * 19 + 18] = -c.b[44 * 19 + 18];
+	assert_int_equal(run_tiled_whole(&c), cudaSuccess);
+	assert_int_equal(f32_case_check(&c), 0);
+	expect_cache_counts(3, 3);
+	/* k 18 over the same buffers: other operands, computed */
+	c.k = 18;
+	assert_int_equal(run_tiled_whole(&c), cudaSuccess);
+	assert_int_equal(f32_case_check(&c), 0);
+	expect_cache_counts(3, 4);
+	/* turned off: computed every time, nothing counted */
+	setenv("GPUBENCH_SIM_OWN_GEMM_CACHE", "0", 1);
+	assert_int_equal(run_tiled_whole(&c), cudaSuccess);
+	assert_int_equal(f32_case_check(&c), 0);
+	unsetenv("GPUBENCH_SIM_OWN_GEMM_CACHE");
+	expect_cache_counts(3, 4);
+	gbsim_gemm_cache_clear();
+	expect_cache_counts(0, 0);
+	assert_int_equal(run_tiled_whole(&c), cudaSuccess);
+	assert_int_equal(f32_case_check(&c), 0);
+	expect_cache_counts(0, 1);
+	f32_case_free(&c);
+}
+
 /* ---- sgemm ---- */
 
 /* tiles_m_or_0: what the launch passes as tiles_m, 0 for the right count */
@@ -654,6 +725,7 @@ int main(void)
 		cmocka_unit_test(test_tables),
 		cmocka_unit_test(test_tiled),
 		cmocka_unit_test(test_tiled_partial_grid),
+		cmocka_unit_test(test_result_cache),
 		cmocka_unit_test(test_sgemm),
 		cmocka_unit_test(test_sgemm_refusals),
 		cmocka_unit_test(test_mma),

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: MIT
 # refresh.sh BIN - re-makes the simulated template reports in this folder with
 # BIN (build/gpubench-sim: the real gpubench on the simulated GPU, see
-# docs/simulation.md). tests/data/make_compare_data.py is meant to build the
-# compare fixtures from these templates, so that the fixtures carry the metric
-# names, units, params, peaks and checks the benchmarks really write; the
-# templates are committed so that script needs no binary.
+# docs/simulation.md). tests/data/make_compare_data.py builds the compare
+# fixtures (tests/data/base.json and the others) from these templates, so that
+# the fixtures carry the metric names, units, params, peaks and checks the
+# benchmarks really write; the templates are committed so that script needs no
+# binary. After running this, run that script and the tests that read them.
 #
 # Each template is made by exactly one command line, listed below with the
 # machine file that made it (the report says so too: host.simulated_machine

@@ -15,10 +15,20 @@ expect_rc_in "0 1" "compare of two simulated runs"
 checks=$((checks + 1))
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMP/cmp.json" || fail "compare wrote no JSON"
 
-# measured (a saved real-format fixture) against simulated: refused, one line
-run "$BIN" compare "$GPUBENCH_TEST_DATA/base.json" "$A"
+# measured against simulated: refused, one line. The saved fixtures are
+# simulated too (tests/data/make_compare_data.py), so base.json is made a
+# measured report here, with the flag off
+python3 - "$GPUBENCH_TEST_DATA/base.json" "$TMP/measured.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["host"]["simulated"] = False
+del d["host"]["simulated_machine"]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+run "$BIN" compare "$TMP/measured.json" "$A"
 expect_rc 2 "simulated against measured is refused"
-expect_one_error "simulated" "one line naming why"
+expect_one_error "^gpubench: error: cannot compare a simulated report with a measured one: " \
+	"one line naming why"
 
 for fmt in text json markdown csv junit prometheus html; do
 	run "$BIN" report "$A" --format "$fmt"

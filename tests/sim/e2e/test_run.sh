@@ -18,7 +18,13 @@ devs=()
 # size): the test asks 55%, through --thresholds, which this also exercises.
 printf '%s\n' '{"thresholds": [{"metric": "tflops_bf16*", "min_efficiency": 0.55}]}' \
 	>"$TMP/thresholds.json"
-sim_run run run --profile quick --thresholds "$TMP/thresholds.json" "${devs[@]}"
+# The profile's 30 s of stress would be 30 s of a CPU's time here (its
+# checks are kernels the CPU runs): 15 s, through run's own option, which
+# this also tests (stress's params must say 15). Not less: the first 2048^3
+# GEMM of each GPU is seconds of CPU, and on a loaded 2-core host 5 s ended
+# with no batch verified (could not run).
+sim_run run run --profile quick --stress-duration 15s --thresholds "$TMP/thresholds.json" \
+	"${devs[@]}"
 expect_rc_in "0" "run --profile quick on $MACHINE_NAME"
 expect_report "$REPORT"
 expect_json "$REPORT" 'd["verdict"]["status"] in ("passed", "warning")' \
@@ -32,6 +38,9 @@ expect_metric "$REPORT" bandwidth "^h2d_ce_pinned_gbps$"
 expect_bench_status "$REPORT" nccl "passed warning"
 expect_bench_status "$REPORT" stress "passed warning"
 expect_metric "$REPORT" stress "tflops"
+expect_json "$REPORT" \
+	'[b["params"]["duration_s"] for b in d["benchmarks"] if b["name"] == "stress"] == [15]' \
+	"--stress-duration 15s reached the stress step"
 expect_bench_status "$REPORT" scaling "passed warning"
 # the sizes followed the GPUs' memory (1 GiB: 2048^3 GEMMs), and run says so
 expect_json "$REPORT" \

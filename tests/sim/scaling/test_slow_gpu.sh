@@ -3,9 +3,9 @@
 # Two A100 on NVLink, GPU 1 at 80 % speed (slow_gpu.json, the `slow` fault): the
 # DDP step waits for the slower worker each step, so the measured speedup falls
 # well below the healthy pair's ~2x (test_nvlink_a100.sh), below the model's
-# range, and the report says a straggler is a cause. The gemm workload (which
-# also times each GPU alone) names GPU 1 as the straggler. The ddp workload does
-# not time the GPUs alone, so it cannot name which one (a known gap, issue 18).
+# range, and the report names GPU 1 as the straggler: from each worker's compute
+# part of the step (ddp: the step itself also waits for the all-reduce, so it
+# is the same on both), and from each GPU timed alone (gemm).
 . "$(dirname "$0")/lib_scaling.sh" slow_gpu.json
 
 # 1024-wide GEMMs: at 256 a GEMM's fixed launch cost, which the slow fault does
@@ -21,6 +21,11 @@ expect_phase "$REPORT" 2 '1.2 <= p["speedup_median"] <= 1.72' \
 	"the 80 % GPU drags two GPUs to ~1.6x (2 x 0.8, less the all-reduce)"
 expect_phase "$REPORT" 2 'p["place"] == "below"' "below the model's range"
 expect_phase "$REPORT" 2 '"straggler" in p["explanation"]' "the explanation names a straggler as a cause"
+expect_phase "$REPORT" 2 '"GPU 1 computes slowest" in p["explanation"]' \
+	"the explanation names GPU 1, from the workers' compute parts"
+expect_phase "$REPORT" 2 \
+	'[w["compute_ms_median"] > 1.1 * p["per_worker"][0]["compute_ms_median"] for w in p["per_worker"]] == [False, True]' \
+	"per_worker: GPU 1's compute part is the longer"
 expect_check "$REPORT" scaling scaling_n2 warning
 echo "ddp: $(phase_summary "$REPORT" 2)"
 

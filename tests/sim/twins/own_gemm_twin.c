@@ -8,6 +8,8 @@
 #include "bench/own_gemm_math.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,19 +50,196 @@ static float operand_at(const struct gbsim_gemm_operand *op, uint64_t row, uint6
 	}
 }
 
-cudaError_t gbsim_gemm_product_init(struct gbsim_gemm_product *p, const char *kernel,
-				    const struct gbsim_gemm_operand *x,
-				    const struct gbsim_gemm_operand *y, unsigned rows_x,
-				    unsigned rows_y, uint64_t k_loop)
+/* ---- the result cache (own_gemm_twin.h says what and why) ---- */
+
+/* more products than gemm rotates through: 43 copies of 257x511x129 bf16 fill 2x 4 MiB */
+#define GEMM_CACHE_ENTRIES 512
+/* kept products in all: 4 of 4096^2, or thousands of the sizes the sim tests use */
+#define GEMM_CACHE_MAX_BYTES ((size_t)256 << 20)
+
+struct gemm_cache_entry {
+	uint64_t key[2];
+	float *o;        /* NULL: a free slot */
+	size_t bytes;
+	uint64_t used;   /* cache clock at the last hit, for LRU */
+	int pins;        /* launches copying from o: not evicted meanwhile */
+};
+
+static pthread_mutex_t gemm_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct gemm_cache_entry gemm_cache[GEMM_CACHE_ENTRIES];
+static uint64_t gemm_cache_clock, gemm_cache_hits, gemm_cache_misses;
+static size_t gemm_cache_bytes;
+
+static bool gemm_cache_enabled(void)
 {
+	const char *e = getenv("GPUBENCH_SIM_OWN_GEMM_CACHE");
+
+	return !(e && e[0] == '0');
+}
+
+/*
+ * Two 64-bit multiply-xorshift lanes, each split over two chains on
+ * alternate words of a 32-byte block so that a multiply's latency does not
+ * bound the hash (it runs on every launch); joined at the end.
+ */
+static void gemm_hash(uint64_t h[2], const void *data, size_t n)
+{
+	const unsigned char *b = data;
+	uint64_t w, v, g[2] = { h[0] ^ 0x452821e638d01377ULL, h[1] + 0xbe5466cf34e90c6cULL };
+	size_t i = 0;
+
+	for (; i + 16 <= n; i += 16) {
+		memcpy(&w, b + i, 8);
+		memcpy(&v, b + i + 8, 8);
+		h[0] = (h[0] ^ w) * 0x9e3779b97f4a7c15ULL;
+		h[0] ^= h[0] >> 29;
+		g[0] = (g[0] ^ v) * 0x9e3779b97f4a7c15ULL;
+		g[0] ^= g[0] >> 29;
+		h[1] = (h[1] + w) * 0xc2b2ae3d27d4eb4fULL;
+		h[1] ^= h[1] >> 31;
+		g[1] = (g[1] + v) * 0xc2b2ae3d27d4eb4fULL;
+		g[1] ^= g[1] >> 31;
+	}
+	h[0] = (h[0] ^ g[0]) * 0x9e3779b97f4a7c15ULL;
+	h[0] ^= h[0] >> 29;
+	h[1] = (h[1] + g[1]) * 0xc2b2ae3d27d4eb4fULL;
+	h[1] ^= h[1] >> 31;
+	for (; i < n; i++) {
+		h[0] = (h[0] ^ b[i]) * 0x100000001b3ULL;
+		h[1] = (h[1] + b[i]) * 0xff51afd7ed558ccdULL;
+	}
+	h[0] ^= n;
+	h[1] += n;
+}
+
+/* everything the product depends on: shapes, types, pitches, and both operands' bytes */
+static void gemm_cache_key(const struct gbsim_gemm_operand *x, const struct gbsim_gemm_operand *y,
+			   unsigned rows_x, unsigned rows_y, uint64_t k_loop, uint64_t key[2])
+{
+	uint64_t shape[11] = { (uint64_t)x->elem, x->rows, x->k, x->pitch_bytes,
+			       (uint64_t)y->elem, y->rows, y->k, y->pitch_bytes,
+			       rows_x, rows_y, k_loop };
+
+	key[0] = 0x243f6a8885a308d3ULL;
+	key[1] = 0x13198a2e03707344ULL;
+	gemm_hash(key, shape, sizeof(shape));
+	gemm_hash(key, x->base, (size_t)gbsim_gemm_operand_bytes(x));
+	gemm_hash(key, y->base, (size_t)gbsim_gemm_operand_bytes(y));
+}
+
+/* the entry for key, pinned, or NULL (counts the hit or the miss) */
+static struct gemm_cache_entry *gemm_cache_pin(const uint64_t key[2])
+{
+	struct gemm_cache_entry *hit = NULL;
+
+	pthread_mutex_lock(&gemm_cache_lock);
+	for (int i = 0; i < GEMM_CACHE_ENTRIES && !hit; i++) {
+		struct gemm_cache_entry *e = &gemm_cache[i];
+
+		if (e->o && e->key[0] == key[0] && e->key[1] == key[1])
+			hit = e;
+	}
+	if (hit) {
+		hit->pins++;
+		hit->used = ++gemm_cache_clock;
+		gemm_cache_hits++;
+	} else {
+		gemm_cache_misses++;
+	}
+	pthread_mutex_unlock(&gemm_cache_lock);
+	return hit;
+}
+
+static void gemm_cache_drop(struct gemm_cache_entry *e)
+{
+	gemm_cache_bytes -= e->bytes;
+	free(e->o);
+	memset(e, 0, sizeof(*e));
+}
+
+/* least recently used unpinned entry holding a product, or NULL (lock held) */
+static struct gemm_cache_entry *gemm_cache_oldest(void)
+{
+	struct gemm_cache_entry *old = NULL;
+
+	for (int i = 0; i < GEMM_CACHE_ENTRIES; i++) {
+		struct gemm_cache_entry *e = &gemm_cache[i];
+
+		if (e->o && !e->pins && (!old || e->used < old->used))
+			old = e;
+	}
+	return old;
+}
+
+/* a free slot, evicting as needed to fit bytes more; NULL when it cannot (lock held) */
+static struct gemm_cache_entry *gemm_cache_make_room(size_t bytes)
+{
+	struct gemm_cache_entry *old;
+
+	if (bytes > GEMM_CACHE_MAX_BYTES)
+		return NULL;
+	while (gemm_cache_bytes + bytes > GEMM_CACHE_MAX_BYTES && (old = gemm_cache_oldest()))
+		gemm_cache_drop(old);
+	if (gemm_cache_bytes + bytes > GEMM_CACHE_MAX_BYTES)
+		return NULL;
+	for (int i = 0; i < GEMM_CACHE_ENTRIES; i++)
+		if (!gemm_cache[i].o)
+			return &gemm_cache[i];
+	if ((old = gemm_cache_oldest()))
+		gemm_cache_drop(old);
+	return old;
+}
+
+/*
+ * Keep o under key, pinned, and return its entry; NULL when it stays the
+ * caller's (no room, or another launch stored the same key meanwhile).
+ */
+static struct gemm_cache_entry *gemm_cache_put(const uint64_t key[2], float *o, size_t bytes)
+{
+	struct gemm_cache_entry *e = NULL;
+	bool known = false;
+
+	pthread_mutex_lock(&gemm_cache_lock);
+	for (int i = 0; i < GEMM_CACHE_ENTRIES; i++)
+		known |= gemm_cache[i].o && gemm_cache[i].key[0] == key[0] &&
+			 gemm_cache[i].key[1] == key[1];
+	if (!known && (e = gemm_cache_make_room(bytes))) {
+		*e = (struct gemm_cache_entry){ { key[0], key[1] }, o, bytes, ++gemm_cache_clock,
+						1 };
+		gemm_cache_bytes += bytes;
+	}
+	pthread_mutex_unlock(&gemm_cache_lock);
+	return e;
+}
+
+void gbsim_gemm_cache_stats(uint64_t *hits, uint64_t *misses)
+{
+	pthread_mutex_lock(&gemm_cache_lock);
+	*hits = gemm_cache_hits;
+	*misses = gemm_cache_misses;
+	pthread_mutex_unlock(&gemm_cache_lock);
+}
+
+void gbsim_gemm_cache_clear(void)
+{
+	pthread_mutex_lock(&gemm_cache_lock);
+	for (int i = 0; i < GEMM_CACHE_ENTRIES; i++)
+		if (gemm_cache[i].o && !gemm_cache[i].pins)
+			gemm_cache_drop(&gemm_cache[i]);
+	gemm_cache_hits = gemm_cache_misses = 0;
+	pthread_mutex_unlock(&gemm_cache_lock);
+}
+
+/* ---- the product ---- */
+
+static cudaError_t gemm_widen(struct gbsim_gemm_product *p, const char *kernel,
+			      const struct gbsim_gemm_operand *x,
+			      const struct gbsim_gemm_operand *y)
+{
+	const unsigned rows_x = p->rows_x, rows_y = p->rows_y;
+	const uint64_t k_loop = p->k_loop;
 	size_t nx = (size_t)rows_x * (size_t)k_loop, ny = (size_t)rows_y * (size_t)k_loop;
 
-	memset(p, 0, sizeof(*p));
-	p->rows_x = rows_x;
-	p->rows_y = rows_y;
-	p->k_loop = k_loop;
-	if (!nx || !ny)
-		return cudaSuccess;  /* nothing to widen: every output is +0 */
 	if (k_loop > SIZE_MAX / 4 / (rows_x > rows_y ? rows_x : rows_y) ||
 	    !(p->x = malloc(nx * sizeof(float))) || !(p->yt = malloc(ny * sizeof(float)))) {
 		gbsim_log("%s: no host memory for a %u x %u x %llu product", kernel, rows_y,
@@ -78,11 +257,70 @@ cudaError_t gbsim_gemm_product_init(struct gbsim_gemm_product *p, const char *ke
 	return cudaSuccess;
 }
 
-void gbsim_gemm_product_free(struct gbsim_gemm_product *p)
+/*
+ * The whole product into p->o from the widened operands, by the same tile
+ * routine (same chains, same bits), then the operands freed; on no memory
+ * for o, p stays widened and uncached.
+ */
+static void gemm_compute_whole(struct gbsim_gemm_product *p, const uint64_t key[2])
 {
+	const size_t bytes = (size_t)p->rows_x * p->rows_y * sizeof(float);
+	float *o = malloc(bytes);
+
+	if (!o)
+		return;
+	gbsim_gemm_tile(p, 0, p->rows_x, 0, p->rows_y, o);
 	free(p->x);
 	free(p->yt);
 	p->x = p->yt = NULL;
+	p->o = o;
+	p->entry = gemm_cache_put(key, o, bytes);
+}
+
+cudaError_t gbsim_gemm_product_init(struct gbsim_gemm_product *p, const char *kernel,
+				    const struct gbsim_gemm_operand *x,
+				    const struct gbsim_gemm_operand *y, unsigned rows_x,
+				    unsigned rows_y, uint64_t k_loop)
+{
+	struct gemm_cache_entry *hit;
+	uint64_t key[2];
+	cudaError_t e;
+
+	memset(p, 0, sizeof(*p));
+	p->rows_x = rows_x;
+	p->rows_y = rows_y;
+	p->k_loop = k_loop;
+	if (!rows_x || !rows_y || !k_loop)
+		return cudaSuccess;  /* nothing to widen: every output is +0 */
+	if (!gemm_cache_enabled())
+		return gemm_widen(p, kernel, x, y);
+	gemm_cache_key(x, y, rows_x, rows_y, k_loop, key);
+	if ((hit = gemm_cache_pin(key))) {
+		p->o = hit->o;
+		p->entry = hit;
+		return cudaSuccess;
+	}
+	if ((e = gemm_widen(p, kernel, x, y)))
+		return e;
+	gemm_compute_whole(p, key);
+	return cudaSuccess;
+}
+
+void gbsim_gemm_product_free(struct gbsim_gemm_product *p)
+{
+	struct gemm_cache_entry *e = p->entry;
+
+	if (e) {
+		pthread_mutex_lock(&gemm_cache_lock);
+		e->pins--;
+		pthread_mutex_unlock(&gemm_cache_lock);
+	} else {
+		free(p->o);
+	}
+	free(p->x);
+	free(p->yt);
+	p->x = p->yt = p->o = NULL;
+	p->entry = NULL;
 }
 
 /*
@@ -107,6 +345,12 @@ GEMM_TILE_CLONES
 void gbsim_gemm_tile(const struct gbsim_gemm_product *p, unsigned r0, unsigned nr, unsigned c0,
 		     unsigned nc, float *tile)
 {
+	if (p->o) {
+		for (unsigned i = 0; i < nr; i++)
+			memcpy(tile + (size_t)i * nc, p->o + (size_t)(r0 + i) * p->rows_y + c0,
+			       nc * sizeof(float));
+		return;
+	}
 	for (unsigned i = 0; i < nr; i++) {
 		float *restrict acc = tile + (size_t)i * nc;
 		const float *xr = p->x ? p->x + (size_t)(r0 + i) * p->k_loop : NULL;

@@ -71,18 +71,43 @@ struct gbsim_gemm_product {
 	float *yt;                 /* k_loop x rows_y */
 	unsigned rows_x, rows_y;
 	uint64_t k_loop;
+	/*
+	 * The whole product O[r][c] at o[r * rows_y + c] when it came from (or
+	 * went into) the result cache; x and yt are then NULL. entry: the pinned
+	 * cache entry holding o, NULL when o is this product's own to free.
+	 */
+	float *o;
+	void *entry;
 };
 
 /*
  * Widen both operands; cudaErrorMemoryAllocation when the CPU has no room
  * (after logging which kernel). The operands' pointers must have been
  * checked (gbsim_check_access) first.
+ *
+ * Result cache: gemm's timed loops launch the same kernel on the same
+ * operands thousands of times, and computing every launch was minutes of
+ * CPU per test. So the whole product is computed once and kept, keyed by a
+ * digest of everything it depends on: both operands' bytes (their spans),
+ * their element types, rows, k and pitches, and k_loop, never their
+ * addresses. A launch whose operands hash to a known key copies its tiles
+ * from the kept product; a write to an operand changes its digest, so the
+ * next launch computes again. The operands are hashed on every launch:
+ * write stamps (sim.h) cannot vouch for them, since every kernel launch,
+ * this one included, moves the global write epoch. Entries are evicted
+ * least recently used within a byte budget, never while a launch uses
+ * them. GPUBENCH_SIM_OWN_GEMM_CACHE=0 turns the cache off.
  */
 cudaError_t gbsim_gemm_product_init(struct gbsim_gemm_product *p, const char *kernel,
 				    const struct gbsim_gemm_operand *x,
 				    const struct gbsim_gemm_operand *y, unsigned rows_x,
 				    unsigned rows_y, uint64_t k_loop);
 void gbsim_gemm_product_free(struct gbsim_gemm_product *p);
+
+/* launches served from the result cache and launches that computed, since the start or a clear */
+void gbsim_gemm_cache_stats(uint64_t *hits, uint64_t *misses);
+/* drop every unpinned entry and zero the counts (tests) */
+void gbsim_gemm_cache_clear(void);
 
 /* the widest block tile a twin asks for (wgmma's 256 along m) */
 #define GBSIM_GEMM_MAX_TILE 256
@@ -91,7 +116,8 @@ void gbsim_gemm_product_free(struct gbsim_gemm_product *p);
  * The tile O[r0 .. r0 + nr) x [c0 .. c0 + nc) into tile[i * nc + j], each
  * element a sequential fmaf chain over l = 0, 1, ... k_loop - 1 from +0
  * (the order of the FP32 kernels' inner loops). The caller clamps the tile
- * to rows_x x rows_y; nc <= GBSIM_GEMM_MAX_TILE.
+ * to rows_x x rows_y; the twins' tile buffers hold nc <= GBSIM_GEMM_MAX_TILE
+ * (the whole product, nc = rows_y, fills the result cache).
  */
 void gbsim_gemm_tile(const struct gbsim_gemm_product *p, unsigned r0, unsigned nr, unsigned c0,
 		     unsigned nc, float *tile);
