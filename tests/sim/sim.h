@@ -211,6 +211,15 @@ bool gbsim_mem_stamp(const void *p, size_t bytes, struct gbsim_mem_stamp *out);
 void gbsim_mem_wrote(const void *p);
 
 /*
+ * A 128-bit digest of n bytes folded into h (seed it, then feed each part in
+ * turn): two independent 64-bit multiply-xorshift lanes, four chains over
+ * 32-byte blocks so a multiply's latency does not bound it. Not
+ * cryptographic; the result caches of the fake cuBLASLt and of the own-GEMM
+ * twins key by it, so a collision would only serve a wrong cached product.
+ */
+void gbsim_hash_bytes(uint64_t h[2], const void *data, size_t n);
+
+/*
  * Deferred writes: a library that keeps a result in its own memory and
  * copies it to the device only when someone may look (the fake cuBLASLt's
  * D, so that thousands of GEMMs into one D copy it once) registers two

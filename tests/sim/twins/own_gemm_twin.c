@@ -77,40 +77,6 @@ static bool gemm_cache_enabled(void)
 	return !(e && e[0] == '0');
 }
 
-/*
- * Two 64-bit multiply-xorshift lanes, each split over two chains on
- * alternate words of a 32-byte block so that a multiply's latency does not
- * bound the hash (it runs on every launch); joined at the end.
- */
-static void gemm_hash(uint64_t h[2], const void *data, size_t n)
-{
-	const unsigned char *b = data;
-	uint64_t w, v, g[2] = { h[0] ^ 0x452821e638d01377ULL, h[1] + 0xbe5466cf34e90c6cULL };
-	size_t i = 0;
-
-	for (; i + 16 <= n; i += 16) {
-		memcpy(&w, b + i, 8);
-		memcpy(&v, b + i + 8, 8);
-		h[0] = (h[0] ^ w) * 0x9e3779b97f4a7c15ULL;
-		h[0] ^= h[0] >> 29;
-		g[0] = (g[0] ^ v) * 0x9e3779b97f4a7c15ULL;
-		g[0] ^= g[0] >> 29;
-		h[1] = (h[1] + w) * 0xc2b2ae3d27d4eb4fULL;
-		h[1] ^= h[1] >> 31;
-		g[1] = (g[1] + v) * 0xc2b2ae3d27d4eb4fULL;
-		g[1] ^= g[1] >> 31;
-	}
-	h[0] = (h[0] ^ g[0]) * 0x9e3779b97f4a7c15ULL;
-	h[0] ^= h[0] >> 29;
-	h[1] = (h[1] + g[1]) * 0xc2b2ae3d27d4eb4fULL;
-	h[1] ^= h[1] >> 31;
-	for (; i < n; i++) {
-		h[0] = (h[0] ^ b[i]) * 0x100000001b3ULL;
-		h[1] = (h[1] + b[i]) * 0xff51afd7ed558ccdULL;
-	}
-	h[0] ^= n;
-	h[1] += n;
-}
 
 /* everything the product depends on: shapes, types, pitches, and both operands' bytes */
 static void gemm_cache_key(const struct gbsim_gemm_operand *x, const struct gbsim_gemm_operand *y,
@@ -122,9 +88,9 @@ static void gemm_cache_key(const struct gbsim_gemm_operand *x, const struct gbsi
 
 	key[0] = 0x243f6a8885a308d3ULL;
 	key[1] = 0x13198a2e03707344ULL;
-	gemm_hash(key, shape, sizeof(shape));
-	gemm_hash(key, x->base, (size_t)gbsim_gemm_operand_bytes(x));
-	gemm_hash(key, y->base, (size_t)gbsim_gemm_operand_bytes(y));
+	gbsim_hash_bytes(key, shape, sizeof(shape));
+	gbsim_hash_bytes(key, x->base, (size_t)gbsim_gemm_operand_bytes(x));
+	gbsim_hash_bytes(key, y->base, (size_t)gbsim_gemm_operand_bytes(y));
 }
 
 /* the entry for key, pinned, or NULL (counts the hit or the miss) */
