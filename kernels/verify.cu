@@ -29,6 +29,23 @@ __device__ __forceinline__ double warp_sum(double v)
 	return v;
 }
 
+/* the output format's GB_VERIFY_FLOOR_* (verify_hd.h); 0: FP64 and the integers */
+template <typename T> struct subnormal_floor {
+	static constexpr double value = 0;
+};
+template <> struct subnormal_floor<float> {
+	static constexpr double value = GB_VERIFY_FLOOR_F32;
+};
+template <> struct subnormal_floor<__half> {
+	static constexpr double value = GB_VERIFY_FLOOR_F16;
+};
+template <> struct subnormal_floor<__nv_bfloat16> {
+	static constexpr double value = GB_VERIFY_FLOOR_BF16;
+};
+template <> struct subnormal_floor<__nv_fp8_e4m3> {
+	static constexpr double value = GB_VERIFY_FLOOR_E4M3;
+};
+
 /* one warp per sample: lanes stride over k, then a shuffle tree */
 template <typename T>
 __global__ static void reference_kernel(const T *__restrict__ a, const T *__restrict__ b,
@@ -80,7 +97,7 @@ __global__ static void compare_kernel(const T *__restrict__ d, uint64_t ldd,
 		if (nan) {
 			bad = true;
 		} else {
-			err = gb_verify_err(got, r, scale[i]);
+			err = gb_verify_err(got, r, scale[i], subnormal_floor<T>::value);
 			bad = err > bound;
 			/* non-negative doubles order like their bit patterns */
 			atomicMax(&c->max_err_bits, (unsigned long long)__double_as_longlong(err));

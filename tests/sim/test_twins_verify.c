@@ -13,6 +13,7 @@
 #include <cmocka.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "tests/sim/twin_test.h"
 
@@ -244,6 +245,44 @@ static void compare_exact_and_unscaled(void **state)
 	cudaFree(c);
 }
 
+/*
+ * An fp16 output in the subnormal range is off by up to half its smallest
+ * step (2^-25), whatever its size: -1.4334e-5 correctly rounded is
+ * -240 x 2^-24 = -1.4305e-5, a relative error of 1e-3 that the k = 1 bound
+ * (about 9.8e-4) would fail. The floor excuses that rounding, and no more:
+ * an output a step and a half off still fails.
+ */
+static void compare_allows_subnormal_rounding(void **state)
+{
+	uint16_t *d = dev_alloc(2 * sizeof(*d));
+	uint32_t *rc = dev_alloc(4 * sizeof(*rc));
+	double *ref = dev_alloc(16), *scale = dev_alloc(16), *got = dev_alloc(16);
+	struct gb_verify_counters *c = dev_alloc(sizeof(*c));
+	double r = -1.4334e-5, bound = 9.77e-4;
+
+	(void)state;
+	d[0] = gbsim_f16_from_double(r);
+	d[1] = gbsim_f16_from_double(r - 0x1p-23); /* -242 x 2^-24: 1.5 steps off */
+	rc[0] = 0, rc[1] = 0, rc[2] = 1, rc[3] = 0;
+	ref[0] = ref[1] = r;
+	/* k = 1: the scale is |a b| = |ref| */
+	scale[0] = scale[1] = fabs(r);
+	memset(c, 0, sizeof(*c));
+	assert_int_equal(compare(COMPARE("__half"), d, 2, rc, 2, ref, scale, bound, got, c, 1),
+			 cudaSuccess);
+	assert_true(got[0] == -240 * 0x1p-24);
+	assert_true(fabs(got[0] - r) / (2 * fabs(r)) > bound); /* what failed before */
+	assert_int_equal(c->checked, 2);
+	assert_int_equal(c->mismatches, 1);
+	assert_int_equal(~c->first_bad_inv, 1);
+	cudaFree(d);
+	cudaFree(rc);
+	cudaFree(ref);
+	cudaFree(scale);
+	cudaFree(got);
+	cudaFree(c);
+}
+
 static void every_kernel_has_a_twin(void **state)
 {
 	static const char *const types[] = { "double", "float", "__half", "__nv_bfloat16",
@@ -280,6 +319,7 @@ int main(void)
 		cmocka_unit_test(reference_covers_only_its_grid),
 		cmocka_unit_test(compare_counts_planted_errors),
 		cmocka_unit_test(compare_exact_and_unscaled),
+		cmocka_unit_test(compare_allows_subnormal_rounding),
 		cmocka_unit_test(every_kernel_has_a_twin),
 	};
 

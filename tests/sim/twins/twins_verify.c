@@ -31,6 +31,7 @@ struct elem_type {
 	const char *name;          /* for messages */
 	size_t size;
 	double (*to_double)(const void *p, size_t i);
+	double floor_abs;          /* GB_VERIFY_FLOOR_* of verify_hd.h, as the kernel's */
 };
 
 static double f64_at(const void *p, size_t i)
@@ -68,13 +69,13 @@ static double i32_at(const void *p, size_t i)
 	return ((const int32_t *)p)[i];
 }
 
-static const struct elem_type t_f64 = { "double", 8, f64_at };
-static const struct elem_type t_f32 = { "float", 4, f32_at };
-static const struct elem_type t_f16 = { "__half", 2, f16_at };
-static const struct elem_type t_bf16 = { "__nv_bfloat16", 2, bf16_at };
-static const struct elem_type t_e4m3 = { "__nv_fp8_e4m3", 1, e4m3_at };
-static const struct elem_type t_i8 = { "signed char", 1, i8_at };
-static const struct elem_type t_i32 = { "int", 4, i32_at };
+static const struct elem_type t_f64 = { "double", 8, f64_at, 0 };
+static const struct elem_type t_f32 = { "float", 4, f32_at, GB_VERIFY_FLOOR_F32 };
+static const struct elem_type t_f16 = { "__half", 2, f16_at, GB_VERIFY_FLOOR_F16 };
+static const struct elem_type t_bf16 = { "__nv_bfloat16", 2, bf16_at, GB_VERIFY_FLOOR_BF16 };
+static const struct elem_type t_e4m3 = { "__nv_fp8_e4m3", 1, e4m3_at, GB_VERIFY_FLOOR_E4M3 };
+static const struct elem_type t_i8 = { "signed char", 1, i8_at, 0 };
+static const struct elem_type t_i32 = { "int", 4, i32_at, 0 };
 
 /* threads of the launch along x: both kernels index with x only */
 static size_t grid_threads(const struct gbsim_launch *l)
@@ -185,7 +186,7 @@ static cudaError_t reference(const struct gbsim_launch *l, struct gbsim_cost *co
 
 /* what one thread of compare_kernel finds; the kernel counts these with ballots */
 static void compare_one(struct gb_verify_counters *c, size_t i, double got, double r, double s,
-			double bound)
+			double bound, double floor_abs)
 {
 	bool bad;
 
@@ -193,7 +194,7 @@ static void compare_one(struct gb_verify_counters *c, size_t i, double got, doub
 		c->nans++;
 		bad = true;
 	} else {
-		double err = gb_verify_err(got, r, s);
+		double err = gb_verify_err(got, r, s, floor_abs);
 		unsigned long long bits;
 
 		bad = err > bound;
@@ -249,7 +250,7 @@ static cudaError_t compare(const struct gbsim_launch *l, struct gbsim_cost *cost
 			return e;
 		got = t->to_double(elem, 0);
 		got_out[i] = got;
-		compare_one(c, i, got, ref[i], scale[i], bound);
+		compare_one(c, i, got, ref[i], scale[i], bound, t->floor_abs);
 	}
 	/* one element of D (a 32-byte sector), rc, ref, scale and got per sample */
 	cost->bytes = (double)samples * (32.0 + 2 * sizeof(*rc) + 3 * sizeof(double));
