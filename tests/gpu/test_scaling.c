@@ -191,10 +191,20 @@ static void test_two_workers_one_gpu(void **state)
 	/* the baseline copies the same bytes as the contention phase: like for like */
 	assert_string_equal(cJSON_GetObjectItem(phase(f, 0), "allreduce")->valuestring,
 			    "local_copy");
-	/* N = 2 shares the GPU: about twice the step, about 1x, marked contention */
+	/*
+	 * N = 2 shares the GPU: about twice the step, about 1x, marked contention.
+	 * The simulated GPU gives each stream the whole GPU (its cost model has
+	 * no shared SMs), so there the step stays one worker's: only the host
+	 * side below is checked.
+	 */
 	two = metric(f, "step_ms_n2");
-	assert_true(two > 1.3 * one && two < 3.0 * one);
-	assert_true(metric(f, "speedup_n2") > 0.6 && metric(f, "speedup_n2") < 1.5);
+	if (!gb_test_on_simulator()) {
+		assert_true(two > 1.3 * one && two < 3.0 * one);
+		assert_true(metric(f, "speedup_n2") > 0.6 && metric(f, "speedup_n2") < 1.5);
+	} else {
+		fprintf(stderr, "note: simulated GPU: N = 2 on one GPU took %.2fx N = 1's step; "
+				"the simulator does not model shared SMs, so not judged\n", two / one);
+	}
 	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(phase(f, 1), "contention")));
 	assert_string_equal(cJSON_GetObjectItem(phase(f, 1), "allreduce")->valuestring,
 			    "local_copy");
@@ -207,10 +217,22 @@ static void test_two_workers_one_gpu(void **state)
 	assert_null(gb_bench_find_metric(f->res, "predicted_no_overlap_n2", -1));
 }
 
+/*
+ * The two-GPU ddp cases: the product's default GEMM size on a GPU, 512 on the
+ * simulated one (whose CPU computes each distinct GEMM), with a quarter of
+ * the gradients.
+ */
+static void run_two_gpu_ddp(struct fixture *f, const char *const *args, int n)
+{
+	const char *a[16];
+
+	run_scaling(f, 2, a, gb_test_sim_args(args, n, a, "--gemm-size", "512"));
+}
+
 static void test_two_gpus(void **state)
 {
-	static const char *const args[] = { "--steps", "5", "--warmup-steps", "2", "--step-ms",
-					    "50", "--grad-bytes", "64M", "--overlap" };
+	const char *const args[] = { "--steps", "5", "--warmup-steps", "2", "--step-ms", "50",
+				     "--grad-bytes", sim_or("64M", "16M"), "--overlap" };
 	struct fixture *f = *state;
 	const struct gb_check *c;
 
@@ -218,7 +240,7 @@ static void test_two_gpus(void **state)
 		fprintf(stderr, "note: one GPU: N = 2 needs two\n");
 		return;
 	}
-	run_scaling(f, 2, args, (int)ARRAY_LEN(args));
+	run_two_gpu_ddp(f, args, (int)ARRAY_LEN(args));
 	if (nccl_missing(f))
 		skip();
 	assert_int_equal(f->rc, 0);
@@ -244,8 +266,8 @@ static void test_two_gpus(void **state)
 /* Without --overlap: judged against the no-overlap range, never told anything hid. */
 static void test_two_gpus_no_overlap(void **state)
 {
-	static const char *const args[] = { "--steps", "5", "--warmup-steps", "2", "--step-ms",
-					    "50", "--grad-bytes", "64M" };
+	const char *const args[] = { "--steps", "5", "--warmup-steps", "2", "--step-ms", "50",
+				     "--grad-bytes", sim_or("64M", "16M") };
 	struct fixture *f = *state;
 	const struct gb_check *c;
 
@@ -253,7 +275,7 @@ static void test_two_gpus_no_overlap(void **state)
 		fprintf(stderr, "note: one GPU: N = 2 needs two\n");
 		return;
 	}
-	run_scaling(f, 2, args, (int)ARRAY_LEN(args));
+	run_two_gpu_ddp(f, args, (int)ARRAY_LEN(args));
 	if (nccl_missing(f))
 		skip();
 	assert_int_equal(f->rc, 0);
