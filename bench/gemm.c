@@ -1292,6 +1292,22 @@ static void impl_tag(char *buf, size_t len, const struct gemm_job *j)
 }
 
 /*
+ * A metric that is tflops over a fixed reference, in percent: the same
+ * samples scaled, so it has tflops's median and spread (compare judges a
+ * change by the spread; a single value would let noise in tflops fail it).
+ */
+static void add_percent_of(struct gb_bench_result *res, const char *name, int dev,
+			   const struct gemm_job *j, double ref)
+{
+	double *pct = gb_xrealloc(NULL, sizeof(double) * (j->n_tflops ? j->n_tflops : 1));
+
+	for (size_t i = 0; i < j->n_tflops; i++)
+		pct[i] = 100 * j->tflops[i] / ref;
+	gb_bench_add_metric(res, name, "%", GB_BETTER_HIGHER, dev, pct, j->n_tflops, NAN);
+	free(pct);
+}
+
+/*
  * The metrics of one measured job. For an own kernel, cublas is the
  * cuBLASLt job of the same precision and shape from this run: the ratio of
  * medians becomes pct_of_cublas_<p>_<impl> (absent when cuBLASLt was not
@@ -1304,7 +1320,7 @@ static void report_job(struct gb_bench_result *res, const struct gemm_dev *g,
 	const struct gb_device_info *d = g->info;
 	enum gb_precision pp = gb_gemm_peak_precision(j->prec, d->cc_major, d->cc_minor);
 	const char *pn = gb_precision_name(j->prec), *unit = gb_gemm_rate_unit(j->prec);
-	double maxc = tera(d->peaks.max_clock[pp]), median;
+	double maxc = tera(d->peaks.max_clock[pp]);
 	char sfx[64], tag[16], name[160], shape[80];
 	struct gb_metric *m;
 
@@ -1328,21 +1344,23 @@ static void report_job(struct gb_bench_result *res, const struct gemm_dev *g,
 					    isfinite(tera(d->peaks.spec[pp])) ? "spec sheet"
 									      : "max clock",
 					    gb_precision_name(pp));
-	median = m->value;
 	if (cublas && cublas->measured && cublas->n_tflops) {
 		double ref = gb_percentile(cublas->tflops, cublas->n_tflops, 50);
 
 		snprintf(name, sizeof(name), "pct_of_cublas_%s%s%s", pn, tag, sfx);
-		m = gb_bench_add_value(res, name, "%", GB_BETTER_HIGHER, g->dev,
-				       ref > 0 ? 100 * median / ref : NAN, NAN);
-		m->description = gb_strdupf("median of tflops_%s%s%s over the median of "
+		if (ref > 0) {
+			add_percent_of(res, name, g->dev, j, ref);
+			m = gb_bench_find_metric(res, name, g->dev);
+		} else {
+			m = gb_bench_add_value(res, name, "%", GB_BETTER_HIGHER, g->dev, NAN, NAN);
+		}
+		m->description = gb_strdupf("tflops_%s%s%s's samples over the median of "
 					    "cuBLASLt's tflops_%s%s, same run", pn, tag, sfx, pn,
 					    sfx);
 	}
-	if (isfinite(maxc)) {
+	if (isfinite(maxc) && maxc > 0) {
 		snprintf(name, sizeof(name), "pct_of_max_clock_peak_%s%s%s", pn, tag, sfx);
-		gb_bench_add_value(res, name, "%", GB_BETTER_HIGHER, g->dev, 100 * median / maxc,
-				   NAN);
+		add_percent_of(res, name, g->dev, j, maxc);
 	}
 	if (!j->tel.valid)
 		return;
@@ -1351,11 +1369,10 @@ static void report_job(struct gb_bench_result *res, const struct gemm_dev *g,
 						gb_product_class_of(d->name, d->brand), d->sm_count,
 						j->tel.sm_mhz_mean));
 
-		if (isfinite(obs)) {
+		if (isfinite(obs) && obs > 0) {
 			snprintf(name, sizeof(name), "pct_of_observed_clock_peak_%s%s%s", pn, tag,
 				 sfx);
-			gb_bench_add_value(res, name, "%", GB_BETTER_HIGHER, g->dev,
-					   100 * median / obs, NAN);
+			add_percent_of(res, name, g->dev, j, obs);
 		}
 		snprintf(name, sizeof(name), "sm_mhz_mean_%s%s%s", pn, tag, sfx);
 		gb_bench_add_value(res, name, "MHz", GB_BETTER_NONE, g->dev, j->tel.sm_mhz_mean,

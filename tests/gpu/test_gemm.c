@@ -161,7 +161,19 @@ static void test_large_default_set(void **state)
 				gb_bench_find_metric(r, "pct_of_observed_clock_peak_bf16", 0));
 		}
 	}
-	assert_non_null(gb_bench_find_metric(r, "pct_of_max_clock_peak_bf16", 0));
+	{
+		/* tflops's samples, scaled: the same count, the same median in percent */
+		const struct gb_metric *pct =
+			gb_bench_find_metric(r, "pct_of_max_clock_peak_bf16", 0);
+		const struct gb_metric *tf = gb_bench_find_metric(r, "tflops_bf16", 0);
+
+		assert_non_null(pct);
+		assert_non_null(tf);
+		assert_int_equal(pct->n_samples, tf->n_samples);
+		assert_true(tf->n_samples > 0);
+		assert_true(fabs(pct->value / (pct->samples[0] / tf->samples[0] * tf->value) - 1) <
+			    1e-9);
+	}
 	fixture_close(&f);
 }
 
