@@ -431,8 +431,9 @@ static void fill_side(struct gb_cmp_side *s, const struct gb_run *run, const str
 	s->power_w = NAN;
 	s->power_source = NULL;
 	s->per_watt = s->per_dollar = NAN;
-	/* per watt and per dollar mean something for throughput only */
-	if (m->better != GB_BETTER_HIGHER || !isfinite(m->value))
+	/* per watt and per dollar mean something for throughput only, not for a percentage */
+	if (m->better != GB_BETTER_HIGHER || !isfinite(m->value) ||
+	    (m->unit && !strcmp(m->unit, "%")))
 		return;
 	s->power_w = power_of(run, e->b, m, &s->power_source);
 	if (isfinite(s->power_w))

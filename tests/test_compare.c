@@ -197,6 +197,9 @@ static void test_different_models(void **state)
 	assert_string_equal(gb_cmp_class_name(r->cls, true), "b_worse");
 	/* latency has no per-watt figure: it is not a throughput */
 	assert_true(isnan(row(&c, "h2d_ce_pinned_alpha_us", 0)->a.per_watt));
+	/* nor has a percentage, though higher is better */
+	assert_true(isnan(row(&c, "pct_of_max_clock_peak_bf16", 0)->a.per_watt));
+	assert_true(isnan(row(&c, "pct_of_max_clock_peak_bf16", 0)->b.per_dollar));
 	/* GPU 1 of A meets GPU 1 of B: side by side too, never gated */
 	assert_string_equal(gb_cmp_class_name(row(&c, "tflops_bf16", 1)->cls, true), "b_worse");
 	gb_compare_release(&c);
