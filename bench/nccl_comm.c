@@ -185,25 +185,35 @@ int gb_nccl_comms_fail(struct gb_nccl_comms *s, int i, ncclResult_t r, const cha
 	return -1;
 }
 
+/* "rank R (GPU G)", with ", host H" inside the brackets under a launcher */
+static void rank_words(const struct gb_nccl_comms *s, int i, char *b, size_t n)
+{
+	snprintf(b, n, "rank %d (GPU %d%s%s)", s->rank[i], s->dev[i], s->host ? ", host " : "",
+		 s->host ? s->host : "");
+}
+
 int gb_nccl_comms_timed_out(struct gb_nccl_comms *s, int i, const char *what)
 {
+	char who[320];
+
+	rank_words(s, i, who, sizeof(who));
 	gb_bench_set_status(s->res, GB_STATUS_ERROR,
-			    "%s did not finish within %g s on rank %d (GPU %d%s%s): a rank stopped "
-			    "answering or a link hangs",
-			    what, s->timeout_s, s->rank[i], s->dev[i], s->host ? ", host " : "",
-			    s->host ? s->host : "");
+			    "%s did not finish within %g s on %s: a rank stopped answering or a "
+			    "link hangs",
+			    what, s->timeout_s, who);
 	gb_nccl_comms_abort(s);
 	return -1;
 }
 
 int gb_nccl_comms_hung(struct gb_nccl_comms *s, int i, const char *what)
 {
+	char who[320];
+
+	rank_words(s, i, who, sizeof(who));
 	gb_bench_set_status(s->res, GB_STATUS_ERROR,
-			    "%s did not finish within %g s: rank %d (GPU %d%s%s) hangs: its "
-			    "collective never completed while the other ranks here finished it "
-			    "and wait at the next",
-			    what, s->timeout_s, s->rank[i], s->dev[i], s->host ? ", host " : "",
-			    s->host ? s->host : "");
+			    "%s did not finish within %g s: %s hangs: its collective never "
+			    "completed while the other ranks here finished it and wait at the next",
+			    what, s->timeout_s, who);
 	gb_nccl_comms_abort(s);
 	return -1;
 }

@@ -87,8 +87,6 @@ static const struct gb_suite_sizes profile_sizes[] = {
  * so a node that ends early does not give up on one still measuring.
  */
 static const double profile_suite_s[] = { 15 * 60.0, 45 * 60.0, 4.5 * 3600 };
-/* stress's --duration in profile_table, seconds: what --stress-duration replaces */
-static const double profile_stress_s[] = { 30, 10 * 60.0, 4 * 3600.0 };
 
 static const char *profile_args_for(const char *bench, int profile)
 {
@@ -387,6 +385,19 @@ static int print_plan(const struct run_params *rp)
 
 /* ---- a fleet: one rank per node under mpirun or srun ---- */
 
+/* stress's --duration in the profile's options (profile_table), seconds; 0 if none */
+static double profile_stress_seconds(int profile)
+{
+	const char *args = profile_args_for("stress", profile), *d;
+	char tok[32];
+	double s;
+
+	d = args ? strstr(args, "--duration ") : NULL;
+	if (!d || sscanf(d + strlen("--duration "), "%31s", tok) != 1 || gb_parse_duration(tok, &s))
+		return 0;
+	return s;
+}
+
 /*
  * The profile's expected duration, longer by what --stress-duration adds
  * (a shorter stress keeps the allowance: the waits stay generous);
@@ -397,7 +408,7 @@ static int print_plan(const struct run_params *rp)
 static double suite_seconds(const struct run_params *rp)
 {
 	const char *v = getenv("GPUBENCH_TEST_FLEET_SUITE_S");
-	double s, longer = rp->stress_s - profile_stress_s[rp->profile];
+	double s, longer = rp->stress_s - profile_stress_seconds(rp->profile);
 
 	if (v && *v && !gb_parse_duration(v, &s) && s >= 0)
 		return s;

@@ -556,6 +556,27 @@ static bool xp_agree(const struct gbn_op *o)
 	return true;
 }
 
+/*
+ * A collective's start, shared by both paths: gbn_mu taken, no time yet,
+ * its fault triggers evaluated and its sequence number drawn. false (and
+ * gbn_mu released) on an aborted communicator, whose kernels return at
+ * once; true with gbn_mu still held.
+ */
+static bool begin_coll(struct gbn_op *o, uint64_t *seq, bool *hangs)
+{
+	struct ncclComm *c = o->comm;
+
+	pthread_mutex_lock(&gbn_mu);
+	o->seconds = 0;
+	if (c->revoked) {
+		pthread_mutex_unlock(&gbn_mu);
+		return false;
+	}
+	*hangs = faults_locked(o, gbsim_now_s());
+	*seq = c->colls_begun++;
+	return true;
+}
+
 /* Step 3: this rank's output from every rank's staged data. */
 static void xp_move(struct gbn_op *o)
 {
@@ -605,14 +626,8 @@ static cudaError_t xp_run_coll(struct gbn_op *o)
 	bool hangs, all_ok = true;
 	uint64_t seq;
 
-	pthread_mutex_lock(&gbn_mu);
-	o->seconds = 0;
-	if (c->revoked) {
-		pthread_mutex_unlock(&gbn_mu);
-		return cudaSuccess; /* an aborted communicator's kernels return at once */
-	}
-	hangs = faults_locked(o, gbsim_now_s());
-	seq = c->colls_begun++;
+	if (!begin_coll(o, &seq, &hangs))
+		return cudaSuccess;
 	c->waiting++;
 	pthread_mutex_unlock(&gbn_mu);
 	if (xp_wait(o, seq, false))
@@ -654,18 +669,14 @@ static cudaError_t run_coll(struct gbn_op *o)
 	struct gbn_rdv *v;
 	cudaError_t err = cudaSuccess;
 	int rank = c->rank;
+	uint64_t seq;
 	bool hangs;
 
 	if (k->xp)
 		return xp_run_coll(o);
-	pthread_mutex_lock(&gbn_mu);
-	o->seconds = 0;
-	if (c->revoked) {
-		pthread_mutex_unlock(&gbn_mu);
-		return cudaSuccess; /* an aborted communicator's kernels return at once */
-	}
-	hangs = faults_locked(o, gbsim_now_s());
-	v = rdv_of_locked(k, c->colls_begun++);
+	if (!begin_coll(o, &seq, &hangs))
+		return cudaSuccess;
+	v = rdv_of_locked(k, seq);
 	if (!v) {
 		gbn_fail(ncclSystemError, "%s: out of host memory", o->what);
 		pthread_mutex_unlock(&gbn_mu);

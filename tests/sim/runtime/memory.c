@@ -68,6 +68,15 @@ static size_t n_freed, next_freed;
 static size_t used_bytes[GBSIM_MAX_GPUS];
 static long alloc_count[GBSIM_MAX_GPUS];
 
+/* Write every deferred result to its device memory (the fake cuBLASLt's, if loaded). */
+static void flush_deferred(void)
+{
+	void (*flush)(void) = atomic_load(&deferred_flush);
+
+	if (flush)
+		flush();
+}
+
 /* with rt_table_lock held */
 static struct rt_alloc *find_live(uintptr_t p)
 {
@@ -530,15 +539,13 @@ static void copy_rows(const struct copy_ctx *c)
 static cudaError_t copy_run(void *arg)
 {
 	struct copy_ctx *c = arg;
-	void (*flush)(void);
 
 	if (!copy_declares_writes(c)) {
 		copy_rows(c);
 		return cudaSuccess;
 	}
 	/* declared: the runtime flushed no deferred write (a GEMM's D may be either end) */
-	if ((flush = atomic_load(&deferred_flush)))
-		flush();
+	flush_deferred();
 	/* a p2p_corrupt fault that starts now must corrupt this copy: never skipped then */
 	if (!rt_fault_active(GBSIM_FAULT_P2P_CORRUPT, c->src_device, -1, -1) &&
 	    !rt_fault_active(GBSIM_FAULT_P2P_CORRUPT, c->dst_device, -1, -1) &&
@@ -931,9 +938,7 @@ void gbsim_set_deferred_hooks(void (*flush)(void), void (*forget)(const void *ba
 
 void rt_mem_undeclared_work(bool before)
 {
-	void (*flush)(void) = atomic_load(&deferred_flush);
-
 	atomic_fetch_add(&write_epoch, 1);
-	if (before && flush)
-		flush();
+	if (before)
+		flush_deferred();
 }

@@ -51,3 +51,15 @@ scaling_ok() {
 	expect_phase "$1" "$2" 'len(p["explanation"]) > 20' "the placement has a reason"
 	expect_phase "$1" "$2" 'p["devices"] == list(range(p["workers"]))' "the phase runs on GPUs 0..N-1"
 }
+
+# healthy_ddp STEPS N: the DDP step of these tests (20 ms of 256^3 GEMMs and
+# 24 MiB of gradients in one bucket, ~10 % of the compute over PCIe without
+# P2P), run on every GPU of the machine; the report checked by scaling_ok and
+# the N-GPU speedup placed inside the model's range. $REPORT is the report.
+healthy_ddp() {
+	sim_run scaling scaling --workload ddp --steps "$1" --warmup-steps 1 --step-ms 20 \
+		--grad-bytes 24M --bucket 24M --gemm-size 256
+	expect_rc_in "0 1" "scaling on $MACHINE_NAME"
+	scaling_ok "$REPORT" "$2"
+	expect_phase "$REPORT" "$2" 'p["place"] == "inside"' "the measurement lies in the model's range"
+}

@@ -7,14 +7,10 @@
 # model's no-overlap..perfect-overlap range, naming the PCIe link without P2P.
 . "$(dirname "$0")/lib_scaling.sh" 2x-rtx4090-pcie.json
 
-sim_run scaling scaling --workload ddp --steps 4 --warmup-steps 1 --step-ms 20 \
-	--grad-bytes 24M --bucket 24M --gemm-size 256
-expect_rc_in "0 1" "scaling on $MACHINE_NAME"
-scaling_ok "$REPORT" 2
+healthy_ddp 4 2
 expect_phase "$REPORT" 2 '1.75 <= p["speedup_median"] <= 1.95' "two GPUs without P2P: 1.75-1.95x"
 expect_phase "$REPORT" 2 'p["predicted"]["no_overlap"] <= p["predicted"]["perfect_overlap"] <= 2' \
 	"the model's range is ordered and at most 2x"
-expect_phase "$REPORT" 2 'p["place"] == "inside"' "the measurement lies in the model's range"
 expect_phase "$REPORT" 2 '"P2P" in (p["predicted"].get("link_label") or "") + p["explanation"]' \
 	"the link is named as PCIe without P2P"
 echo "measured: $(phase_summary "$REPORT" 2)"
