@@ -1,10 +1,23 @@
 #!/usr/bin/env bash
 # run on the simulated machine: the quick profile, every step, one report.
-# The machines' 1 GiB makes run fit its sizes (bench/suite_math.h: 2048^3
-# GEMMs, 64 MiB copies), so the suite takes a minute or two of CPU; a healthy
-# machine passes every step (or warns). Then --only and --skip: the steps left
-# out are in the report as skipped.
+# Each GPU of the machine file is given 512 MiB here, so run fits its sizes
+# (bench/suite_math.h: 1024^3 GEMMs, 32 MiB copies, 64 MiB between GPUs) and
+# the suite takes a minute or two of CPU; a healthy machine passes every step
+# (or warns). Then --only: the steps left out are in the report as skipped.
 . "$(dirname "$0")/lib_sim.sh"
+
+# The whole suite is the sim label's longest test, and nearly all of its time
+# is the CPU copying and multiplying at the sizes memory allows: half the
+# machine file's memory halves its copies, through the machine file (the
+# product has no simulator-only option), and tests run's fitting at a second size.
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["name"] = d.get("name", "machine") + "-512m"
+for g in d["gpus"]:
+    g["memory"] = "512M"
+json.dump(d, open(sys.argv[2], "w"))' "$MACHINE" "$TMP/machine-512m.json"
+export GPUBENCH_SIM_MACHINE=$TMP/machine-512m.json
 
 # On the 8-GPU machine every step at the suite's sizes costs minutes of CPU
 # (bandwidth alone measures each GPU in turn): run uses its first and last
@@ -12,17 +25,19 @@
 # their own tests at small sizes.
 devs=()
 [ "$GPUS" -le 2 ] || devs=(-d "0,$((GPUS - 1))")
-# The suite's "bf16 at least 70% of peak" is for its 8192^3 GEMM. At the 2048^3
-# that 1 GiB allows, an A100's 108 SMs run the 128 output tiles of the
-# simulated cuBLASLt's pick in two waves (63% of peak, as a real A100 at this
-# size): the test asks 55%, through --thresholds, which this also exercises.
-printf '%s\n' '{"thresholds": [{"metric": "tflops_bf16*", "min_efficiency": 0.55}]}' \
+# The suite's "bf16 at least 70% of peak" is for its 8192^3 GEMM. At the 1024^3
+# that 512 MiB allows, the simulated cuBLASLt's best pick has 64 output tiles,
+# fewer than the GPU has SMs, so about half of them idle (tile quantisation,
+# as on a real GPU at this size): a simulated H100 reaches 31% of its peak,
+# an RTX 4090 39%, an A100 43%. The test asks 25%, through --thresholds,
+# which this also exercises.
+printf '%s\n' '{"thresholds": [{"metric": "tflops_bf16*", "min_efficiency": 0.25}]}' \
 	>"$TMP/thresholds.json"
 # The profile's 30 s of stress would be 30 s of a CPU's time here (its
 # checks are kernels the CPU runs): 15 s, through run's own option, which
-# this also tests (stress's params must say 15). Not less: the first 2048^3
-# GEMM of each GPU is seconds of CPU, and on a loaded 2-core host 5 s ended
-# with no batch verified (could not run).
+# this also tests (stress's params must say 15). Not less: a stress batch
+# and its checks are seconds of CPU, and on a loaded 2-core host 5 s once
+# ended with no batch verified (could not run).
 sim_run run run --profile quick --stress-duration 15s --thresholds "$TMP/thresholds.json" \
 	"${devs[@]}"
 expect_rc_in "0" "run --profile quick on $MACHINE_NAME"
@@ -42,12 +57,12 @@ expect_json "$REPORT" \
 	'[b["params"]["duration_s"] for b in d["benchmarks"] if b["name"] == "stress"] == [15]' \
 	"--stress-duration 15s reached the stress step"
 expect_bench_status "$REPORT" scaling "passed warning"
-# the sizes followed the GPUs' memory (1 GiB: 2048^3 GEMMs), and run says so
+# the sizes followed the GPUs' memory (512 MiB: 1024^3 GEMMs), and run says so
 expect_json "$REPORT" \
-	'all(b["params"]["m"] == 2048 for b in d["benchmarks"] if b["name"] in ("gemm", "stress"))' \
-	"gemm and stress fitted to 1 GiB: 2048^3"
+	'all(b["params"]["m"] == 1024 for b in d["benchmarks"] if b["name"] in ("gemm", "stress"))' \
+	"gemm and stress fitted to 512 MiB: 1024^3"
 checks=$((checks + 1))
-printf '%s' "$err" | grep -qE "sizes halved to fit, GEMMs of 2048\^3" ||
+printf '%s' "$err" | grep -qE "sizes halved to fit, GEMMs of 1024\^3" ||
 	fail "run does not say that it fitted its sizes: $(printf '%s' "$err" | head -3)"
 if [ "$GPUS" -ge 2 ]; then
 	expect_bench_status "$REPORT" p2p "passed warning"
