@@ -240,6 +240,55 @@ static int model_rank(const struct gb_run *run, int pos)
 	return rank;
 }
 
+/* how many of run's GPUs have this UUID */
+static int uuid_count(const struct gb_run *run, const char *uuid)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < run->n_devices; i++)
+		n += run->devices[i].uuid && !strcmp(run->devices[i].uuid, uuid);
+	return n;
+}
+
+/*
+ * The GPU at pos is the same physical GPU in other: its UUID is once in
+ * each report. (A fleet of simulated nodes may repeat a machine file's
+ * UUIDs; those GPUs are paired by rank instead.)
+ */
+static bool uuid_paired(const struct gb_run *run, int pos, const struct gb_run *other)
+{
+	const char *uuid = run->devices[pos].uuid;
+
+	return uuid && *uuid && uuid_count(run, uuid) == 1 && uuid_count(other, uuid) == 1;
+}
+
+/* rank of the GPU at pos among run's GPUs of its model that are not paired by UUID */
+static int unpaired_rank(const struct gb_run *run, int pos, const struct gb_run *other)
+{
+	int rank = 0;
+
+	for (int i = 0; i < pos; i++)
+		if (!strcmp(pos_name(run, i), pos_name(run, pos)) && !uuid_paired(run, i, other))
+			rank++;
+	return rank;
+}
+
+/*
+ * Which GPU of the other report the GPU at pos is compared with, as a key
+ * both sides compute alike: the same UUID (the same GPU, wherever its CUDA
+ * index moved: with GPU 1 of 8 hidden, A's GPU 7 is B's GPU 6), else the same
+ * model and rank among the GPUs of that model left unpaired (another node,
+ * or a GPU replaced). Across different models, the position.
+ */
+static char *gpu_key(const struct gb_run *run, int pos, const struct gb_run *other, bool cross)
+{
+	if (cross)
+		return gb_strdupf("#%d", pos);
+	if (uuid_paired(run, pos, other))
+		return gb_strdupf("uuid:%s", run->devices[pos].uuid);
+	return gb_strdupf("%s#%d", pos_name(run, pos), unpaired_rank(run, pos, other));
+}
+
 /* One metric of one report, keyed. */
 struct ent {
 	char *key;
@@ -249,7 +298,24 @@ struct ent {
 	bool used;
 };
 
-static char *model_part(const struct gb_run *run, const struct gb_metric *m, bool cross)
+/* gpu_key of each of run's GPUs, by position, computed once per report */
+static char **gpu_keys(const struct gb_run *run, const struct gb_run *other, bool cross)
+{
+	char **keys = gb_xrealloc(NULL, sizeof(*keys) * (run->n_devices ? run->n_devices : 1));
+
+	for (size_t i = 0; i < run->n_devices; i++)
+		keys[i] = gpu_key(run, (int)i, other, cross);
+	return keys;
+}
+
+static void free_keys(char **keys, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(keys[i]);
+	free(keys);
+}
+
+static char *gpu_part(const struct gb_run *run, const struct gb_metric *m, char *const *keys)
 {
 	int pos = gb_fmt_device_pos(run, m->device);
 
@@ -257,15 +323,15 @@ static char *model_part(const struct gb_run *run, const struct gb_metric *m, boo
 		return gb_strdup("all");
 	if (pos < 0) /* a device the report does not describe: its index is all we know */
 		return gb_strdupf("unknown#%d", m->device);
-	if (cross)
-		return gb_strdupf("#%d", pos);
-	return gb_strdupf("%s#%d", pos_name(run, pos), model_rank(run, pos));
+	return gb_strdup(keys[pos]);
 }
 
-static struct ent *collect(const struct gb_run *run, bool cross, size_t *n)
+static struct ent *collect(const struct gb_run *run, const struct gb_run *other, bool cross,
+			   size_t *n)
 {
 	struct ent *e = NULL;
 	size_t total = 0, k = 0;
+	char **keys = gpu_keys(run, other, cross);
 
 	for (size_t i = 0; i < run->n_benches; i++)
 		total += run->benches[i].n_metrics;
@@ -275,19 +341,20 @@ static struct ent *collect(const struct gb_run *run, bool cross, size_t *n)
 		char *pk = gb_params_key(b->params);
 
 		for (size_t j = 0; j < b->n_metrics; j++, k++) {
-			char *model = model_part(run, &b->metrics[j], cross);
+			char *gpu = gpu_part(run, &b->metrics[j], keys);
 
 			/* \x1f cannot be typed into a name by accident */
 			e[k].key = gb_strdupf("%s\x1f%s\x1f%s\x1f%s", b->name, b->metrics[j].name,
-					      model, pk);
+					      gpu, pk);
 			e[k].params = gb_strdup(pk);
 			e[k].b = b;
 			e[k].m = &b->metrics[j];
 			e[k].used = false;
-			free(model);
+			free(gpu);
 		}
 		free(pk);
 	}
+	free_keys(keys, run->n_devices);
 	*n = total;
 	return e;
 }
@@ -700,18 +767,19 @@ static void find_missing(struct gb_compare *c, const struct gb_run *a, const str
 	}
 }
 
-/* B has a GPU for A's device at position pos: the same model and rank, or position across models */
+/* B has a GPU for A's device at position pos, by gpu_key: the same UUID, model and rank, or position */
 static bool gpu_in_b(const struct gb_compare *c, const struct gb_run *a, const struct gb_run *b,
 		     int pos)
 {
-	const char *name = pos_name(a, pos);
-	int have = 0;
+	char *key = gpu_key(a, pos, b, c->different_models);
+	char **keys_b = gpu_keys(b, a, c->different_models);
+	bool found = false;
 
-	if (c->different_models)
-		return (size_t)pos < b->n_devices;
-	for (size_t i = 0; i < b->n_devices; i++)
-		have += !strcmp(pos_name(b, (int)i), name);
-	return model_rank(a, pos) < have;
+	for (size_t i = 0; i < b->n_devices && !found; i++)
+		found = !strcmp(key, keys_b[i]);
+	free_keys(keys_b, b->n_devices);
+	free(key);
+	return found;
 }
 
 /* A measured it and B has no value: absent from B, or null there and not already a regression */
@@ -854,8 +922,8 @@ int gb_compare_runs(const struct gb_run *a, const char *name_a, const struct gb_
 	}
 	header_fields(out, a, name_a, b, name_b, o);
 	find_missing(out, a, b);
-	ea = collect(a, out->different_models, &na);
-	eb = collect(b, out->different_models, &nb);
+	ea = collect(a, b, out->different_models, &na);
+	eb = collect(b, a, out->different_models, &nb);
 	for (size_t i = 0; i < na; i++) {
 		const struct ent *m = find_unused(eb, nb, ea[i].key);
 

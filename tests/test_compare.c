@@ -712,6 +712,79 @@ static void test_b_lacks_metric_or_gpu(void **state)
 	gb_run_release(&b);
 }
 
+/* run with n GPUs of model X at CUDA indexes 0..: uuids[i] measuring tflops_bf16 around tflops[i] */
+static void uuid_run(struct gb_run *run, const char *const *uuids, const double *tflops, int n)
+{
+	struct gb_bench_result *g = tiny_run(run, "X", "gemm");
+
+	run->devices[0].uuid = gb_strdup(uuids[0]);
+	for (int i = 1; i < n; i++) {
+		struct gb_device_info *d = gb_run_add_device(run);
+
+		d->index = i;
+		d->name = gb_strdup("X");
+		d->uuid = gb_strdup(uuids[i]);
+		gb_bench_add_device(g, i);
+	}
+	for (int i = 0; i < n; i++) {
+		double t = tflops[i], v[5] = { t - 1, t - 0.5, t, t + 0.5, t + 1 };
+
+		gb_bench_add_metric(g, "tflops_bf16", "TFLOP/s", GB_BETTER_HIGHER, i, v, 5, NAN);
+	}
+}
+
+/* the row of A's GPU dev_a: B's GPU dev_b, unchanged */
+static void expect_paired(const struct gb_compare *c, int dev_a, int dev_b)
+{
+	const struct gb_cmp_row *r = row(c, "tflops_bf16", dev_a);
+
+	assert_int_equal(r->b.device, dev_b);
+	assert_int_equal(r->cls, GB_CMP_UNCHANGED);
+}
+
+/*
+ * The same node with a GPU hidden (CUDA indexes shift): GPUs are paired by
+ * UUID, so the hidden one is the missing GPU and the others still compare
+ * with themselves (by rank, GPU 2 was called missing and GPU 1 compared
+ * with what was GPU 2, a 10% regression). A GPU replaced (a new UUID)
+ * pairs by rank with the one it replaced.
+ */
+static void test_gpus_paired_by_uuid(void **state)
+{
+	static const char *const three[] = { "GPU-a", "GPU-b", "GPU-c" };
+	static const char *const hidden[] = { "GPU-a", "GPU-c" };
+	static const char *const replaced[] = { "GPU-a", "GPU-n", "GPU-c" };
+	static const double t_three[] = { 100, 110, 100 }, t_hidden[] = { 100, 100 };
+	struct gb_run a, b;
+	struct gb_compare c;
+
+	(void)state;
+	uuid_run(&a, three, t_three, 3);
+	uuid_run(&b, hidden, t_hidden, 2);
+	compare_pair(&a, &b, false, &c);
+	assert_int_equal(c.n_missing, 1);
+	assert_int_equal(c.missing[0].kind, GB_MISS_GPU);
+	assert_int_equal(c.missing[0].device, 1);
+	assert_string_equal(c.missing[0].message,
+			    "GPU 1 (X) of A is missing from B; A measured 1 metric on it");
+	expect_paired(&c, 0, 0);
+	expect_paired(&c, 2, 1);
+	assert_int_equal(c.count[GB_CMP_ONLY_A], 1);
+	assert_int_equal(c.count[GB_CMP_REGRESSION], 0);
+	gb_compare_release(&c);
+	gb_run_release(&b);
+
+	uuid_run(&b, replaced, t_three, 3);
+	compare_pair(&a, &b, false, &c);
+	assert_int_equal(c.n_missing, 0);
+	for (int i = 0; i < 3; i++)
+		expect_paired(&c, i, i);
+	assert_int_equal(c.count[GB_CMP_ONLY_A] + c.count[GB_CMP_ONLY_B], 0);
+	gb_compare_release(&c);
+	gb_run_release(&b);
+	gb_run_release(&a);
+}
+
 /* Simulated numbers are never compared with measured ones; two simulated reports are */
 static void test_simulated_refused(void **state)
 {
@@ -1098,6 +1171,7 @@ int main(void)
 		cmocka_unit_test(test_b_run_ended_early),
 		cmocka_unit_test(test_incomplete_only_from_b),
 		cmocka_unit_test(test_b_lacks_metric_or_gpu),
+		cmocka_unit_test(test_gpus_paired_by_uuid),
 		cmocka_unit_test(test_simulated_refused),
 		cmocka_unit_test(test_fleet_merge),
 		cmocka_unit_test(test_fleet_duplicates),
