@@ -161,18 +161,46 @@ static double tolerance_for(const struct gb_compare_opts *o, const char *bench,
 
 /* ---- the match key ---- */
 
-bool gb_param_ignored(const char *key)
+/* a key ending in suffix */
+static bool ends_with(const char *key, const char *suffix)
 {
+	size_t len = strlen(key), n = strlen(suffix);
+
+	return len > n && !strcmp(key + len - n, suffix);
+}
+
+/* gb_param_ignored, with the software versions left in the key or not */
+static bool param_ignored(const char *key, bool keep_versions)
+{
+	/* how long or how often */
 	static const char *const prefixes[] = { "duration", "warmup", "iterations", "iters",
 						"samples",  "repeat", "runs",       "seed",
 						"timeout" };
-	size_t len = strlen(key);
+	/*
+	 * How the numbers were taken, written down for the reader: texts that a
+	 * new gpubench may word differently, and choices the library version or
+	 * the memory made (nccl's launch and alltoall, gemm's rotation). In the
+	 * key they would make a baseline from an older build match nothing.
+	 */
+	static const char *const method[] = { "layout",    "data",          "flop_count",
+					      "rotation",  "rotating_copies", "rotation_bytes",
+					      "timing",    "launch",        "alltoall",
+					      "statistic", "allreduce" };
 
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
 		if (!strncmp(key, prefixes[i], strlen(prefixes[i])))
 			return true;
-	return (len > 2 && !strcmp(key + len - 2, "_s")) ||
-	       (len > 3 && !strcmp(key + len - 3, "_ms"));
+	for (size_t i = 0; i < sizeof(method) / sizeof(method[0]); i++)
+		if (!strcmp(key, method[i]))
+			return true;
+	/* the software measured with (compare says when it differs, software.h) and notes */
+	return ends_with(key, "_s") || ends_with(key, "_ms") ||
+	       (!keep_versions && ends_with(key, "_version")) || ends_with(key, "_note");
+}
+
+bool gb_param_ignored(const char *key)
+{
+	return param_ignored(key, false);
 }
 
 static int cmp_str(const void *x, const void *y)
@@ -194,7 +222,7 @@ static char *param_value(const cJSON *v)
 	return copy;
 }
 
-char *gb_params_key(const struct cJSON *params)
+static char *params_key(const struct cJSON *params, bool keep_versions)
 {
 	const cJSON *e;
 	const char **keys = NULL;
@@ -202,7 +230,7 @@ char *gb_params_key(const struct cJSON *params)
 	struct sbuf sb = { NULL, 0, 0 };
 
 	cJSON_ArrayForEach(e, params) {
-		if (!e->string || gb_param_ignored(e->string))
+		if (!e->string || param_ignored(e->string, keep_versions))
 			continue;
 		keys = gb_xrealloc(keys, sizeof(*keys) * (n + 1));
 		keys[n++] = e->string;
@@ -222,6 +250,16 @@ char *gb_params_key(const struct cJSON *params)
 	}
 	free(keys);
 	return sb_take(&sb);
+}
+
+char *gb_params_key(const struct cJSON *params)
+{
+	return params_key(params, false);
+}
+
+char *gb_params_key_versioned(const struct cJSON *params)
+{
+	return params_key(params, true);
 }
 
 static const char *pos_name(const struct gb_run *run, int pos)
@@ -631,6 +669,7 @@ static void header_fields(struct gb_compare *c, const struct gb_run *a, const ch
 	c->price_a = o->price_a;
 	c->price_b = o->price_b;
 	c->allow_missing = o->allow_missing;
+	c->n_software = gb_software_changes(&a->host, &b->host, c->software);
 	c->simulated = a->host.simulated && b->host.simulated;
 	if (c->simulated) {
 		c->sim_a = gb_strdup(a->host.simulated_machine);
@@ -1046,6 +1085,22 @@ static cJSON *missing_json(const struct gb_cmp_missing *m)
 	return o;
 }
 
+/* [{"name": "cuBLASLt", "a": "13.1.0", "b": "13.2.0"}, ...]: empty when nothing changed */
+static cJSON *software_json(const struct gb_compare *c)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	for (size_t i = 0; i < c->n_software; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "name", c->software[i].name);
+		cJSON_AddStringToObject(o, "a", c->software[i].a);
+		cJSON_AddStringToObject(o, "b", c->software[i].b);
+		cJSON_AddItemToArray(arr, o);
+	}
+	return arr;
+}
+
 cJSON *gb_compare_to_json(const struct gb_compare *c)
 {
 	cJSON *doc = cJSON_CreateObject();
@@ -1059,6 +1114,7 @@ cJSON *gb_compare_to_json(const struct gb_compare *c)
 	cJSON_AddStringToObject(doc, "mode",
 				c->different_models ? "different_models" : "same_models");
 	cJSON_AddBoolToObject(doc, "simulated", c->simulated);
+	cJSON_AddItemToObject(doc, "software_changes", software_json(c));
 	cJSON_AddNumberToObject(doc, "tolerance", c->tolerance);
 	cJSON_AddNumberToObject(doc, "spread_k", c->spread_k);
 	for (int k = 0; k < GB_CMP_CLASS_COUNT; k++)
@@ -1305,13 +1361,15 @@ static void simulated_line(const struct gb_compare *c, char *buf, size_t len)
 
 static void text_header(const struct gb_compare *c, FILE *out)
 {
-	char sim[1200];
+	char sim[1200], sw[512];
 
 	simulated_line(c, sim, sizeof(sim));
 	if (sim[0])
 		fprintf(out, "%s\n", sim);
 	fprintf(out, "A  '%s'  %s  %s\nB  '%s'  %s  %s\n", c->name_a, c->host_a ? c->host_a : "-",
 		c->models_a, c->name_b, c->host_b ? c->host_b : "-", c->models_b);
+	if (gb_software_changes_line(sw, sizeof(sw), c->software, c->n_software))
+		fprintf(out, "software changed: %s\n", sw);
 	if (c->different_models)
 		fputs("different GPU models: side by side, changes not gated\n", out);
 	else
@@ -1374,7 +1432,7 @@ static void print_markdown(const struct gb_compare *c, FILE *out)
 {
 	struct tbl t;
 	bool bad = gb_compare_failed(c);
-	char sim[1200];
+	char sim[1200], sw[512];
 
 	fprintf(out, "## %s gpubench compare: %s\n\n", bad ? "\xE2\x9D\x8C" : "\xE2\x9C\x85",
 		bad ? result_words(c) : "no regression");
@@ -1397,6 +1455,11 @@ static void print_markdown(const struct gb_compare *c, FILE *out)
 	fputs(" | ", out);
 	gb_fmt_md(out, c->models_b);
 	fputs(" |\n\n", out);
+	if (gb_software_changes_line(sw, sizeof(sw), c->software, c->n_software)) {
+		fputs("Software changed: ", out);
+		gb_fmt_md(out, sw);
+		fputs("\n\n", out);
+	}
 	if (c->n_missing) {
 		fprintf(out, "### B incomplete (%s)\n\n",
 			c->allow_missing ? "listed, not failed: --allow-missing"

@@ -4,13 +4,15 @@
  * changed, and whether a change is a regression a CI gate should fail on
  * (CPU only). docs/compare.md describes the rules and the JSON document.
  *
- * Matching. A metric's key is: benchmark name, metric name, the model of
- * its device (devices[].name of metric.device; "all" for a metric of no
- * single device) with the device's rank among the report's GPUs of that
- * model (so GPU k of a model is compared with GPU k), and the benchmark's
- * parameters that decide what is measured. Parameters that only decide how
- * long or how often it is measured are left out of the key, so a quick run
- * can be compared with a long one: see gb_param_ignored().
+ * Matching. A metric's key is: benchmark name, metric name, its GPU ("all"
+ * for a metric of no single GPU), and the benchmark's parameters that
+ * decide what is measured. A GPU in both reports (the same UUID) is paired
+ * with itself; the others by model (devices[].name) and rank among the
+ * report's unpaired GPUs of that model (GPU k of a model with GPU k).
+ * Parameters that only decide how long or how often it is measured, the
+ * software versions and the method's descriptions are left out of the key,
+ * so a quick run can be compared with a long one and a cuBLASLt upgrade
+ * with the run before it: see gb_param_ignored().
  *
  * When the two reports have no GPU model in common (an A100 against an RTX
  * 4090) the model is left out of the key (GPU k of A is compared with GPU k
@@ -45,6 +47,7 @@
 
 #include "formats.h"
 #include "result.h"
+#include "software.h"
 
 #define GB_COMPARE_SCHEMA "gpubench.compare/1"
 
@@ -163,6 +166,9 @@ struct gb_compare {
 	/* both reports come from the simulated GPU (mixed ones are refused) */
 	bool simulated;
 	char *sim_a, *sim_b;       /* their host.simulated_machine, may be NULL */
+	/* software versions that differ between A's and B's hosts (driver, cuBLASLt, ...) */
+	struct gb_sw_change software[GB_SW_COUNT];
+	size_t n_software;
 };
 
 /*
@@ -205,13 +211,24 @@ int gb_compare_html(const struct gb_compare *c, FILE *out);
 /* ---- the parts of the match key, shared with the fleet merge ---- */
 
 /*
- * true for parameters that decide how long or how often something is
- * measured, not what: duration*, warmup*, iterations, iters, samples,
- * repeat*, runs, seed, timeout*, and keys ending in "_s" or "_ms".
+ * true for parameters that do not decide what is measured:
+ * - how long or how often: duration*, warmup*, iterations, iters, samples,
+ *   repeat*, runs, seed, timeout*, and keys ending in "_s" or "_ms";
+ * - the software measured with: keys ending in "_version" (cuBLASLt, NCCL),
+ *   so an upgrade is compared, not a new test; compare lists what differs;
+ * - how it was measured, written down for the reader: layout, data,
+ *   flop_count, timing, statistic, allreduce, launch, alltoall, rotation,
+ *   rotating_copies, rotation_bytes, and keys ending in "_note".
  */
 bool gb_param_ignored(const char *key);
 
 /* "dtype=bf16,k=8192,m=8192" from the params object (sorted keys, ignored keys left out). Owned. */
 char *gb_params_key(const struct cJSON *params);
+/*
+ * The same with the software versions kept: the fleet merge keeps nodes
+ * that ran different cuBLASLt or NCCL versions apart, each with its own
+ * params, where compare matches across them.
+ */
+char *gb_params_key_versioned(const struct cJSON *params);
 
 #endif

@@ -88,7 +88,7 @@ static int status_rank(enum gb_status s)
 static struct merged *find_merged(struct merge *mg, const struct gb_bench_result *src,
 				  const char *host, bool *created)
 {
-	char *pk = gb_params_key(src->params);
+	char *pk = gb_params_key_versioned(src->params);
 	char *key = gb_strdupf("%s\x1f%s", src->name, pk);
 	struct gb_bench_result *b;
 	struct merged *m;

@@ -329,6 +329,22 @@ void gb_fmt_simulated(char *buf, size_t len, const struct gb_run *run)
 			 m && *m ? m : "unknown machine");
 }
 
+void gb_fmt_cuda_version(char *buf, size_t len, int v)
+{
+	if (v > 0)
+		snprintf(buf, len, "%d.%d", v / 1000, (v % 1000) / 10);
+	else
+		snprintf(buf, len, "-");
+}
+
+void gb_fmt_lib_version(char *buf, size_t len, int v)
+{
+	if (v >= 0)
+		snprintf(buf, len, "%d.%d.%d", v / 10000, (v / 100) % 100, v % 100);
+	else
+		snprintf(buf, len, "-");
+}
+
 int gb_fmt_finish(FILE *out)
 {
 	if (fflush(out) != 0 || ferror(out))

@@ -103,6 +103,14 @@ const struct gb_device_info *gb_fmt_device(const struct gb_run *run, int device)
  */
 void gb_fmt_simulated(char *buf, size_t len, const struct gb_run *run);
 
+/* "13.0" from a CUDA version (1000 * major + 10 * minor); "-" for none (0) or unknown (-1) */
+void gb_fmt_cuda_version(char *buf, size_t len, int v);
+/*
+ * "13.1.0" from a library version (10000 * major + 100 * minor + patch, as
+ * cuBLASLt and NCCL encode theirs); "-" when unknown (< 0)
+ */
+void gb_fmt_lib_version(char *buf, size_t len, int v);
+
 /* 0 if out has seen no error, after flushing it; else -1. */
 int gb_fmt_finish(FILE *out);
 

@@ -1193,6 +1193,7 @@ static void cmp_inputs(FILE *out, const struct gb_compare *c)
 	const char *hosts[2] = { c->host_a, c->host_b };
 	const char *models[2] = { c->models_a, c->models_b };
 	double prices[2] = { c->price_a, c->price_b };
+	char sw[512];
 
 	fputs("<h2>Reports</h2>\n<table><tr><th></th><th>file</th><th>host</th><th>GPUs</th>"
 	      "<th>$ per GPU-hour</th></tr>\n",
@@ -1206,6 +1207,11 @@ static void cmp_inputs(FILE *out, const struct gb_compare *c)
 		fputs("</tr>\n", out);
 	}
 	fputs("</table>\n", out);
+	if (gb_software_changes_line(sw, sizeof(sw), c->software, c->n_software)) {
+		fputs("<p>Software changed: ", out);
+		esc(out, sw);
+		fputs("</p>\n", out);
+	}
 }
 
 static void cmp_missing(FILE *out, const struct gb_compare *c)

@@ -216,31 +216,23 @@ static void print_topology(FILE *out, const struct gb_run *run)
 		topology_grid(out, run);
 }
 
-/* "13.0", or "-" for none (0: no driver) or unknown (-1) */
-static void cuda_version(FILE *out, int v)
-{
-	if (v > 0)
-		fprintf(out, "%d.%d", v / 1000, (v % 1000) / 10);
-	else
-		fputs("-", out);
-}
-
 static void print_versions(FILE *out, const struct gb_run *run)
 {
 	const struct gb_host_info *h = &run->host;
+	char drv[16], rt[16], lt[24], nccl[24];
 
-	fprintf(out, "host %s  driver %s  CUDA driver ", h->hostname ? h->hostname : "-",
-		h->driver_version ? h->driver_version : "-");
-	cuda_version(out, h->cuda_driver_version);
-	fputs("  runtime ", out);
-	cuda_version(out, h->cuda_runtime_version);
-	/* encodings: cuBLASLt major*10000 + minor*100 + patch, NCCL the same */
+	gb_fmt_cuda_version(drv, sizeof(drv), h->cuda_driver_version);
+	gb_fmt_cuda_version(rt, sizeof(rt), h->cuda_runtime_version);
+	gb_fmt_lib_version(lt, sizeof(lt), h->cublaslt_version);
+	gb_fmt_lib_version(nccl, sizeof(nccl), h->nccl_version);
+	fprintf(out, "host %s  driver %s  CUDA driver %s  runtime %s",
+		h->hostname ? h->hostname : "-", h->driver_version ? h->driver_version : "-", drv,
+		rt);
+	/* the libraries only when loaded: a run that used none has no version to show */
 	if (h->cublaslt_version >= 0)
-		fprintf(out, "  cuBLASLt %d.%d.%d", h->cublaslt_version / 10000,
-			(h->cublaslt_version / 100) % 100, h->cublaslt_version % 100);
+		fprintf(out, "  cuBLASLt %s", lt);
 	if (h->nccl_version >= 0)
-		fprintf(out, "  NCCL %d.%d.%d", h->nccl_version / 10000,
-			(h->nccl_version / 100) % 100, h->nccl_version % 100);
+		fprintf(out, "  NCCL %s", nccl);
 	fputc('\n', out);
 }
 

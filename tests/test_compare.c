@@ -322,6 +322,24 @@ static void test_params_key(void **state)
 	assert_true(gb_param_ignored("timeout_s"));
 	assert_false(gb_param_ignored("size"));
 	assert_false(gb_param_ignored("dtype"));
+	/* the software and the method's descriptions are not what is measured */
+	assert_true(gb_param_ignored("cublaslt_version"));
+	assert_true(gb_param_ignored("nccl_version"));
+	assert_true(gb_param_ignored("rotation_note"));
+	assert_true(gb_param_ignored("layout"));
+	assert_true(gb_param_ignored("rotating_copies"));
+	assert_false(gb_param_ignored("precision"));
+	assert_false(gb_param_ignored("impl"));
+	assert_false(gb_param_ignored("version"));
+	free(key);
+	cJSON_Delete(p);
+	/* the fleet merge keeps the versions (nodes on different libraries stay apart) */
+	p = cJSON_Parse("{\"m\": 256, \"cublaslt_version\": \"13.1.0\", \"layout\": \"TN\"}");
+	key = gb_params_key(p);
+	assert_string_equal(key, "m=256");
+	free(key);
+	key = gb_params_key_versioned(p);
+	assert_string_equal(key, "cublaslt_version=13.1.0,m=256");
 	free(key);
 	cJSON_Delete(p);
 }
@@ -707,6 +725,73 @@ static void test_b_lacks_metric_or_gpu(void **state)
 	gb_compare_release(&c);
 	compare_pair(&a, &b, true, &c);
 	assert_false(gb_compare_failed(&c));
+	gb_compare_release(&c);
+	gb_run_release(&a);
+	gb_run_release(&b);
+}
+
+/*
+ * B after a cuBLASLt and driver upgrade, with a newer gpubench that words
+ * its method differently: every metric still matches (the gate compares the
+ * upgrade instead of calling gemm missing), and the versions that differ
+ * are listed, in the text and the JSON.
+ */
+static void test_software_upgrade(void **state)
+{
+	struct gb_run a, b;
+	struct gb_run *runs[2] = { &a, &b };
+	struct gb_compare c;
+	struct gb_compare_opts o;
+	char err[256];
+	char *s;
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		struct gb_bench_result *g = tiny_run(runs[k], "X", "gemm");
+
+		add_samples(g, "tflops_bf16", GB_BETTER_HIGHER, 100, 1);
+		gb_bench_param_str(g, "precision", "bf16");
+		gb_bench_param_str(g, "cublaslt_version", k ? "13.2.0" : "13.1.0");
+		gb_bench_param_str(g, "rotation", k ? "copies of A and B, newer words" : "copies");
+		runs[k]->host.driver_version = gb_strdup(k ? "590.44.01" : "580.65.06");
+		runs[k]->host.cuda_runtime_version = 13000;
+		runs[k]->host.cublaslt_version = k ? 130200 : 130100;
+		runs[k]->host.nccl_version = k ? 22703 : -1; /* A loaded no NCCL: no change */
+	}
+	gb_compare_opts_init(&o);
+	assert_int_equal(gb_compare_runs(&a, "a.json", &b, "b.json", &o, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.n_missing, 0);
+	assert_int_equal(c.count[GB_CMP_UNCHANGED], 1);
+	assert_int_equal(c.count[GB_CMP_ONLY_A] + c.count[GB_CMP_ONLY_B], 0);
+	assert_string_equal(row(&c, "tflops_bf16", 0)->params, "precision=bf16");
+	assert_int_equal(c.n_software, 2);
+	assert_string_equal(c.software[0].name, "driver");
+	assert_string_equal(c.software[1].name, "cuBLASLt");
+	assert_string_equal(c.software[1].a, "13.1.0");
+	assert_string_equal(c.software[1].b, "13.2.0");
+	s = print_to_string(&c, GB_OUT_TEXT);
+	assert_non_null(strstr(s, "\nsoftware changed: driver 580.65.06 -> 590.44.01, "
+				  "cuBLASLt 13.1.0 -> 13.2.0\n"));
+	free(s);
+	s = print_to_string(&c, GB_OUT_JSON);
+	assert_non_null(strstr(s, "\"software_changes\""));
+	assert_non_null(strstr(s, "\"13.2.0\""));
+	free(s);
+	s = print_to_string(&c, GB_OUT_MARKDOWN);
+	assert_non_null(strstr(s, "Software changed: driver 580.65.06 -> 590.44.01"));
+	free(s);
+	s = print_to_string(&c, GB_OUT_HTML);
+	assert_non_null(strstr(s, "<p>Software changed: driver 580.65.06 -&gt; 590.44.01"));
+	free(s);
+	gb_compare_release(&c);
+
+	/* the same software: nothing listed */
+	gb_compare_opts_init(&o);
+	assert_int_equal(gb_compare_runs(&a, "a.json", &a, "a.json", &o, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.n_software, 0);
+	s = print_to_string(&c, GB_OUT_TEXT);
+	assert_null(strstr(s, "software changed"));
+	free(s);
 	gb_compare_release(&c);
 	gb_run_release(&a);
 	gb_run_release(&b);
@@ -1163,6 +1248,7 @@ int main(void)
 		cmocka_unit_test(test_tolerance_per_metric),
 		cmocka_unit_test(test_nothing_in_common),
 		cmocka_unit_test(test_params_key),
+		cmocka_unit_test(test_software_upgrade),
 		cmocka_unit_test(test_params_split_rows),
 		cmocka_unit_test(test_directions),
 		cmocka_unit_test(test_bad_files),

@@ -143,8 +143,10 @@ expect_out "<tr class=\"regression\">" "html marks the regressed rows"
 # b_skip: bandwidth skipped; b_nogpu: no driver at all; b_metric: a metric
 # dropped from a benchmark that ran; b_nogemm: the whole gemm benchmark absent
 # from a B that finished; b_onegpu: GPU 1 gone (2 -> 1) from a_two, base as a
-# node of the 2 GPUs it measured (base's machine has 8: compare pairs GPUs by
-# their rank among the model's, so with 8 a gone GPU reads as the last one)
+# node of the 2 GPUs it measured; b_hidden: base's node with GPU 1 hidden
+# (CUDA indexes 2..7 become 1..6: compare pairs the GPUs by UUID, so GPU 1 is
+# the one missing, not GPU 7); b_upgrade: base after a driver and cuBLASLt
+# upgrade, by a gpubench that words gemm's rotation differently
 python3 - base.json "$TMP" <<'PY'
 import json, sys
 base = json.load(open(sys.argv[1]))
@@ -182,6 +184,22 @@ for b in d["benchmarks"]:
     b["metrics"] = [m for m in b["metrics"] if m["device"] != 1]
     b["devices"] = [0]
 save("b_onegpu", d)
+d = json.loads(json.dumps(base))
+d["devices"] = [g for g in d["devices"] if g["index"] != 1]
+for g in d["devices"]:
+    g["index"] -= g["index"] > 1
+d["topology"], d["telemetry"] = [], []
+for b in d["benchmarks"]:
+    b["metrics"] = [m for m in b["metrics"] if m["device"] != 1]
+    b["devices"] = [0]
+save("b_hidden", d)
+d = json.loads(json.dumps(base))
+d["host"]["driver_version"] = "590.44.01"
+for b in d["benchmarks"]:
+    if b["name"] == "gemm":
+        b["params"]["cublaslt_version"] = "13.2.0"
+        b["params"]["rotation"] = "a newer gpubench's words for its rotation"
+save("b_upgrade", d)
 PY
 run "$BIN" compare base.json "$TMP/b_error.json"
 expect_rc 1 "a benchmark that errored in B fails the gate"
@@ -241,6 +259,21 @@ inc = d["incomplete"]
 assert d["exit_code"] == 1 and len(inc) == 1, inc
 assert inc[0]["kind"] == "gpu" and inc[0]["device"] == 1 and inc[0]["benchmark"] is None
 assert inc[0]["metrics_a"] == 64
+PY
+run "$BIN" compare base.json "$TMP/b_hidden.json"
+expect_rc 1 "a GPU hidden from B fails the gate"
+expect_one_error "^gpubench: warning: B incomplete: GPU 1 \(NVIDIA H100 80GB HBM3\) of A is missing from B; A measured 64 metrics on it$" \
+	"the hidden GPU is the one missing (paired by UUID), not the last"
+run "$BIN" compare base.json "$TMP/b_upgrade.json"
+expect_rc 0 "a driver and cuBLASLt upgrade: the same metrics, compared"
+expect_out "^software changed: driver 580.65.06 -> 590.44.01$" "the upgrade named"
+run "$BIN" compare base.json "$TMP/b_upgrade.json" --format json -q -o "$TMP/upgrade.json"
+checks=$((checks + 1))
+python3 - "$TMP/upgrade.json" <<'PY' || fail "the upgrade compare document"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["incomplete"] == [] and d["summary"]["only_a"] == 0 and d["summary"]["only_b"] == 0, d["summary"]
+assert d["software_changes"] == [{"name": "driver", "a": "580.65.06", "b": "590.44.01"}], d["software_changes"]
 PY
 run "$BIN" compare base.json "$TMP/b_error.json" --format json -q -o "$TMP/inc.json"
 expect_rc 1 "-q keeps the incomplete exit code"
