@@ -203,6 +203,22 @@ int gb_cmd_check_common(const struct gb_common *c)
 	return 0;
 }
 
+/*
+ * The versions of the libraries a benchmark loaded, into the host section,
+ * loading nothing: `run` and `info` record them up front, a single
+ * benchmark (gemm, nccl, scaling) after it ran, so that compare can say a
+ * cuBLASLt or NCCL upgrade is what changed between two reports.
+ */
+static void note_loaded_libraries(struct gb_run *run)
+{
+	const struct gb_cublaslt *lt = gb_cublaslt();
+
+	if (lt && run->host.cublaslt_version < 0)
+		run->host.cublaslt_version = (int)lt->version;
+	if (run->host.nccl_version < 0)
+		run->host.nccl_version = gb_nccl_loaded_version();
+}
+
 void gb_cmd_library_versions(struct gb_run *run)
 {
 	char err[512];
@@ -674,6 +690,7 @@ struct gb_bench_result *gb_cmd_run_one_bench(const struct gb_bench *bench, struc
 	snprintf(why, sizeof(why), "cleanup after %s", bench->name);
 	gb_cmd_watchdog_phase(why, -1);
 	res->duration_s = gb_now_s() - t0;
+	note_loaded_libraries(run);
 	if (gb_stop_flag && res->status != GB_STATUS_FAILED)
 		res->status = GB_STATUS_INTERRUPTED;
 	return res;

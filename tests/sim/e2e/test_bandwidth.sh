@@ -6,6 +6,8 @@ sim_run bandwidth bandwidth --tests all --memory all --method all --min-size 4K 
 	--max-size 1M --samples 3 --loops 2
 expect_rc_in "0 1" "bandwidth on $MACHINE_NAME"
 expect_report "$REPORT"
+expect_json "$REPORT" 'd["host"]["cublaslt_version"] is None and d["host"]["nccl_version"] is None' \
+	"bandwidth loads neither cuBLASLt nor NCCL, and says no version"
 expect_bench_status "$REPORT" bandwidth "passed failed"
 expect_check "$REPORT" bandwidth data_verified passed
 for m in h2d_ce_pinned_gbps d2h_ce_pinned_gbps bidir_ce_pinned_gbps d2d_ce_gbps d2d_sm_gbps \

@@ -10,6 +10,9 @@ devs=all
 sim_run gemm gemm -d "$devs" --size 128 --warmup 0s --iters 2 --samples 5
 expect_rc_in "0 1" "gemm (cuBLASLt, every precision) on $MACHINE_NAME"
 expect_report "$REPORT"
+# the cuBLASLt gemm loaded is in the host section (compare names an upgrade by it)
+expect_json "$REPORT" 'isinstance(d["host"]["cublaslt_version"], int) and d["host"]["cublaslt_version"] >= 130000' \
+	"host.cublaslt_version recorded by gemm"
 expect_bench_status "$REPORT" gemm "passed failed"
 # each precision the catalog gives this GPU a peak for is measured
 precs=$(python3 -c '

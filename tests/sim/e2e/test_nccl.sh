@@ -9,6 +9,8 @@ else
 	expect_rc_in "0 1" "nccl --op all on $MACHINE_NAME"
 fi
 expect_report "$REPORT"
+expect_json "$REPORT" 'isinstance(d["host"]["nccl_version"], int) and d["host"]["nccl_version"] > 0' \
+	"host.nccl_version recorded by nccl"
 expect_bench_status "$REPORT" nccl "passed"
 for op in allreduce allgather reducescatter broadcast reduce alltoall; do
 	expect_metric "$REPORT" nccl "^${op}.*busbw"
