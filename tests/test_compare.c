@@ -444,6 +444,16 @@ static char *print_to_string(const struct gb_compare *c, enum gb_out_format f)
 	return buf;
 }
 
+/* c printed in format f contains needle */
+static void assert_prints(const struct gb_compare *c, enum gb_out_format f, const char *needle)
+{
+	char *s = print_to_string(c, f);
+
+	if (!strstr(s, needle))
+		fail_msg("'%s' not in:\n%s", needle, s);
+	free(s);
+}
+
 static void test_outputs(void **state)
 {
 	struct gb_compare c;
@@ -476,13 +486,9 @@ static void test_outputs(void **state)
 		"regression");
 	cJSON_Delete(doc);
 	free(s);
-	s = print_to_string(&c, GB_OUT_TEXT);
-	assert_non_null(strstr(s, "regression"));
-	assert_non_null(strstr(s, "result: failed"));
-	free(s);
-	s = print_to_string(&c, GB_OUT_MARKDOWN);
-	assert_non_null(strstr(s, "| benchmark | metric | GPU | A | B | B/A | change |"));
-	free(s);
+	assert_prints(&c, GB_OUT_TEXT, "regression");
+	assert_prints(&c, GB_OUT_TEXT, "result: failed");
+	assert_prints(&c, GB_OUT_MARKDOWN, "| benchmark | metric | GPU | A | B | B/A | change |");
 	s = print_to_string(&c, GB_OUT_CSV);
 	assert_true(!strncmp(s, "benchmark,metric,device_model,params,unit,a,b,ratio", 51));
 	free(s);
@@ -769,20 +775,12 @@ static void test_software_upgrade(void **state)
 	assert_string_equal(c.software[1].name, "cuBLASLt");
 	assert_string_equal(c.software[1].a, "13.1.0");
 	assert_string_equal(c.software[1].b, "13.2.0");
-	s = print_to_string(&c, GB_OUT_TEXT);
-	assert_non_null(strstr(s, "\nsoftware changed: driver 580.65.06 -> 590.44.01, "
-				  "cuBLASLt 13.1.0 -> 13.2.0\n"));
-	free(s);
-	s = print_to_string(&c, GB_OUT_JSON);
-	assert_non_null(strstr(s, "\"software_changes\""));
-	assert_non_null(strstr(s, "\"13.2.0\""));
-	free(s);
-	s = print_to_string(&c, GB_OUT_MARKDOWN);
-	assert_non_null(strstr(s, "Software changed: driver 580.65.06 -> 590.44.01"));
-	free(s);
-	s = print_to_string(&c, GB_OUT_HTML);
-	assert_non_null(strstr(s, "<p>Software changed: driver 580.65.06 -&gt; 590.44.01"));
-	free(s);
+	assert_prints(&c, GB_OUT_TEXT, "\nsoftware changed: driver 580.65.06 -> 590.44.01, "
+				       "cuBLASLt 13.1.0 -> 13.2.0\n");
+	assert_prints(&c, GB_OUT_JSON, "\"software_changes\"");
+	assert_prints(&c, GB_OUT_JSON, "\"13.2.0\"");
+	assert_prints(&c, GB_OUT_MARKDOWN, "Software changed: driver 580.65.06 -> 590.44.01");
+	assert_prints(&c, GB_OUT_HTML, "<p>Software changed: driver 580.65.06 -&gt; 590.44.01");
 	gb_compare_release(&c);
 
 	/* the same software: nothing listed */
