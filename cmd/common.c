@@ -204,10 +204,11 @@ int gb_cmd_check_common(const struct gb_common *c)
 }
 
 /*
- * The versions of the libraries a benchmark loaded, into the host section,
- * loading nothing: `run` and `info` record them up front, a single
- * benchmark (gemm, nccl, scaling) after it ran, so that compare can say a
- * cuBLASLt or NCCL upgrade is what changed between two reports.
+ * The versions of the libraries loaded so far, into the host section,
+ * loading nothing: `run` and `info` load both up front, a single benchmark
+ * (gemm, stress, scaling, nccl) records what it loaded after it ran, so
+ * that compare can say a cuBLASLt or NCCL upgrade is what changed between
+ * two reports.
  */
 static void note_loaded_libraries(struct gb_run *run)
 {
@@ -225,14 +226,11 @@ void gb_cmd_library_versions(struct gb_run *run)
 
 	/* a missing library is not an error here: the version stays null, and the
 	 * benchmark that needs the library says so when it runs */
-	if (gb_cublaslt_load(err, sizeof(err)) == 0)
-		run->host.cublaslt_version = (int)gb_cublaslt()->version;
-	else
+	if (gb_cublaslt_load(err, sizeof(err)) != 0)
 		gb_debug("%s", err);
-	if (gb_nccl_load(getenv("GPUBENCH_NCCL_LIBRARY"), err, sizeof(err)) == 0)
-		run->host.nccl_version = gb_nccl_loaded_version();
-	else
+	if (gb_nccl_load(getenv("GPUBENCH_NCCL_LIBRARY"), err, sizeof(err)) != 0)
 		gb_debug("%s", err);
+	note_loaded_libraries(run);
 }
 
 /*
