@@ -54,3 +54,13 @@ print(" ".join("%s/%s/%s" % (c["name"], c["status"], c.get("device"))
                for b in d["benchmarks"] if b["name"] == sys.argv[2] for c in b.get("checks", [])))' \
 		"$1" "$2" | cut -c1-400
 }
+
+# fault_stress DURATION: stress as the fault tests run it, the report in $REPORT.
+# The batch of GEMMs is as many as the result slots hold (the simulated GPU
+# does 0.25 s of work in far more), and the CPU computes each one; --mem 20%
+# keeps a batch to seconds under TSan on a busy machine, well inside the
+# watchdog's 30 s (at the default 90% a batch once took over 30 s and both
+# GPUs were declared hung).
+fault_stress() {
+	sim_run stress stress --duration "$1" --size 256 --mem 20% --progress none --interval 500ms
+}

@@ -18,10 +18,10 @@ expect_json "$REPORT" "any(w.startswith('gemm/verify_fp32 (device 1)') for w in 
 	"the gemm verdict names GPU 1"
 
 # 4 s: the CPU computes both GPUs' GEMMs. bf16 (the default) writes FP32 results.
-size=256
+size=256 # fault_stress's --size
 half=$((size / 2))
 at="row $half, column $half \\(batch [0-9]+\\): bit 30 \\(exponent\\) flipped"
-sim_run stress stress --duration 4s --size $size --progress none --interval 500ms
+fault_stress 4s
 expect_report "$REPORT"
 expect_verdict "$REPORT" failed 1
 expect_finding "$REPORT" stress abft failed 1 "checksums outside the rounding-error bound; first at $at"

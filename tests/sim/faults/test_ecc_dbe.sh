@@ -4,7 +4,7 @@
 # load runs): stress's ecc_dbe check fails GPU 1 (exit 1); GPU 0 counts none.
 . "$(dirname "$0")/lib_faults.sh"
 
-sim_run stress stress --duration 5s --size 256 --progress none --interval 500ms
+fault_stress 5s
 expect_report "$REPORT"
 expect_verdict "$REPORT" failed 1
 expect_finding "$REPORT" stress ecc_dbe failed 1 '^2 new uncorrectable \(double-bit\) ECC errors during the run'

@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib_faults.sh"
 
 start=$(date +%s)
-sim_run stress stress --duration 8s --size 256 --progress none --interval 500ms
+fault_stress 8s
 elapsed_s=$(($(date +%s) - start))
 expect_report "$REPORT"
 expect_verdict "$REPORT" error 3

@@ -6,7 +6,7 @@
 # the brake is no thermal event, so neither GPU's temperature is blamed.
 . "$(dirname "$0")/lib_faults.sh"
 
-sim_run stress stress --duration 5s --size 256 --progress none --interval 500ms
+fault_stress 5s
 expect_report "$REPORT"
 expect_verdict "$REPORT" failed 1
 expect_finding "$REPORT" stress throttle failed 1 'hw_power_brake'

@@ -4,7 +4,7 @@
 # stress's row_remap check fails GPU 1, which needs a reset (exit 1); GPU 0 passes.
 . "$(dirname "$0")/lib_faults.sh"
 
-sim_run stress stress --duration 5s --size 256 --progress none --interval 500ms
+fault_stress 5s
 expect_report "$REPORT"
 expect_verdict "$REPORT" failed 1
 expect_finding "$REPORT" stress row_remap failed 1 'pending: the GPU needs a reset'

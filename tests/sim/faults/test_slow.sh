@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib_faults.sh"
 
 # 10 s: the CPU computes both GPUs' GEMMs, and the throughput needs verified batches
-sim_run stress stress --duration 10s --size 256 --progress none --interval 500ms
+fault_stress 10s
 expect_report "$REPORT"
 expect_verdict "$REPORT" failed 1
 expect_finding "$REPORT" stress peer_throughput failed 1 'slower than the best GPU of the same model'

@@ -4,7 +4,7 @@
 # stress's temperature and throttle checks fail GPU 1 (exit 1); GPU 0 passes.
 . "$(dirname "$0")/lib_faults.sh"
 
-sim_run stress stress --duration 10s --size 256 --progress none --interval 500ms
+fault_stress 10s
 expect_report "$REPORT"
 expect_verdict "$REPORT" failed 1
 expect_finding "$REPORT" stress throttle failed 1 'hw_thermal'

@@ -4,7 +4,7 @@
 # stress's xid check fails GPU 1 with the Xid named (exit 1); GPU 0 saw none.
 . "$(dirname "$0")/lib_faults.sh"
 
-sim_run stress stress --duration 5s --size 256 --progress none --interval 500ms
+fault_stress 5s
 expect_report "$REPORT"
 expect_verdict "$REPORT" failed 1
 expect_finding "$REPORT" stress xid failed 1 '^hardware XID 79 during the run'
