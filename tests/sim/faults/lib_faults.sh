@@ -61,6 +61,8 @@ print(" ".join("%s/%s/%s" % (c["name"], c["status"], c.get("device"))
 # keeps a batch to seconds under TSan on a busy machine, well inside the
 # watchdog's 30 s (at the default 90% a batch once took over 30 s and both
 # GPUs were declared hung).
+FAULT_STRESS_SIZE=256 # m = n = k, for tests that name a position in the result
 fault_stress() {
-	sim_run stress stress --duration "$1" --size 256 --mem 20% --progress none --interval 500ms
+	sim_run stress stress --duration "$1" --size "$FAULT_STRESS_SIZE" --mem 20% --progress none \
+		--interval 500ms
 }

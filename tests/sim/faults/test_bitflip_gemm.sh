@@ -18,8 +18,7 @@ expect_json "$REPORT" "any(w.startswith('gemm/verify_fp32 (device 1)') for w in 
 	"the gemm verdict names GPU 1"
 
 # 4 s: the CPU computes both GPUs' GEMMs. bf16 (the default) writes FP32 results.
-size=256 # fault_stress's --size
-half=$((size / 2))
+half=$((FAULT_STRESS_SIZE / 2))
 at="row $half, column $half \\(batch [0-9]+\\): bit 30 \\(exponent\\) flipped"
 fault_stress 4s
 expect_report "$REPORT"
