@@ -11,7 +11,8 @@
 # 1024-wide GEMMs: at 256 a GEMM's fixed launch cost, which the slow fault does
 # not scale, is most of the step and hides the straggler. The lower bounds are
 # loose: on a loaded host the simulated step also waits for the CPU (seen: 1.40x
-# for gemm with other builds running), the upper ones are what the test is about.
+# for gemm with other builds running, 1.16x beside sim_theory_h100x8, hence
+# RUN_SERIAL in tests/sim/CMakeLists.txt), the upper ones are what the test is about.
 
 sim_run ddp scaling --workload ddp --steps 4 --warmup-steps 1 --step-ms 20 \
 	--grad-bytes 24M --bucket 24M --gemm-size 1024
