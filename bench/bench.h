@@ -37,6 +37,7 @@
 #include <stddef.h>
 
 #include "../cmd/cli.h"
+#include "clock.h"
 #include "../report/result.h"
 
 /* What a running benchmark may use; owned by cmd/. */
@@ -96,9 +97,6 @@ struct gb_bench {
 const struct gb_bench *gb_bench_find(const char *name);
 /* The registered benchmarks, n in *n. */
 const struct gb_bench *const *gb_bench_all(size_t *n);
-
-/* Seconds on the monotonic clock. */
-double gb_now_s(void);
 
 /* Report progress through ctx (printed only when ctx->progress is set; always a beat). */
 void gb_progress(const struct gb_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -10,7 +10,7 @@
  * learns from gb_deadline_disarm() that it happened. (cmd/watchdog.h is another thing:
  * the whole process's limit.)
  *
- * Plain pthreads and CLOCK_MONOTONIC, no CUDA: it lives with the CPU-only
+ * Plain pthreads and bench/clock.h, no CUDA: it lives with the CPU-only
  * code (the *_math.c files make up gpubench_core) so the unit tests can
  * drive it without a GPU.
  */
@@ -65,14 +65,6 @@ bool gb_deadline_disarm(struct gb_deadline *w);
 
 /* Stop the thread and free. NULL is fine. */
 void gb_deadline_stop(struct gb_deadline *w);
-
-/*
- * The time on clock seconds from now, for pthread's timed waits (a
- * mutex's take CLOCK_REALTIME; a condition variable's the clock it was made
- * with). Below 0 counts as 0; above 1e9 s as 1e9 s, a time that never comes,
- * without overflowing time_t.
- */
-struct timespec gb_timespec_in(clockid_t clock, double seconds);
 
 /*
  * End a helper thread that waits on cond under lock until *quit: set *quit

@@ -31,18 +31,15 @@ static bool nccl_ok(ncclResult_t r)
 
 void gb_nccl_poll_pause(double since)
 {
-	/* 50 us: short next to any wait worth sleeping */
-	struct timespec ts = { 0, 50000 };
-
 	/*
 	 * Yield at first (an operation launched by NCCL's thread is ready within
 	 * microseconds, and a sleep would add tens of them to each one), then
 	 * sleep, so a long wait does not burn a core that NCCL's own threads need.
 	 */
 	if (gb_now_s() - since < POLL_SPIN_S)
-		sched_yield();
+		gb_yield();
 	else
-		nanosleep(&ts, NULL);
+		gb_sleep_s(50e-6); /* short next to any wait worth sleeping */
 }
 
 ncclResult_t gb_nccl_comm_query(ncclComm_t c)

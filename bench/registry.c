@@ -30,14 +30,6 @@ const struct gb_bench *gb_bench_find(const char *name)
 	return NULL;
 }
 
-double gb_now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 void gb_progress(const struct gb_ctx *ctx, const char *fmt, ...)
 {
 	char line[512];
@@ -75,7 +67,5 @@ void gb_run_model_unlock(void)
 
 bool gb_run_model_lock_within(double timeout_s)
 {
-	struct timespec ts = gb_timespec_in(CLOCK_REALTIME, timeout_s);
-
-	return pthread_mutex_timedlock(&run_model_lock, &ts) == 0;
+	return gb_mutex_lock_until(&run_model_lock, gb_now_s() + timeout_s);
 }

@@ -134,10 +134,10 @@ static int gate_wait(struct gate *g)
 		g->arrived = 0;
 		g->gen++;
 		g->stop = g->stop_flag && *g->stop_flag;
-		pthread_cond_broadcast(&g->cv);
+		gb_cond_broadcast(&g->cv);
 	}
 	while (!g->failed && gen == g->gen)
-		pthread_cond_wait(&g->cv, &g->mu);
+		gb_cond_wait(&g->cv, &g->mu);
 	rc = g->failed ? -1 : g->stop ? 1 : 0;
 	pthread_mutex_unlock(&g->mu);
 	return rc;
@@ -150,7 +150,7 @@ static void gate_fail(struct gate *g, int who)
 	if (!g->failed)
 		g->first = who;
 	g->failed = true;
-	pthread_cond_broadcast(&g->cv);
+	gb_cond_broadcast(&g->cv);
 	pthread_mutex_unlock(&g->mu);
 }
 
@@ -240,9 +240,7 @@ struct sc {
 
 static void nap(void)
 {
-	struct timespec ts = { 0, SC_NAP_NS };
-
-	nanosleep(&ts, NULL);
+	gb_sleep_s(SC_NAP_NS * 1e-9);
 }
 
 /* ---- worker-side errors: each thread writes its own, main reports the first ---- */
@@ -1035,14 +1033,14 @@ static int run_steps(struct sc *s, struct phase *ph)
 		w[i].err[0] = '\0';
 	}
 	for (; started < n; started++) {
-		if (pthread_create(&th[started], NULL, worker_main, &w[started])) {
+		if (gb_thread_start(&th[started], worker_main, &w[started])) {
 			werr(&w[started], "cannot start the thread of worker %d", w[started].slot);
 			workers_fail(&w[started]);
 			break;
 		}
 	}
 	for (int i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
+		gb_thread_join(th[i]);
 	if (gate_failed(&s->gate)) {
 		/*
 		 * The worker that failed first says why; the others followed (a

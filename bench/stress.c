@@ -388,18 +388,6 @@ struct worker {
 	int abandon;
 };
 
-static void sleep_s(double s)
-{
-	struct timespec ts;
-
-	if (s <= 0)
-		return;
-	ts.tv_sec = (time_t)s;
-	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
 static double run_time(const struct shared *sh)
 {
 	return gb_now_s() - sh->run_start_s;
@@ -515,7 +503,7 @@ static int wait_event(struct worker *w, cudaEvent_t ev, const char *what)
 		}
 		if (abandoned(w))
 			return -2;
-		sleep_s(0.0005);
+		gb_sleep_s(0.0005);
 	}
 }
 
@@ -1377,7 +1365,7 @@ static void profile_idle(struct worker *w, double busy_s, double deadline)
 	if (until > deadline)
 		until = deadline;
 	while (gb_now_s() < until && !should_stop(w)) {
-		sleep_s(fmin(0.05, until - gb_now_s()));
+		gb_sleep_s(fmin(0.05, until - gb_now_s()));
 		beat(w);
 	}
 }
@@ -1959,7 +1947,7 @@ static void monitor_loop(struct monitor *m, const struct gb_stress_thresholds *t
 
 		/* nap until the tick, waking early when every worker is done */
 		while (!done && gb_now_s() < next) {
-			sleep_s(fmin(0.05, next - gb_now_s()));
+			gb_sleep_s(fmin(0.05, next - gb_now_s()));
 			done = all_finished(m);
 		}
 		next += m->sh->p->interval_s;
@@ -2405,13 +2393,13 @@ static int build_references(struct shared *sh, double tau, struct gb_bench_resul
 
 	for (size_t i = 0; i < sh->n_phases; i++) {
 		jobs[i] = (struct ref_job){ sh, i, tau, -1 };
-		started[i] = pthread_create(&th[i], NULL, ref_main, &jobs[i]) == 0;
+		started[i] = gb_thread_start(&th[i], ref_main, &jobs[i]) == 0;
 		if (!started[i])
 			ref_main(&jobs[i]);
 	}
 	for (size_t i = 0; i < sh->n_phases; i++) {
 		if (started[i])
-			pthread_join(th[i], NULL);
+			gb_thread_join(th[i]);
 		stopped |= jobs[i].rc == -2;
 		rc |= jobs[i].rc;
 	}
@@ -2482,7 +2470,7 @@ static int start_workers(struct monitor *m, uint64_t throttle_mask)
 			fail_setup(w, "%s", no);
 			continue;
 		}
-		w->started = pthread_create(&w->thread, NULL, worker_main, w) == 0;
+		w->started = gb_thread_start(&w->thread, worker_main, w) == 0;
 		if (!w->started) {
 			fail_setup(w, "cannot start a worker thread");
 			rc = -1;
@@ -2536,16 +2524,13 @@ static bool join_workers(struct monitor *m)
 	for (size_t i = 0; i < m->n; i++) {
 		struct worker *w = &m->w[i];
 		double deadline;
-		struct timespec ts;
 
 		if (!w->started)
 			continue;
 		pthread_mutex_lock(&w->lock);
 		deadline = start + (abandoned(w) ? 2 : hang_limit_s(w));
 		pthread_mutex_unlock(&w->lock);
-		/* pthread_timedjoin_np's clock */
-		ts = gb_timespec_in(CLOCK_REALTIME, deadline - gb_now_s());
-		if (pthread_timedjoin_np(w->thread, NULL, &ts) != 0) {
+		if (!gb_thread_join_until(w->thread, deadline)) {
 			leave_behind(w, gb_now_s() - start);
 			leaked = true;
 		}

@@ -6,8 +6,9 @@
  * samples to the run (one lock shared by all samplers, because several
  * benchmarks or workers may sample at once while the run's array grows) and
  * folds them into a per-device summary window under the sampler's own lock.
- * The thread sleeps on a condition variable against CLOCK_MONOTONIC, so
- * gb_sampler_stop() returns at once instead of after a whole interval.
+ * The thread sleeps on a condition variable against gb_now_s's clock
+ * (bench/clock.h), so gb_sampler_stop() returns at once instead of after a
+ * whole interval.
  */
 #include "bench/telemetry.h"
 
@@ -120,18 +121,15 @@ static void *sampler_main(void *arg)
 	struct gb_sampler *s = arg;
 
 	for (;;) {
-		struct timespec until;
+		double until;
 		bool stop;
 
 		sample_all(s);
-		until = gb_timespec_in(CLOCK_MONOTONIC, s->interval_s);
+		until = gb_now_s() + s->interval_s;
 		pthread_mutex_lock(&s->lock);
 		while (!s->stop) {
-			int e = pthread_cond_timedwait(&s->cond, &s->lock, &until);
-
-			/* 0 is a wake-up (spurious or not): wait on; any error ends the wait
-			 * (only ETIMEDOUT is expected, but looping on EINVAL would spin) */
-			if (e)
+			/* a wake-up (spurious or not): wait on; the deadline ends the wait */
+			if (!gb_cond_wait_until(&s->cond, &s->lock, until))
 				break;
 		}
 		stop = s->stop;
@@ -158,7 +156,6 @@ struct gb_sampler *gb_sampler_start(struct gb_ctx *ctx, const int *devices, size
 				    double interval_s, const volatile double *tflops_hint)
 {
 	struct gb_sampler *s;
-	pthread_condattr_t ca;
 	bool cond_ok = false, lock_ok = false;
 
 	/*
@@ -189,14 +186,9 @@ struct gb_sampler *gb_sampler_start(struct gb_ctx *ctx, const int *devices, size
 	if (pthread_mutex_init(&s->lock, NULL))
 		goto fail;
 	lock_ok = true;
-	if (pthread_condattr_init(&ca))
-		goto fail;
-	if (!pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) && !pthread_cond_init(&s->cond, &ca))
-		cond_ok = true;
-	pthread_condattr_destroy(&ca);
-	if (!cond_ok)
-		goto fail;
-	if (pthread_create(&s->thread, NULL, sampler_main, s))
+	gb_cond_init(&s->cond);
+	cond_ok = true;
+	if (gb_thread_start(&s->thread, sampler_main, s))
 		goto fail;
 	return s;
 fail:

@@ -272,11 +272,10 @@ static void test_wait(const char *var, bool cooperative)
 {
 	const char *v = getenv(var);
 	double s = 0, end;
-	struct timespec ts = { 0, 10 * 1000 * 1000 };
 
 	if (!v || !*v || gb_parse_duration(v, &s) || !(s > 0))
 		return;
-	for (end = gb_now_s() + s; gb_now_s() < end; nanosleep(&ts, NULL)) {
+	for (end = gb_now_s() + s; gb_now_s() < end; gb_sleep_s(0.01)) {
 		if (!cooperative)
 			continue;
 		if (gb_stop_flag)

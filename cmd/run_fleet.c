@@ -73,7 +73,7 @@ static double fleet_deadline(const struct fleet *f)
  */
 static void wait_until(struct fleet *f, double deadline, double factor)
 {
-	f->w.timeout_s = fmax(1.0, deadline - gb_now_s()) / factor;
+	f->w.timeout_s = fmax(1.0, deadline - gb_wall_now_s()) / factor;
 }
 
 /* Rank 0, before any node measured: a report that says why nothing ran. */
@@ -195,7 +195,7 @@ static int agree(struct fleet *f)
 	if (gb_mpi_bcast(&f->w, &exit_now, sizeof(exit_now), "the go/no-go decision", err,
 			 sizeof(err)))
 		return world_fail(f, err);
-	f->t_go = gb_now_s();
+	f->t_go = gb_wall_now_s();
 	return exit_now;
 }
 
@@ -224,10 +224,8 @@ static void wait_silently(const struct fleet *f)
 {
 	/* past rank 0's wait, which ends the job */
 	double end = fleet_deadline(f) + f->cfg->timeout_s + 30;
-	struct timespec ts = { 0, 100 * 1000 * 1000 };
-
-	while (gb_now_s() < end)
-		nanosleep(&ts, NULL);
+	while (gb_wall_now_s() < end)
+		gb_wall_sleep_s(0.1);
 }
 
 /*
@@ -238,14 +236,13 @@ static void wait_silently(const struct fleet *f)
 static void test_slow(const struct fleet *f)
 {
 	const char *v = getenv("GPUBENCH_TEST_FLEET_SLOW_RANK");
-	struct timespec ts = { 0, 10 * 1000 * 1000 };
 	char *end;
 
 	if (!v || !*v || strtol(v, &end, 10) != f->w.rank || *end)
 		return;
 	/* in short naps: a signal (MPI's own, SIGCHLD) would cut one long sleep short */
-	for (double until = gb_now_s() + 8; gb_now_s() < until;)
-		nanosleep(&ts, NULL);
+	for (double until = gb_wall_now_s() + 8; gb_wall_now_s() < until;)
+		gb_wall_sleep_s(0.01);
 }
 
 /*
@@ -284,7 +281,7 @@ static void measure_node(struct fleet *f, struct gb_common *watch, struct gb_com
 		gb_run_set_status(&f->local, GB_STATUS_ERROR,
 				  "--devices names a GPU this node does not have");
 	gb_cmd_run_finish(&f->local, node, false);
-	f->t_end = gb_now_s();
+	f->t_end = gb_wall_now_s();
 }
 
 /* ---- step 4-5: the fleet report at rank 0 ---- */
@@ -474,7 +471,7 @@ static int gather_reports(struct fleet *f)
 	struct gb_mpi_parts parts;
 	cJSON *doc = gb_report_to_json(&f->local);
 	char *json = doc ? cJSON_PrintUnformatted(doc) : NULL, err[512];
-	double t0 = gb_now_s();
+	double t0 = gb_wall_now_s();
 	int rc, code = GB_EXIT_CANNOT_RUN;
 
 	cJSON_Delete(doc);
@@ -490,7 +487,7 @@ static int gather_reports(struct fleet *f)
 	}
 	rc = gb_mpi_gather(&f->w, 1, json, strlen(json), &parts, err, sizeof(err));
 	free(json);
-	f->waited_s = round(gb_now_s() - t0);
+	f->waited_s = round(gb_wall_now_s() - t0);
 	if (rc < 0)
 		return world_fail(f, err);
 	if (f->w.rank == 0)

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/clock.h"
 #include "bench/deadline_math.h"
 
 #define COLOR_RED "\033[31m"
@@ -188,9 +189,7 @@ void gb_status_line_print(struct gb_status_line *s, const char *line)
 
 bool gb_status_line_abandon(struct gb_status_line *s, double wait_s)
 {
-	struct timespec until = gb_timespec_in(CLOCK_REALTIME, wait_s);
-
-	if (pthread_mutex_timedlock(&s->lock, &until) != 0)
+	if (!gb_mutex_lock_until(&s->lock, gb_now_s() + wait_s))
 		return false;
 	draw_locked(s, NULL);
 	return true;

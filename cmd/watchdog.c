@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/clock.h"
 #include "bench/deadline_math.h"
 #include "cli.h"
 #include "report/result.h"
@@ -27,14 +28,6 @@ struct gb_runwatch {
 	bool done;
 	atomic_int claimed;        /* 0 free, 1 finish path, 2 watchdog */
 };
-
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 enum gb_wd_fire gb_wd_decide(struct gb_wd_clock *c, double now, int stop_level, double *silent_s,
 			     double *limit_s)
@@ -64,7 +57,7 @@ enum gb_wd_fire gb_wd_decide(struct gb_wd_clock *c, double now, int stop_level, 
 static enum gb_wd_fire check(struct gb_runwatch *w, struct gb_wd_event *ev)
 {
 	int stop = w->cfg.stop ? (int)__atomic_load_n(w->cfg.stop, __ATOMIC_RELAXED) : 0;
-	double now = mono_s();
+	double now = gb_now_s();
 	enum gb_wd_fire why;
 
 	memset(ev, 0, sizeof(*ev));
@@ -82,11 +75,11 @@ static enum gb_wd_fire check(struct gb_runwatch *w, struct gb_wd_event *ev)
 /* Sleep up to poll_s, or until stop(); true when told to end. */
 static bool nap(struct gb_runwatch *w)
 {
-	struct timespec ts = gb_timespec_in(CLOCK_MONOTONIC, w->cfg.poll_s); /* the cond's clock */
+	double until = gb_now_s() + w->cfg.poll_s;
 	bool done;
 
 	pthread_mutex_lock(&w->lock);
-	while (!w->done && pthread_cond_timedwait(&w->wake, &w->lock, &ts) != ETIMEDOUT)
+	while (!w->done && gb_cond_wait_until(&w->wake, &w->lock, until))
 		;
 	done = w->done;
 	pthread_mutex_unlock(&w->lock);
@@ -113,7 +106,6 @@ static void *watch(void *arg)
 struct gb_runwatch *gb_runwatch_start(const struct gb_runwatch_cfg *cfg)
 {
 	struct gb_runwatch *w = calloc(1, sizeof(*w));
-	pthread_condattr_t ca;
 	sigset_t block, old;
 	int rc;
 
@@ -124,22 +116,19 @@ struct gb_runwatch *gb_runwatch_start(const struct gb_runwatch_cfg *cfg)
 		w->cfg.poll_s = GB_WD_POLL_S;
 	w->clock.limit_s = cfg->limit_s;
 	w->clock.grace_s = cfg->grace_s;
-	w->clock.last_beat_s = mono_s();
+	w->clock.last_beat_s = gb_now_s();
 	w->clock.stop_seen_s = -1;
 	snprintf(w->phase, sizeof(w->phase), "start-up");
 	atomic_init(&w->claimed, 0);
 	pthread_mutex_init(&w->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&w->wake, &ca);
-	pthread_condattr_destroy(&ca);
+	gb_cond_init(&w->wake);
 	/* the thread inherits a mask with SIGINT/SIGTERM blocked: signals go to
 	 * the threads that do the work, never interrupt the one that watches */
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
-	rc = pthread_create(&w->thread, NULL, watch, w);
+	rc = gb_thread_start(&w->thread, watch, w);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc) {
 		pthread_cond_destroy(&w->wake);
@@ -155,7 +144,7 @@ void gb_runwatch_beat(struct gb_runwatch *w, const char *line, double expect_s)
 	if (!w)
 		return;
 	pthread_mutex_lock(&w->lock);
-	w->clock.last_beat_s = mono_s();
+	w->clock.last_beat_s = gb_now_s();
 	if (line)
 		snprintf(w->last_line, sizeof(w->last_line), "%s", line);
 	if (expect_s > w->clock.hint_s)
@@ -172,7 +161,7 @@ void gb_runwatch_phase(struct gb_runwatch *w, const char *name, void *phase_user
 	w->phase_user = phase_user;
 	w->last_line[0] = '\0';
 	w->clock.hint_s = 0;
-	w->clock.last_beat_s = mono_s();
+	w->clock.last_beat_s = gb_now_s();
 	pthread_mutex_unlock(&w->lock);
 }
 

@@ -367,11 +367,12 @@ static void test_interrupt(void **state)
 	(void)state;
 	fixture_open(&f);
 	fixture_parse(&f, args, sizeof(args) / sizeof(args[0]));
-	assert_int_equal(pthread_create(&th, NULL, bg_run, &b), 0);
-	sleep(2);
+	/* through bench/clock.h: on the simulator, 2 s of simulated time */
+	assert_int_equal(gb_thread_start(&th, bg_run, &b), 0);
+	gb_sleep_s(2);
 	stop_at = gb_now_s();
 	__atomic_store_n(&stop_flag, 1, __ATOMIC_RELAXED); /* the workers read it */
-	pthread_join(th, NULL);
+	gb_thread_join(th);
 	/* the current batch and the reference recheck finish, nothing more */
 	assert_true(b.returned_s - stop_at < 15);
 	assert_true(metric(f.res, "gemms") > 0);

@@ -200,7 +200,8 @@ cudaError_t gbsim_enqueue(cudaStream_t s, const struct gbsim_work *w);
  * without hashing it on every call: equal stamps of a device range mean that
  * nothing wrote it in between. Work without declared writes moves a global
  * epoch (before and after it runs); gbsim_mem_wrote moves the version of
- * the allocation holding p. gbsim_mem_stamp is false for anything but a
+ * the range written (of the whole allocation holding p when no size is
+ * given), and a stamp is the newest version of any part of its range. gbsim_mem_stamp is false for anything but a
  * range within one live device allocation: host memory is written by the
  * host unseen, so it is never stamped (hash it every time).
  */
@@ -208,7 +209,8 @@ struct gbsim_mem_stamp {
 	uint64_t epoch, version;
 };
 bool gbsim_mem_stamp(const void *p, size_t bytes, struct gbsim_mem_stamp *out);
-void gbsim_mem_wrote(const void *p);
+/* [p, p + bytes) was written; bytes 0: the whole allocation holding p. */
+void gbsim_mem_wrote(const void *p, size_t bytes);
 
 /*
  * A 128-bit digest of n bytes folded into h (seed it, then feed each part in
@@ -222,14 +224,33 @@ void gbsim_hash_bytes(uint64_t h[2], const void *data, size_t n);
 /*
  * Deferred writes: a library that keeps a result in its own memory and
  * copies it to the device only when someone may look (the fake cuBLASLt's
- * D, so that thousands of GEMMs into one D copy it once) registers two
- * hooks. flush runs before every piece of work without declared writes, on
- * any stream, since it may read anything; forget(base, size) runs before
- * that device range is freed (NULL, 0: every deferred write, at a device
- * reset), so nothing is written to memory that is gone. One registration
- * per process.
+ * D, so that thousands of GEMMs into one D copy it once) registers three
+ * hooks. flush(p, bytes) writes the deferred results that overlap the range
+ * (NULL, 0: every one); the runtime calls it before every piece of work
+ * without declared writes, on any stream, since it may read anything, and
+ * work with declared writes flushes what it reads (gbsim_mem_flush).
+ * forget(base, size) runs before that device range is freed (NULL, 0: every
+ * deferred write, at a device reset), so nothing is written to memory that
+ * is gone. content(p, bytes, digest) says whether the range is exactly one
+ * deferred result, and names its content (gbsim_mem_digest). One
+ * registration per process.
  */
-void gbsim_set_deferred_hooks(void (*flush)(void), void (*forget)(const void *base, size_t size));
+void gbsim_set_deferred_hooks(void (*flush)(const void *p, size_t bytes),
+			      void (*forget)(const void *base, size_t size),
+			      bool (*content)(const void *p, size_t bytes, uint64_t digest[2]));
+/* Work with declared writes that reads [p, p + bytes) of device memory: its deferred writes land first. */
+void gbsim_mem_flush(const void *p, size_t bytes);
+/*
+ * A 128-bit name for the bytes of [p, p + bytes), within one device
+ * allocation, as cheaply as it can be had: the deferred result the range
+ * will hold, a digest taken earlier under the same write stamp, or else a
+ * hash of the bytes (remembered with the stamp). Equal names, equal bytes
+ * (up to the hash); equal bytes may have different names. false: not device
+ * memory. A twin that is a pure function of what it reads memoizes its
+ * answers by these names, so stress's thousands of verifications of the
+ * same product cost one each.
+ */
+bool gbsim_mem_digest(const void *p, size_t bytes, uint64_t digest[2]);
 
 /* The simulated clock of a device's stream at the moment the worker runs this (seconds). */
 double gbsim_now_s(void);
@@ -283,6 +304,13 @@ struct gbsim_twin {
 	 */
 	const char *name;
 	gbsim_twin_fn run;
+	/*
+	 * true: run writes no device memory but what it reports with
+	 * gbsim_mem_wrote, and flushes the deferred writes of what it reads
+	 * (gbsim_mem_flush), so the launch keeps every other range's write stamp
+	 * (gbsim_work.writes_declared). false: it may write anything.
+	 */
+	bool declares_writes;
 };
 
 /*

@@ -205,14 +205,16 @@ bool gbsim_mem_stamp(const void *p, size_t bytes, struct gbsim_mem_stamp *out)
 	return false;
 }
 
-void gbsim_mem_wrote(const void *p)
+void gbsim_mem_wrote(const void *p, size_t bytes)
 {
-	(void)p;
+	(void)p, (void)bytes;
 }
 
-void gbsim_set_deferred_hooks(void (*flush)(void), void (*forget)(const void *base, size_t size))
+void gbsim_set_deferred_hooks(void (*flush)(const void *p, size_t bytes),
+			      void (*forget)(const void *base, size_t size),
+			      bool (*content)(const void *p, size_t bytes, uint64_t digest[2]))
 {
-	(void)flush, (void)forget;
+	(void)flush, (void)forget, (void)content;
 }
 
 void gbsim_log(const char *fmt, ...)
@@ -780,7 +782,7 @@ static void test_cache_realloc(void **state)
 	assert_int_equal(cudaMalloc(&y, 4096), cudaSuccess);
 	assert_true(gbsim_mem_stamp(y, 4096, &s2));
 	assert_true(s1.version != s2.version);
-	gbsim_mem_wrote(y);
+	gbsim_mem_wrote(y, 0);
 	assert_true(gbsim_mem_stamp(y, 4096, &s1));
 	assert_true(s1.version != s2.version);
 	/* host memory is never stamped: the host writes it unseen */

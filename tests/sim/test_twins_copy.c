@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "tests/sim/twin_test.h"
+#include "tests/sim/vclock.h"
 
 #include "kernels/copy.h"
 #include "report/theory.h"
@@ -275,20 +276,12 @@ struct flag {
 	int release, timed_out;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
+/* released 20 ms of simulated time later, by a thread that takes part in the clock */
 static void *release_later(void *arg)
 {
 	struct flag *f = arg;
-	const struct timespec wait = { 0, 20 * 1000 * 1000 };
 
-	nanosleep(&wait, NULL);
+	gbsim_vc_sleep(0.02);
 	__atomic_store_n(&f->release, 1, __ATOMIC_SEQ_CST);
 	return NULL;
 }
@@ -316,23 +309,23 @@ static void spin_waits_for_the_host(void **state)
 	assert_int_equal(f->timed_out, 0);
 	assert_true(cost.fixed_s == 0 && cost.bytes == 0 && cost.flops == 0);
 
-	/* released by another thread after 20 ms: waits for it, no timeout */
+	/* released by another thread after 20 ms: lasts until it sees that (within a poll), no timeout */
 	f->release = 0;
-	assert_int_equal(pthread_create(&t, NULL, release_later, f), 0);
-	t0 = now_s();
+	assert_int_equal(gbsim_vc_thread_start(&t, release_later, f), 0);
+	t0 = gbsim_vc_now();
 	assert_int_equal(spin(f, 10ull * 1000000000ull, &cost), cudaSuccess);
-	assert_true(now_s() - t0 >= 0.019);
-	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_true(gbsim_vc_now() - t0 >= 0.02 && gbsim_vc_now() - t0 < 0.0211);
+	assert_true(gbsim_vc_thread_join(t, INFINITY));
 	assert_int_equal(f->timed_out, 0);
-	assert_true(cost.fixed_s == 0);
+	assert_true(cost.fixed_s >= 0.02 && cost.fixed_s < 0.0211);
 
-	/* never released: gives up after the timeout in wall time */
+	/* never released: gives up at the timeout, in simulated time */
 	f->release = 0;
-	t0 = now_s();
+	t0 = gbsim_vc_now();
 	assert_int_equal(spin(f, 30ull * 1000000ull, &cost), cudaSuccess);
-	assert_true(now_s() - t0 >= 0.029);
+	assert_true(fabs(gbsim_vc_now() - t0 - 0.03) < 1e-9);
 	assert_int_equal(f->timed_out, 1);
-	assert_true(fabs(cost.fixed_s - 0.03) < 1e-12);
+	assert_true(fabs(cost.fixed_s - 0.03) < 1e-9);
 	cudaFreeHost(f);
 }
 

@@ -599,6 +599,7 @@ static void test_digest(void **state)
 	assert_int_equal(launch(K_DIGEST, d3(3, 1), d3(64, 1), args, &cost), cudaSuccess);
 	assert_true(*d == want);
 	p[4321] ^= 1u << 7;
+	gbsim_mem_wrote(p, n * 4); /* the host's store stands for a kernel's: its digest moves */
 	*d = 0x1234;
 	assert_int_equal(launch(K_DIGEST, d3(3, 1), d3(64, 1), args, &cost), cudaSuccess);
 	assert_true(*d != want);

@@ -422,9 +422,9 @@ static void hang_locked(struct gbn_op *o)
 	}
 	c->waiting++;
 	while (!c->revoked)
-		pthread_cond_wait(&gbn_cv, &gbn_mu);
+		gbn_wait_locked();
 	c->waiting--;
-	pthread_cond_broadcast(&gbn_cv);
+	gbn_broadcast();
 }
 
 /* The faults that hold for this run of o on its device (locked); true: it hangs. */
@@ -655,7 +655,7 @@ out:
 	atomic_store(&seg->r[c->rank].left, seq + 1); /* this rank reads nothing more of seq */
 	pthread_mutex_lock(&gbn_mu);
 	c->waiting--;
-	pthread_cond_broadcast(&gbn_cv);
+	gbn_broadcast();
 	if (hangs && !c->revoked)
 		hang_locked(o);
 	pthread_mutex_unlock(&gbn_mu);
@@ -692,11 +692,11 @@ static cudaError_t run_coll(struct gbn_op *o)
 		compute(v, k->nranks);
 		pthread_mutex_lock(&gbn_mu);
 		v->done = true;
-		pthread_cond_broadcast(&gbn_cv);
+		gbn_broadcast();
 	}
 	/* a rank whose data is being moved waits for that even when aborted: its buffers are in use */
 	while (!v->done && !(c->revoked && !v->computing))
-		pthread_cond_wait(&gbn_cv, &gbn_mu);
+		gbn_wait_locked();
 	c->waiting--;
 	if (v->done) {
 		o->seconds = v->end_s - v->start_s[rank];
@@ -710,7 +710,7 @@ static cudaError_t run_coll(struct gbn_op *o)
 		rdv_unlink_locked(k, v);
 		rdv_free(v);
 	}
-	pthread_cond_broadcast(&gbn_cv);
+	gbn_broadcast();
 	if (hangs)
 		hang_locked(o);
 	pthread_mutex_unlock(&gbn_mu);
@@ -761,7 +761,7 @@ static bool try_receive_locked(struct gbn_op *o, const struct gbn_item *it, uint
 	}
 	p->end_s = fmax(p->start_s, now) + gbn_p2p_seconds(bytes, p->from_device, c->device);
 	*end_s = fmax(*end_s, p->end_s);
-	pthread_cond_broadcast(&gbn_cv);
+	gbn_broadcast();
 	return true;
 }
 
@@ -842,7 +842,7 @@ static cudaError_t run_p2p(struct gbn_op *o)
 		}
 		if (all || c->revoked)
 			break;
-		pthread_cond_wait(&gbn_cv, &gbn_mu);
+		gbn_wait_locked();
 	}
 	c->waiting--;
 	for (int i = 0; i < o->n_items; i++) {
@@ -854,7 +854,7 @@ static cudaError_t run_p2p(struct gbn_op *o)
 		free(mine[i]);
 	}
 	o->seconds = end_s - now;
-	pthread_cond_broadcast(&gbn_cv);
+	gbn_broadcast();
 out:
 	pthread_mutex_unlock(&gbn_mu);
 	free(mine);

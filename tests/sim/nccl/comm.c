@@ -32,6 +32,7 @@
 #endif
 #include "nccl_sim.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,6 +154,17 @@ void gbn_timed_wait_locked(long us)
 	pthread_cond_timedwait(&gbn_cv, &gbn_mu, &t);
 }
 
+void gbn_wait_locked(void)
+{
+	gbsim_vc_wait(&gbn_cv, &gbn_mu, INFINITY);
+}
+
+void gbn_broadcast(void)
+{
+	pthread_cond_broadcast(&gbn_cv);
+	gbsim_vc_wake(&gbn_cv);
+}
+
 /* ---- communicator objects ---- */
 
 static bool known_locked(const struct ncclComm *c)
@@ -269,7 +281,7 @@ static void comm_maybe_free_locked(struct ncclComm *c)
 void gbn_comm_work_done_locked(struct ncclComm *c)
 {
 	c->outstanding--;
-	pthread_cond_broadcast(&gbn_cv);
+	gbn_broadcast();
 	comm_maybe_free_locked(c);
 }
 
@@ -522,7 +534,7 @@ static void clique_complete_locked(struct gbn_clique *k)
 						     "duplicate GPU detected: rank %d and rank %d "
 						     "both on CUDA device %d",
 						     a, b, k->ranks[a]->device);
-	pthread_cond_broadcast(&gbn_cv);
+	gbn_broadcast();
 }
 
 /* A clique of a unique id is complete once every rank joined, here or in another process. */
@@ -746,7 +758,7 @@ static void split_complete_locked(struct gbn_clique *pk, struct gbn_split *s)
 			break;
 		}
 	split_free(s);
-	pthread_cond_broadcast(&gbn_cv);
+	gbn_broadcast();
 }
 
 /* The end of a split call for child c: as finish_call_locked, on the parent's terms. */
@@ -1017,7 +1029,7 @@ static void release_locked(struct ncclComm *c)
 					"ncclCommSplit: rank %d (GPU %d): the parent was aborted "
 					"during the split", c->rank, c->device);
 	}
-	pthread_cond_broadcast(&gbn_cv);
+	gbn_broadcast();
 	comm_maybe_free_locked(c);
 }
 
@@ -1063,7 +1075,7 @@ ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags)
 	r = gbn_comm_check_locked(comm, "ncclCommRevoke");
 	if (r == ncclSuccess) {
 		comm->revoked = true;
-		pthread_cond_broadcast(&gbn_cv);
+		gbn_broadcast();
 	}
 	pthread_mutex_unlock(&gbn_mu);
 	return r;

@@ -46,6 +46,7 @@
 #include <stdint.h>
 
 #include "tests/sim/sim.h"
+#include "tests/sim/vclock.h"
 
 /* The version this library says it is: the header's it was built against. */
 #define GBN_VERSION NCCL_VERSION_CODE
@@ -165,8 +166,16 @@ void gbn_group_add_op(struct gbn_op *op, struct ncclComm *c);
 /* A call inside a group failed: ncclGroupEnd returns r and queues nothing. */
 void gbn_group_fail(ncclResult_t r);
 
-/* Wait on gbn_cv (locked) for at most `us` microseconds: for waits that poll another process. */
+/*
+ * Wait on gbn_cv (locked) for at most `us` microseconds of real time: for
+ * waits that poll another process. The simulated clock cannot see another
+ * process, so it holds while this thread polls.
+ */
 void gbn_timed_wait_locked(long us);
+/* Wait on gbn_cv (locked) with no limit, in simulated time: for this process's own threads. */
+void gbn_wait_locked(void);
+/* Wake every waiter of gbn_cv, of both kinds. */
+void gbn_broadcast(void);
 
 /* ---- xproc.c ---- */
 

@@ -140,10 +140,11 @@ cudaError_t cudaEventQuery(cudaEvent_t event)
 	if (!(f = event_fence(ev)))
 		return cudaSuccess; /* never recorded: nothing to wait for */
 	done = rt_fence_poll(f, &end);
+	if (!done)
+		rt_query_pending(f);
 	rt_fence_unref(f);
 	if (!done)
 		return cudaErrorNotReady;
-	rt_host_advance(end);
 	return rt_ret(rt_sticky(ev->device));
 }
 
@@ -156,7 +157,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event)
 	if (e != cudaSuccess)
 		return rt_ret(e);
 	if ((f = event_fence(ev))) {
-		rt_host_advance(rt_fence_wait(f));
+		rt_fence_wait(f);
 		rt_fence_unref(f);
 	}
 	return rt_ret(rt_sticky(ev->device));

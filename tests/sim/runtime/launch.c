@@ -26,6 +26,7 @@
 #include <cuda.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -35,7 +36,7 @@ char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
 /* Missing twin tables link as empty ones, so the runtime builds while they are written. */
 #define WEAK_TABLE(file) \
-	__attribute__((weak)) const struct gbsim_twin gbsim_twins_##file[] = {{NULL, NULL}};
+	__attribute__((weak)) const struct gbsim_twin gbsim_twins_##file[] = {{NULL, NULL, false}};
 GBSIM_TWIN_TABLES(WEAK_TABLE)
 #undef WEAK_TABLE
 
@@ -349,8 +350,9 @@ static _Noreturn void hang_forever(const struct launch_ctx *c)
 	rt_mark_hung(c->l.device);
 	gbsim_log("fault 'hang': launch %ld ('%s') on GPU %d never completes", c->number,
 		  c->l.kernel, c->l.device);
+	/* waiting for nothing, with no deadline: the simulated clock goes on without it */
 	for (;;)
-		pause();
+		gbsim_vc_sleep(INFINITY);
 }
 
 static cudaError_t launch_run(void *arg)
@@ -465,6 +467,7 @@ static cudaError_t launch(struct rt_kernel *k, dim3 grid, dim3 block, void **arg
 	}
 	if ((e = check_config(k, grid, block, shared, s->device)) != cudaSuccess)
 		return e;
+	w.writes_declared = k->twin->declares_writes;
 	if (!(c = make_ctx(k, grid, block, shared, args, s->device)))
 		return cudaErrorMemoryAllocation;
 	c->number = atomic_fetch_add(&launches[s->device], 1) + 1;

@@ -26,7 +26,17 @@ struct rt_alloc {
 	int device;                 /* DEVICE: owner; others: the device current at allocation */
 	unsigned int flags;
 	const void *site;
-	uint64_t version;           /* write stamp: moved by gbsim_mem_wrote (sim.h) */
+	uint64_t version;           /* write stamp of the whole: moved by gbsim_mem_wrote (sim.h) */
+	/*
+	 * Ranges written since (offset from base, end, version), disjoint, each
+	 * newer than version: a write of part moves the stamp of that part only,
+	 * so an operand beside a GEMM's output in one allocation keeps its stamp.
+	 */
+	struct rt_seg {
+		size_t start, end;
+		uint64_t version;
+	} *segs;
+	int n_segs, cap_segs;
 };
 
 #define MAX_FREED 16384
@@ -60,7 +70,8 @@ static struct rt_alloc *allocs;  /* live, under rt_table_lock */
 static uint64_t version_clock;   /* under rt_table_lock */
 static _Atomic uint64_t write_epoch = 1;
 /* set once, when the fake cuBLASLt loads; read by every stream's worker */
-static _Atomic(void (*)(void)) deferred_flush;
+static _Atomic(void (*)(const void *, size_t)) deferred_flush;
+static _Atomic(bool (*)(const void *, size_t, uint64_t[2])) deferred_content;
 static _Atomic(void (*)(const void *, size_t)) deferred_forget;
 static size_t n_allocs, cap_allocs;
 static struct rt_alloc *freed;   /* ring of freed ranges */
@@ -71,10 +82,18 @@ static long alloc_count[GBSIM_MAX_GPUS];
 /* Write every deferred result to its device memory (the fake cuBLASLt's, if loaded). */
 static void flush_deferred(void)
 {
-	void (*flush)(void) = atomic_load(&deferred_flush);
+	void (*flush)(const void *, size_t) = atomic_load(&deferred_flush);
 
 	if (flush)
-		flush();
+		flush(NULL, 0);
+}
+
+void gbsim_mem_flush(const void *p, size_t bytes)
+{
+	void (*flush)(const void *, size_t) = atomic_load(&deferred_flush);
+
+	if (flush && bytes)
+		flush(p, bytes);
 }
 
 /* with rt_table_lock held */
@@ -187,8 +206,9 @@ static cudaError_t track(void *p, size_t size, enum gbsim_mem_kind kind, int dev
 		allocs = grown;
 		cap_allocs = cap;
 	}
-	allocs[n_allocs++] = (struct rt_alloc){(uintptr_t)p, size, kind, device, flags, site,
-					       ++version_clock};
+	allocs[n_allocs++] = (struct rt_alloc){.base = (uintptr_t)p, .size = size, .kind = kind,
+					       .device = device, .flags = flags, .site = site,
+					       .version = ++version_clock};
 	return cudaSuccess;
 }
 
@@ -328,6 +348,8 @@ static cudaError_t release(void *ptr, bool host_api, const char *call)
 		return cudaErrorInvalidValue;
 	}
 	gone = *a;
+	free(gone.segs);
+	gone.segs = NULL;
 	*a = allocs[--n_allocs];
 	if (gone.kind == GBSIM_MEM_DEVICE)
 		used_bytes[gone.device] -= (gone.size + 255) & ~(size_t)255;
@@ -418,7 +440,7 @@ struct copy_ctx {
 	bool memset;
 	int value;
 	void *staged;
-	int src_device, dst_device;  /* both set: a device-to-device copy; else -1 */
+	int src_device, dst_device;  /* the GPU of each end in device memory; else -1 */
 };
 
 /*
@@ -517,10 +539,15 @@ static void copy_memo_note(const struct copy_ctx *c)
 	pthread_mutex_unlock(&copy_memo_lock);
 }
 
-/* A copy between two device allocations: its only write is its destination. */
-static bool copy_declares_writes(const struct copy_ctx *c)
+/* A copy between two device allocations (the ones the copy memo may skip). */
+static bool device_to_device(const struct copy_ctx *c)
 {
 	return !c->memset && c->src_device >= 0 && c->dst_device >= 0;
+}
+
+static size_t extent(size_t pitch, size_t width, size_t height)
+{
+	return height ? pitch * (height - 1) + width : 0;
 }
 
 static void copy_rows(const struct copy_ctx *c)
@@ -540,22 +567,28 @@ static cudaError_t copy_run(void *arg)
 {
 	struct copy_ctx *c = arg;
 
-	if (!copy_declares_writes(c)) {
-		copy_rows(c);
-		return cudaSuccess;
-	}
-	/* declared: the runtime flushed no deferred write (a GEMM's D may be either end) */
-	flush_deferred();
+	/*
+	 * Declared writes (its only device write is its destination): the runtime
+	 * flushed no deferred write, so those on either end land first.
+	 */
+	if (c->src_device >= 0)
+		gbsim_mem_flush(c->src, extent(c->spitch, c->width, c->height));
+	if (c->dst_device >= 0)
+		gbsim_mem_flush(c->dst, extent(c->dpitch, c->width, c->height));
 	/* a p2p_corrupt fault that starts now must corrupt this copy: never skipped then */
-	if (!rt_fault_active(GBSIM_FAULT_P2P_CORRUPT, c->src_device, -1, -1) &&
+	if (device_to_device(c) &&
+	    !rt_fault_active(GBSIM_FAULT_P2P_CORRUPT, c->src_device, -1, -1) &&
 	    !rt_fault_active(GBSIM_FAULT_P2P_CORRUPT, c->dst_device, -1, -1) &&
 	    copy_memo_hit(c))
 		return cudaSuccess;
 	/* before and after: a stamp taken while the bytes move never matches a later one */
-	gbsim_mem_wrote(c->dst);
+	if (c->dst_device >= 0)
+		gbsim_mem_wrote(c->dst, extent(c->dpitch, c->width, c->height));
 	copy_rows(c);
-	gbsim_mem_wrote(c->dst);
-	copy_memo_note(c);
+	if (c->dst_device >= 0)
+		gbsim_mem_wrote(c->dst, extent(c->dpitch, c->width, c->height));
+	if (device_to_device(c))
+		copy_memo_note(c);
 	return cudaSuccess;
 }
 
@@ -678,12 +711,12 @@ static cudaError_t queue_copy(const char *call, struct rt_stream *s, void *dst, 
 	if (d.kind == GBSIM_MEM_UNKNOWN && sr.kind != GBSIM_MEM_UNKNOWN)
 		blocking = true;
 	w.ctx = c;
-	w.writes_declared = copy_declares_writes(c);
+	w.writes_declared = true; /* copy_run reports its device write */
 	w.seconds = rt_copy_seconds(width * height, sr.device, sr.kind, d.device, d.kind);
 	if ((e = rt_stream_enqueue(s, &w, false, NULL, 0, blocking ? &f : NULL)) != cudaSuccess)
 		return e;
 	if (f) {
-		rt_host_advance(rt_fence_wait(f));
+		rt_fence_wait(f);
 		rt_fence_unref(f);
 	}
 	return rt_sticky(s->device);
@@ -801,8 +834,10 @@ static cudaError_t queue_memset(const char *call, struct rt_stream *s, void *p, 
 	}
 	if (!(c = calloc(1, sizeof(*c))))
 		return cudaErrorMemoryAllocation;
-	*c = (struct copy_ctx){p, NULL, count, 1, count, count, true, value, NULL, -1, -1};
+	*c = (struct copy_ctx){p, NULL, count, 1, count, count, true, value, NULL, -1,
+			       d.kind == GBSIM_MEM_DEVICE ? d.device : -1};
 	w.ctx = c;
+	w.writes_declared = true; /* copy_run reports its device write */
 	w.seconds = gbsim_cost_seconds(s->device, &cost);
 	return rt_stream_enqueue(s, &w, false, NULL, 0, NULL);
 }
@@ -894,6 +929,8 @@ void rt_memory_reset(int device)
 			i++;
 			continue;
 		}
+		free(gone.segs);
+		gone.segs = NULL;
 		allocs[i] = allocs[--n_allocs];
 		remember_freed(gone);
 	}
@@ -912,28 +949,182 @@ bool gbsim_mem_stamp(const void *p, size_t bytes, struct gbsim_mem_stamp *out)
 	pthread_mutex_lock(&rt_table_lock);
 	a = find_live(u);
 	if (a && a->kind == GBSIM_MEM_DEVICE && bytes <= a->size - (u - a->base)) {
+		size_t start = u - a->base, end = start + bytes;
+
 		out->epoch = atomic_load(&write_epoch);
 		out->version = a->version;
+		for (int i = 0; i < a->n_segs; i++)
+			if (a->segs[i].start < end && start < a->segs[i].end &&
+			    a->segs[i].version > out->version)
+				out->version = a->segs[i].version;
 		ok = true;
 	}
 	pthread_mutex_unlock(&rt_table_lock);
 	return ok;
 }
 
-void gbsim_mem_wrote(const void *p)
+/* Segments a write may track per allocation; past that, the whole allocation moves. */
+#define MAX_SEGS 64
+
+/* Room for two more segments (a write and the tail of one it splits); false: none to be had. */
+static bool seg_room_locked(struct rt_alloc *a)
 {
+	int cap = a->cap_segs ? a->cap_segs * 2 : 8;
+	struct rt_seg *grown;
+
+	if (a->n_segs + 2 <= a->cap_segs)
+		return true;
+	if (cap > MAX_SEGS)
+		return false;
+	grown = realloc(a->segs, (size_t)cap * sizeof(*grown));
+	if (!grown)
+		return false;
+	a->segs = grown;
+	a->cap_segs = cap;
+	return true;
+}
+
+/*
+ * [start, end) of a was written (rt_table_lock held): older segments lose
+ * what it covers. With no room to track it, the whole allocation moves:
+ * stamps of untouched ranges change too, which costs a hash, never a
+ * wrong match.
+ */
+static void note_write_locked(struct rt_alloc *a, size_t start, size_t end)
+{
+	uint64_t version = ++version_clock;
+
+	if (!seg_room_locked(a)) {
+		a->n_segs = 0;
+		a->version = version;
+		return;
+	}
+	for (int i = 0; i < a->n_segs;) {
+		struct rt_seg *s = &a->segs[i];
+
+		if (s->end <= start || end <= s->start) {
+			i++;
+		} else if (s->start < start && end < s->end) {
+			/* the write falls inside: the part after it becomes a segment of its own */
+			a->segs[a->n_segs++] = (struct rt_seg){ end, s->end, s->version };
+			s->end = start;
+			i++;
+		} else if (s->start < start) {
+			s->end = start;
+			i++;
+		} else if (end < s->end) {
+			s->start = end;
+			i++;
+		} else {
+			*s = a->segs[--a->n_segs];
+		}
+	}
+	a->segs[a->n_segs++] = (struct rt_seg){ start, end, version };
+}
+
+void gbsim_mem_wrote(const void *p, size_t bytes)
+{
+	uintptr_t u = (uintptr_t)p;
 	struct rt_alloc *a;
 
 	pthread_mutex_lock(&rt_table_lock);
-	if ((a = find_live((uintptr_t)p)))
-		a->version = ++version_clock;
+	if ((a = find_live(u))) {
+		size_t start = u - a->base;
+
+		if (!bytes || bytes > a->size - start) {
+			a->n_segs = 0;
+			a->version = ++version_clock;
+		} else {
+			note_write_locked(a, start, start + bytes);
+		}
+	}
 	pthread_mutex_unlock(&rt_table_lock);
 }
 
-void gbsim_set_deferred_hooks(void (*flush)(void), void (*forget)(const void *base, size_t size))
+void gbsim_set_deferred_hooks(void (*flush)(const void *p, size_t bytes),
+			      void (*forget)(const void *base, size_t size),
+			      bool (*content)(const void *p, size_t bytes, uint64_t digest[2]))
 {
 	atomic_store(&deferred_flush, flush);
 	atomic_store(&deferred_forget, forget);
+	atomic_store(&deferred_content, content);
+}
+
+/* ---- content digests (sim.h gbsim_mem_digest) ---- */
+
+#define DIGEST_MEMO 64
+
+struct digest_memo {
+	const void *p;
+	size_t bytes;
+	struct gbsim_mem_stamp st;
+	uint64_t h[2];
+	uint64_t used;
+};
+
+static pthread_mutex_t digest_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct digest_memo digest_memo[DIGEST_MEMO];
+static uint64_t digest_clock;
+
+static bool same_stamp(const struct gbsim_mem_stamp *a, const struct gbsim_mem_stamp *b)
+{
+	return a->epoch == b->epoch && a->version == b->version;
+}
+
+/* A digest taken under this stamp (digest_lock held); NULL if none. */
+static struct digest_memo *digest_find(const void *p, size_t bytes,
+				       const struct gbsim_mem_stamp *st)
+{
+	for (int i = 0; i < DIGEST_MEMO; i++) {
+		struct digest_memo *d = &digest_memo[i];
+
+		if (d->p == p && d->bytes == bytes && same_stamp(&d->st, st))
+			return d;
+	}
+	return NULL;
+}
+
+static void digest_keep(const void *p, size_t bytes, const struct gbsim_mem_stamp *st,
+			const uint64_t h[2])
+{
+	struct digest_memo *victim = &digest_memo[0];
+
+	pthread_mutex_lock(&digest_lock);
+	for (int i = 1; i < DIGEST_MEMO; i++)
+		if (digest_memo[i].used < victim->used)
+			victim = &digest_memo[i];
+	*victim = (struct digest_memo){ p, bytes, *st, { h[0], h[1] }, ++digest_clock };
+	pthread_mutex_unlock(&digest_lock);
+}
+
+bool gbsim_mem_digest(const void *p, size_t bytes, uint64_t digest[2])
+{
+	bool (*content)(const void *, size_t, uint64_t[2]) = atomic_load(&deferred_content);
+	struct gbsim_mem_stamp st, after;
+	struct digest_memo *d;
+
+	if (!gbsim_mem_stamp(p, bytes, &st))
+		return false;
+	if (content && content(p, bytes, digest))
+		return true;
+	pthread_mutex_lock(&digest_lock);
+	if ((d = digest_find(p, bytes, &st))) {
+		d->used = ++digest_clock;
+		digest[0] = d->h[0];
+		digest[1] = d->h[1];
+	}
+	pthread_mutex_unlock(&digest_lock);
+	if (d)
+		return true;
+	gbsim_mem_flush(p, bytes); /* a deferred result that covers part of it lands first */
+	gbsim_mem_stamp(p, bytes, &st);
+	digest[0] = 0x6279746573206f66ull; /* "bytes of" */
+	digest[1] = (uint64_t)bytes;
+	gbsim_hash_bytes(digest, p, bytes);
+	/* kept only if nothing wrote the range while it was read */
+	if (gbsim_mem_stamp(p, bytes, &after) && same_stamp(&st, &after))
+		digest_keep(p, bytes, &st, digest);
+	return true;
 }
 
 void rt_mem_undeclared_work(bool before)

@@ -7,12 +7,14 @@
  * Locks, in the only order they are ever nested:
  *   rt_table_lock   registries: allocations, streams, events, graphs, kernels, peers
  *   stream->lock    one stream's queue (never two stream locks at once)
- *   rt_fence_lock   fence states, the host's simulated clock (a leaf lock)
+ *   rt_fence_lock   fence states
+ *   the simulated clock's lock (vclock.c, a leaf)
  */
 #ifndef GPUBENCH_TESTS_SIM_RUNTIME_RT_H
 #define GPUBENCH_TESTS_SIM_RUNTIME_RT_H
 
 #include "tests/sim/sim.h"
+#include "tests/sim/vclock.h"
 
 #include <pthread.h>
 
@@ -67,12 +69,23 @@ struct rt_fence {
 
 struct rt_fence *rt_fence_ref(struct rt_fence *f);
 void rt_fence_unref(struct rt_fence *f);
-/* Wait until f is done (releasing its stream in lazy mode); returns its end. */
+/*
+ * Wait until f's operation has run and the simulated clock has reached its
+ * end (releasing its stream in lazy mode); returns its end.
+ */
 double rt_fence_wait(struct rt_fence *f);
-/* Non-blocking: done? (in lazy mode the query releases the work first) */
+/* Non-blocking: run and reached? (in lazy mode the query releases the work first) */
 bool rt_fence_poll(struct rt_fence *f, double *end_s);
+/*
+ * A query found f pending: let simulated time pass as a host thread that
+ * spins on queries lets real time pass, up to RT_QUERY_S or f's end.
+ */
+void rt_query_pending(struct rt_fence *f);
+#define RT_QUERY_S 5e-6
+/* The simulated clock (vclock.c), when host work is queued. */
 double rt_host_now(void);
-void rt_host_advance(double t_s);
+/* A stream worker: a participant of the simulated clock (vclock.c). */
+int rt_vc_thread_start_detached(void *(*fn)(void *), void *arg);
 
 /* ---- streams.c ---- */
 
@@ -90,7 +103,7 @@ struct rt_op {
 };
 
 struct rt_stream {
-	int id;                     /* creation number: seeds this stream's noise */
+	int id;                     /* device and creation number on it: seeds its noise */
 	int device;
 	unsigned int flags;         /* cudaStreamNonBlocking or default */
 	bool legacy;                /* the device's stream 0 */

@@ -23,17 +23,23 @@
  */
 #include "tests/sim/runtime/rt.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 static pthread_mutex_t fence_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t fence_cond = PTHREAD_COND_INITIALIZER;
-static double host_s; /* the host's simulated clock, under fence_lock */
+static pthread_cond_t fence_cond; /* a channel of the simulated clock: fences computed */
 
 static struct rt_stream legacy[GBSIM_MAX_GPUS];
 static bool legacy_ready[GBSIM_MAX_GPUS];
 static struct rt_stream *all_streams; /* user streams, newest first, under rt_table_lock */
-static int next_stream_id = GBSIM_MAX_GPUS;
+/*
+ * User streams made so far per device, under rt_table_lock. A stream's id,
+ * which seeds its noise, counts per device, not per process: threads that
+ * each drive a GPU of their own then number their streams the same way
+ * whichever of them gets here first.
+ */
+static int streams_made[GBSIM_MAX_GPUS];
 
 static bool lazy_mode(void)
 {
@@ -82,11 +88,28 @@ static void fence_complete(struct rt_fence *f, double end_s)
 	pthread_mutex_lock(&fence_lock);
 	f->end_s = end_s;
 	f->done = true;
-	pthread_cond_broadcast(&fence_cond);
+	gbsim_vc_wake(&fence_cond);
 	pthread_mutex_unlock(&fence_lock);
 }
 
 static void lazy_release(struct rt_fence *f);
+
+/*
+ * Has f's operation run (computed) and has the clock reached its end
+ * (visible)? The host sees an operation complete at its simulated end,
+ * never earlier, as on a GPU; a worker needs only the computed result.
+ */
+static bool fence_visible_locked(const struct rt_fence *f)
+{
+	return f->done && gbsim_vc_now() >= f->end_s;
+}
+
+/* Wait (fence_lock held) until f is computed and, for the host, visible. */
+static void fence_wait_locked(struct rt_fence *f, bool visible)
+{
+	while (!f->done || (visible && !fence_visible_locked(f)))
+		gbsim_vc_wait(&fence_cond, &fence_lock, f->done ? f->end_s : INFINITY);
+}
 
 double rt_fence_wait(struct rt_fence *f)
 {
@@ -95,8 +118,21 @@ double rt_fence_wait(struct rt_fence *f)
 	if (lazy_mode())
 		lazy_release(f);
 	pthread_mutex_lock(&fence_lock);
-	while (!f->done)
-		pthread_cond_wait(&fence_cond, &fence_lock);
+	fence_wait_locked(f, true);
+	end = f->end_s;
+	pthread_mutex_unlock(&fence_lock);
+	return end;
+}
+
+/* A worker's wait for an operation it depends on: its result, not its time. */
+static double fence_wait_computed(struct rt_fence *f)
+{
+	double end;
+
+	if (lazy_mode())
+		lazy_release(f);
+	pthread_mutex_lock(&fence_lock);
+	fence_wait_locked(f, false);
 	end = f->end_s;
 	pthread_mutex_unlock(&fence_lock);
 	return end;
@@ -108,12 +144,31 @@ bool rt_fence_poll(struct rt_fence *f, double *end_s)
 
 	if (lazy_mode())
 		lazy_release(f);
+	/*
+	 * Whether the operation has run yet is a matter of CPU speed: answer at
+	 * the end of this simulated instant, when every worker has run what it
+	 * can, so that the answer is the simulated time's alone.
+	 */
+	gbsim_vc_settle();
 	pthread_mutex_lock(&fence_lock);
-	done = f->done;
+	done = fence_visible_locked(f);
 	if (done && end_s)
 		*end_s = f->end_s;
 	pthread_mutex_unlock(&fence_lock);
 	return done;
+}
+
+void rt_query_pending(struct rt_fence *f)
+{
+	pthread_mutex_lock(&fence_lock);
+	if (!fence_visible_locked(f)) {
+		double until = gbsim_vc_now() + RT_QUERY_S;
+
+		if (f->done && f->end_s < until)
+			until = f->end_s;
+		gbsim_vc_wait(&fence_cond, &fence_lock, until);
+	}
+	pthread_mutex_unlock(&fence_lock);
 }
 
 static bool fence_done(struct rt_fence *f)
@@ -121,27 +176,14 @@ static bool fence_done(struct rt_fence *f)
 	bool done;
 
 	pthread_mutex_lock(&fence_lock);
-	done = f->done;
+	done = fence_visible_locked(f);
 	pthread_mutex_unlock(&fence_lock);
 	return done;
 }
 
 double rt_host_now(void)
 {
-	double t;
-
-	pthread_mutex_lock(&fence_lock);
-	t = host_s;
-	pthread_mutex_unlock(&fence_lock);
-	return t;
-}
-
-void rt_host_advance(double t_s)
-{
-	pthread_mutex_lock(&fence_lock);
-	if (t_s > host_s)
-		host_s = t_s;
-	pthread_mutex_unlock(&fence_lock);
+	return gbsim_vc_now();
 }
 
 /* ---- the worker ---- */
@@ -177,7 +219,7 @@ static void run_op(struct rt_stream *s, struct rt_op *op)
 	cudaError_t err = cudaSuccess;
 
 	for (int i = 0; i < op->ndeps; i++) {
-		double dep_end = rt_fence_wait(op->deps[i]);
+		double dep_end = fence_wait_computed(op->deps[i]);
 
 		if (dep_end > start)
 			start = dep_end;
@@ -222,7 +264,7 @@ static void *worker_main(void *arg)
 		struct rt_op *op;
 
 		while (!runnable(s) && !(s->stop && !s->head))
-			pthread_cond_wait(&s->cond, &s->lock);
+			gbsim_vc_wait(&s->cond, &s->lock, INFINITY);
 		if (!runnable(s))
 			break; /* destroyed and drained */
 		op = s->head;
@@ -242,15 +284,11 @@ static void *worker_main(void *arg)
 /* with s->lock held */
 static void start_worker(struct rt_stream *s)
 {
-	pthread_attr_t attr;
-
 	if (s->worker_started)
 		return;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&s->worker, &attr, worker_main, s) != 0)
+	/* a participant of the simulated clock: while it computes, the clock holds */
+	if (rt_vc_thread_start_detached(worker_main, s) != 0)
 		rt_fatal("cannot start a stream worker thread");
-	pthread_attr_destroy(&attr);
 	s->worker_started = true;
 }
 
@@ -258,7 +296,7 @@ static void rt_stream_release_locked(struct rt_stream *s, uint64_t seq)
 {
 	if (seq > s->released) {
 		s->released = seq;
-		pthread_cond_broadcast(&s->cond);
+		gbsim_vc_wake(&s->cond);
 	}
 }
 
@@ -427,7 +465,7 @@ cudaError_t rt_stream_enqueue(struct rt_stream *s, const struct gbsim_work *w, b
 	if (!lazy_mode())
 		s->released = s->enqueued;
 	start_worker(s);
-	pthread_cond_broadcast(&s->cond);
+	gbsim_vc_wake(&s->cond);
 	pthread_mutex_unlock(&s->lock);
 	return cudaSuccess;
 }
@@ -448,7 +486,7 @@ cudaError_t rt_stream_sync(struct rt_stream *s)
 	else
 		f = pending_last(s);
 	if (f) {
-		rt_host_advance(rt_fence_wait(f));
+		rt_fence_wait(f);
 		rt_fence_unref(f);
 	}
 	return rt_sticky(s->device);
@@ -477,11 +515,11 @@ void rt_device_sync(int device)
 	pthread_mutex_unlock(&rt_table_lock);
 	f = pending_last(legacy_stream(device));
 	if (f) {
-		rt_host_advance(rt_fence_wait(f));
+		rt_fence_wait(f);
 		rt_fence_unref(f);
 	}
 	for (int i = 0; i < n; i++) {
-		rt_host_advance(rt_fence_wait(fences[i]));
+		rt_fence_wait(fences[i]);
 		rt_fence_unref(fences[i]);
 	}
 	free(fences);
@@ -503,7 +541,8 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
 	if (!s)
 		return rt_ret(cudaErrorMemoryAllocation);
 	pthread_mutex_lock(&rt_table_lock);
-	stream_init(s, next_stream_id++, dev, flags, false);
+	/* ids 0 .. GBSIM_MAX_GPUS-1 are the legacy streams */
+	stream_init(s, GBSIM_MAX_GPUS * (1 + streams_made[dev]++) + dev, dev, flags, false);
 	s->site = __builtin_return_address(0);
 	s->next_all = all_streams;
 	all_streams = s;
@@ -530,7 +569,7 @@ static void stream_retire(struct rt_stream *s)
 	pthread_mutex_lock(&s->lock);
 	s->stop = true;
 	s->released = s->enqueued;
-	pthread_cond_broadcast(&s->cond);
+	gbsim_vc_wake(&s->cond);
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -582,10 +621,11 @@ cudaError_t cudaStreamQuery(cudaStream_t stream)
 	if (f) {
 		bool done = rt_fence_poll(f, &end);
 
+		if (!done)
+			rt_query_pending(f);
 		rt_fence_unref(f);
 		if (!done)
 			return cudaErrorNotReady; /* not an error: it does not stick as the last one */
-		rt_host_advance(end);
 	}
 	return rt_ret(rt_sticky(s->device));
 }

@@ -22,10 +22,11 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "tests/sim/sim.h"
+#include "tests/sim/vclock.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
-#include <time.h>
 
 #include "kernels/copy_hd.h"
 #include "report/theory.h"
@@ -39,8 +40,9 @@
  */
 #define LINK_EFFICIENCY 0.85
 #define PCIE_P2P_EFFICIENCY 0.8
-/* spin_kernel polls the release flag this often (wall time) */
-#define SPIN_POLL_NS 50000L
+/* the spin twin looks at its flag again after this much simulated time, doubling */
+#define SPIN_POLL_FIRST_S 1e-6
+#define SPIN_POLL_MAX_S 1e-3
 
 /* ---------------------------------------------------------------- traffic */
 
@@ -124,6 +126,109 @@ static cudaError_t check_all(const struct gbsim_launch *l, const struct range *r
 	return cudaSuccess;
 }
 
+/* ---------------------------------------------------------------- replays */
+
+/*
+ * A launch whose writes are a pure function of what it reads (the SM copies,
+ * STREAM) that comes again on the same ranges, grid and scalar, with none of
+ * its ranges written since (their write stamps, sim.h): its destinations
+ * already hold what it would write, and it is not done again, as the runtime's
+ * copy memo skips a repeated copy. bandwidth's and p2p's loops are the same
+ * launch thousands of times a simulated second. These twins declare their
+ * writes: they flush the deferred writes of their ranges and report what they
+ * write.
+ */
+#define REPLAY_SLOTS 8
+#define REPLAY_RANGES 4
+
+struct replay {
+	const char *kernel;          /* NULL: a free slot */
+	dim3 grid, block;
+	double scalar;
+	int n;
+	struct range r[REPLAY_RANGES];
+	struct gbsim_mem_stamp st[REPLAY_RANGES];
+	uint64_t last;
+};
+
+static pthread_mutex_t replay_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct replay replays[GBSIM_MAX_GPUS][REPLAY_SLOTS];
+static uint64_t replay_clock;
+
+/* The stamps of every range; false when one is not device memory (never replayed). */
+static bool stamps_of(const struct range *r, int n, struct gbsim_mem_stamp *st)
+{
+	for (int i = 0; i < n; i++)
+		if (r[i].bytes && !gbsim_mem_stamp(r[i].p, r[i].bytes, &st[i]))
+			return false;
+	return true;
+}
+
+static bool same_launch(const struct replay *x, const struct gbsim_launch *l,
+			const struct range *r, int n, double scalar,
+			const struct gbsim_mem_stamp *st)
+{
+	if (x->kernel != l->kernel || x->n != n || memcmp(&x->scalar, &scalar, sizeof(scalar)) ||
+	    memcmp(&x->grid, &l->grid, sizeof(dim3)) || memcmp(&x->block, &l->block, sizeof(dim3)))
+		return false;
+	for (int i = 0; i < n; i++)
+		if (x->r[i].p != r[i].p || x->r[i].bytes != r[i].bytes ||
+		    (r[i].bytes && (x->st[i].epoch != st[i].epoch ||
+				    x->st[i].version != st[i].version)))
+			return false;
+	return true;
+}
+
+/* Before computing: deferred writes land; true when this very launch has already run. */
+static bool replay_hit(const struct gbsim_launch *l, const struct range *r, int n,
+		       double scalar)
+{
+	struct gbsim_mem_stamp st[REPLAY_RANGES];
+	bool hit = false;
+
+	for (int i = 0; i < n; i++)
+		gbsim_mem_flush(r[i].p, r[i].bytes);
+	if (n > REPLAY_RANGES || !stamps_of(r, n, st))
+		return false;
+	pthread_mutex_lock(&replay_lock);
+	for (int i = 0; i < REPLAY_SLOTS && !hit; i++) {
+		struct replay *x = &replays[l->device][i];
+
+		if (x->kernel && same_launch(x, l, r, n, scalar, st)) {
+			x->last = ++replay_clock;
+			hit = true;
+		}
+	}
+	pthread_mutex_unlock(&replay_lock);
+	return hit;
+}
+
+/* After computing: report the writes, and remember the launch with the stamps they left. */
+static void replay_note(const struct gbsim_launch *l, const struct range *r, int n,
+			double scalar)
+{
+	struct gbsim_mem_stamp st[REPLAY_RANGES];
+	struct replay *victim = NULL;
+
+	for (int i = 0; i < n; i++)
+		if (r[i].write && r[i].bytes)
+			gbsim_mem_wrote(r[i].p, r[i].bytes);
+	if (n > REPLAY_RANGES || !stamps_of(r, n, st))
+		return;
+	pthread_mutex_lock(&replay_lock);
+	for (int i = 0; i < REPLAY_SLOTS; i++) {
+		struct replay *x = &replays[l->device][i];
+
+		if (!victim || !x->kernel || (victim->kernel && x->last < victim->last))
+			victim = x;
+	}
+	*victim = (struct replay){ .kernel = l->kernel, .grid = l->grid, .block = l->block,
+				   .scalar = scalar, .n = n, .last = ++replay_clock };
+	memcpy(victim->r, r, (size_t)n * sizeof(*r));
+	memcpy(victim->st, st, (size_t)n * sizeof(*st));
+	pthread_mutex_unlock(&replay_lock);
+}
+
 /* check, then charge: the prologue of every bulk twin */
 static cudaError_t claim(const struct gbsim_launch *l, struct gbsim_cost *cost,
 			 const struct range *r, int n, const char *const *what)
@@ -137,31 +242,26 @@ static cudaError_t claim(const struct gbsim_launch *l, struct gbsim_cost *cost,
 
 /* ---------------------------------------------------------------- blocker */
 
-static double wall_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /*
  * spin_kernel(const volatile int *release, int *timed_out, unsigned long long timeout_ns)
  *
  * Blocks this stream's worker until the host stores a non-zero *release, or
- * until timeout_ns of wall time (the GPU's global timer is wall time too)
- * have passed since the twin started, then sets *timed_out. The flag lies in
- * mapped pinned memory the host writes while we poll, hence the atomic
- * loads. The wait is host time, not GPU work: the kernel costs nothing in
- * simulated time when released, and its timeout when it gives up.
+ * until timeout_ns of simulated time (the GPU's global timer) have passed
+ * since the kernel's simulated start, then sets *timed_out. The flag lies in mapped
+ * pinned memory the host writes while we poll, hence the atomic loads; the
+ * store wakes no one, so the twin looks again after a little simulated time,
+ * from SPIN_POLL_FIRST_S doubling up to SPIN_POLL_MAX_S, and each look comes
+ * at the end of its simulated instant, after the host's stores of that
+ * time. The kernel lasts until it sees the release (or gives up), like the
+ * real spin.
  */
 static cudaError_t spin(const struct gbsim_launch *l, struct gbsim_cost *cost)
 {
 	const int *release = *(const int **)l->args[0];
 	int *timed_out = *(int **)l->args[1];
 	unsigned long long timeout_ns = *(unsigned long long *)l->args[2];
-	const struct timespec poll = { 0, SPIN_POLL_NS };
-	double start = wall_s();
+	double start = gbsim_now_s(), poll = SPIN_POLL_FIRST_S; /* the kernel's simulated start */
+	double give_up = start + (double)timeout_ns * 1e-9;
 	cudaError_t e;
 
 	if ((e = gbsim_check_access(l->device, release, sizeof(int),
@@ -169,14 +269,21 @@ static cudaError_t spin(const struct gbsim_launch *l, struct gbsim_cost *cost)
 	    (e = gbsim_check_access(l->device, timed_out, sizeof(int),
 				    "spin_kernel arg timed_out")))
 		return e;
-	while (__atomic_load_n(release, __ATOMIC_ACQUIRE) == 0) {
-		if ((wall_s() - start) * 1e9 > (double)timeout_ns) {
+	for (;;) {
+		double now;
+
+		gbsim_vc_settle(); /* the host's stores of this instant first */
+		if (__atomic_load_n(release, __ATOMIC_ACQUIRE))
+			break;
+		now = gbsim_vc_now();
+		if (now >= give_up) {
 			__atomic_store_n(timed_out, 1, __ATOMIC_SEQ_CST);
-			cost->fixed_s = (double)timeout_ns * 1e-9;
-			return cudaSuccess;
+			break;
 		}
-		nanosleep(&poll, NULL);
+		gbsim_vc_sleep(fmin(poll, give_up - now));
+		poll = fmin(poll * 2, SPIN_POLL_MAX_S);
 	}
+	cost->fixed_s = fmax(0, fmin(gbsim_vc_now(), give_up) - start);
 	return cudaSuccess;
 }
 
@@ -238,10 +345,11 @@ static cudaError_t sm_copy(const struct gbsim_launch *l, struct gbsim_cost *cost
 	static const char *const what[] = { "sm_copy_kernel arg dst", "sm_copy_kernel arg src" };
 	cudaError_t e = claim(l, cost, r, 2, what);
 
-	if (e != cudaSuccess)
+	if (e != cudaSuccess || replay_hit(l, r, 2, 0))
 		return e;
 	if (words)
 		memmove(dst, src, words * sizeof(uint4));
+	replay_note(l, r, 2, 0);
 	return cudaSuccess;
 }
 
@@ -282,10 +390,15 @@ static cudaError_t sm_copy_bidir(const struct gbsim_launch *l, struct gbsim_cost
 		 * order: walking the threads' strides (below) thrashes the cache
 		 * and made the bidirectional sweep take seconds per size.
 		 */
+		if (replay_hit(l, r, 4, 0))
+			return cudaSuccess;
 		memmove(dst[0], src[0], bytes);
 		memmove(dst[1], src[1], bytes);
+		replay_note(l, r, 4, 0);
 		return cudaSuccess;
 	}
+	for (int i = 0; i < 4; i++)
+		gbsim_mem_flush(r[i].p, r[i].bytes);
 	for (size_t gtid = 0; gtid < threads; gtid++) {
 		size_t warp = gtid >> 5, lane = gtid & 31;
 		int way = (int)(warp & 1);
@@ -293,6 +406,8 @@ static cudaError_t sm_copy_bidir(const struct gbsim_launch *l, struct gbsim_cost
 		for (size_t i = (warp >> 1) * 32 + lane; i < words; i += half)
 			dst[way][i] = src[way][i];
 	}
+	gbsim_mem_wrote(dst[0], bytes);
+	gbsim_mem_wrote(dst[1], bytes);
 	return cudaSuccess;
 }
 
@@ -338,6 +453,8 @@ static cudaError_t stream_op(const struct gbsim_launch *l, struct gbsim_cost *co
 	/* FP64 operations per element: scale and add 1, triad 2 (an FMA) */
 	cost->flops = 2.0 * (double)n2 * (op == GB_STREAM_COPY ? 0 : op == GB_STREAM_TRIAD ? 2 : 1);
 	cost->prec = GBSIM_FP64;
+	if (replay_hit(l, r, 3, q))
+		return cudaSuccess;
 	for (size_t i = 0; i < n2; i++) {
 		double2 a = x[i], b = { 0, 0 };
 
@@ -346,6 +463,7 @@ static cudaError_t stream_op(const struct gbsim_launch *l, struct gbsim_cost *co
 		dst[i].x = gb_stream_value(op, a.x, b.x, q);
 		dst[i].y = gb_stream_value(op, a.y, b.y, q);
 	}
+	replay_note(l, r, 3, q);
 	return cudaSuccess;
 }
 
@@ -479,27 +597,27 @@ static cudaError_t chase(const struct gbsim_launch *l, struct gbsim_cost *cost)
 }
 
 const struct gbsim_twin gbsim_twins_copy[] = {
-	{ "spin_kernel(int const volatile*, int*, unsigned long long)", spin },
-	{ "fill_kernel(uint4*, unsigned long, unsigned long)", fill },
+	{ "spin_kernel(int const volatile*, int*, unsigned long long)", spin, false },
+	{ "fill_kernel(uint4*, unsigned long, unsigned long)", fill, false },
 	{ "verify_kernel(uint4 const*, unsigned long, unsigned long, unsigned long long*)",
-	  verify },
-	{ "sm_copy_kernel(uint4*, uint4 const*, unsigned long)", sm_copy },
+	  verify, false },
+	{ "sm_copy_kernel(uint4*, uint4 const*, unsigned long)", sm_copy, true },
 	{ "sm_copy_bidir_kernel(uint4*, uint4 const*, uint4*, uint4 const*, unsigned long)",
-	  sm_copy_bidir },
-	{ "fill_double_kernel(double2*, unsigned long, unsigned long)", fill_double },
+	  sm_copy_bidir, true },
+	{ "fill_double_kernel(double2*, unsigned long, unsigned long)", fill_double, false },
 	{ "void stream_kernel<0>(double2*, double2 const*, double2 const*, double, unsigned long)",
-	  stream_copy },
+	  stream_copy, true },
 	{ "void stream_kernel<1>(double2*, double2 const*, double2 const*, double, unsigned long)",
-	  stream_scale },
+	  stream_scale, true },
 	{ "void stream_kernel<2>(double2*, double2 const*, double2 const*, double, unsigned long)",
-	  stream_add },
+	  stream_add, true },
 	{ "void stream_kernel<3>(double2*, double2 const*, double2 const*, double, unsigned long)",
-	  stream_triad },
+	  stream_triad, true },
 	{ "stream_verify_kernel(int, double2 const*, unsigned long, unsigned long, double, "
 	  "unsigned long, unsigned long long*)",
-	  stream_verify },
-	{ "chase_init_kernel(char*, unsigned long, unsigned long)", chase_init },
+	  stream_verify, false },
+	{ "chase_init_kernel(char*, unsigned long, unsigned long)", chase_init, false },
 	{ "chase_kernel(unsigned long long const*, unsigned long long, unsigned long long*)",
-	  chase },
-	{ NULL, NULL },
+	  chase, false },
+	{ NULL, NULL, false },
 };

@@ -118,16 +118,16 @@ PATTERN_TWIN(fill_pattern_u64, uint64_t)
 #define PATTERN_NAME(t) "void fill_pattern_kernel<" t ">(" t "*, unsigned long, " t ")"
 
 const struct gbsim_twin gbsim_twins_fill[] = {
-	{ RANDOM_NAME("double"), fill_random_f64 },
-	{ RANDOM_NAME("float"), fill_random_f32 },
-	{ RANDOM_NAME("__half"), fill_random_f16 },
-	{ RANDOM_NAME("__nv_bfloat16"), fill_random_bf16 },
-	{ RANDOM_NAME("__nv_fp8_e4m3"), fill_random_e4m3 },
-	{ RANDOM_NAME("signed char"), fill_random_i8 },
-	{ RANDOM_NAME("int"), fill_random_i32 },
-	{ PATTERN_NAME("unsigned char"), fill_pattern_u8 },
-	{ PATTERN_NAME("unsigned short"), fill_pattern_u16 },
-	{ PATTERN_NAME("unsigned int"), fill_pattern_u32 },
-	{ PATTERN_NAME("unsigned long"), fill_pattern_u64 },
-	{ NULL, NULL },
+	{ RANDOM_NAME("double"), fill_random_f64, false },
+	{ RANDOM_NAME("float"), fill_random_f32, false },
+	{ RANDOM_NAME("__half"), fill_random_f16, false },
+	{ RANDOM_NAME("__nv_bfloat16"), fill_random_bf16, false },
+	{ RANDOM_NAME("__nv_fp8_e4m3"), fill_random_e4m3, false },
+	{ RANDOM_NAME("signed char"), fill_random_i8, false },
+	{ RANDOM_NAME("int"), fill_random_i32, false },
+	{ PATTERN_NAME("unsigned char"), fill_pattern_u8, false },
+	{ PATTERN_NAME("unsigned short"), fill_pattern_u16, false },
+	{ PATTERN_NAME("unsigned int"), fill_pattern_u32, false },
+	{ PATTERN_NAME("unsigned long"), fill_pattern_u64, false },
+	{ NULL, NULL, false },
 };

@@ -179,14 +179,14 @@ MMA_TWIN(twin_mma_bf16_4_vec, GBSIM_GEMM_BF16, GB_MMA_MAX_STAGES, true)
 	"unsigned int, unsigned int)"
 
 const struct gbsim_twin gbsim_twins_mma[] = {
-	{ "void mma_kernel<__half, 3, false>" MMA_PARAMS("__half"), twin_mma_f16_3_scalar },
-	{ "void mma_kernel<__half, 3, true>" MMA_PARAMS("__half"), twin_mma_f16_3_vec },
-	{ "void mma_kernel<__half, 4, true>" MMA_PARAMS("__half"), twin_mma_f16_4_vec },
+	{ "void mma_kernel<__half, 3, false>" MMA_PARAMS("__half"), twin_mma_f16_3_scalar, false },
+	{ "void mma_kernel<__half, 3, true>" MMA_PARAMS("__half"), twin_mma_f16_3_vec, false },
+	{ "void mma_kernel<__half, 4, true>" MMA_PARAMS("__half"), twin_mma_f16_4_vec, false },
 	{ "void mma_kernel<__nv_bfloat16, 3, false>" MMA_PARAMS("__nv_bfloat16"),
-	  twin_mma_bf16_3_scalar },
+	  twin_mma_bf16_3_scalar, false },
 	{ "void mma_kernel<__nv_bfloat16, 3, true>" MMA_PARAMS("__nv_bfloat16"),
-	  twin_mma_bf16_3_vec },
+	  twin_mma_bf16_3_vec, false },
 	{ "void mma_kernel<__nv_bfloat16, 4, true>" MMA_PARAMS("__nv_bfloat16"),
-	  twin_mma_bf16_4_vec },
-	{ NULL, NULL },
+	  twin_mma_bf16_4_vec, false },
+	{ NULL, NULL, false },
 };

@@ -245,10 +245,10 @@ NCCL_TWINS(bf16)
 #define NCCL_ENTRIES(T, name)                                                                      \
 	{"void fill_kernel<" T ">(" T "*, unsigned long, int, unsigned long, int, "                \
 	 "unsigned long)",                                                                         \
-	 fill_##name},                                                                             \
+	 fill_##name, false},                                                                      \
 		{"void verify_kernel<" T ">(" T " const*, unsigned long, unsigned long, "          \
 		 "gb_nccl_expect, double, unsigned long long*)",                                   \
-		 verify_##name}
+		 verify_##name, false}
 
 const struct gbsim_twin gbsim_twins_nccl_check[] = {
 	NCCL_ENTRIES("signed char", i8),
@@ -261,5 +261,5 @@ const struct gbsim_twin gbsim_twins_nccl_check[] = {
 	NCCL_ENTRIES("float", f32),
 	NCCL_ENTRIES("double", f64),
 	NCCL_ENTRIES("__nv_bfloat16", bf16),
-	{NULL, NULL},
+	{NULL, NULL, false},
 };

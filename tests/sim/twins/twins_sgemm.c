@@ -159,9 +159,9 @@ static cudaError_t twin_sgemm_scalar(const struct gbsim_launch *l, struct gbsim_
 const struct gbsim_twin gbsim_twins_sgemm[] = {
 	{ "void sgemm_kernel<false>(float const*, float const*, float*, unsigned int, "
 	  "unsigned int, unsigned int, unsigned int, unsigned int)",
-	  twin_sgemm_scalar },
+	  twin_sgemm_scalar, false },
 	{ "void sgemm_kernel<true>(float const*, float const*, float*, unsigned int, "
 	  "unsigned int, unsigned int, unsigned int, unsigned int)",
-	  twin_sgemm_vec },
-	{ NULL, NULL },
+	  twin_sgemm_vec, false },
+	{ NULL, NULL, false },
 };

@@ -110,6 +110,6 @@ static cudaError_t twin_sgemm_tiled(const struct gbsim_launch *l, struct gbsim_c
 const struct gbsim_twin gbsim_twins_sgemm_tiled[] = {
 	{ "sgemm_tiled_kernel(float const*, float const*, float*, unsigned int, unsigned int, "
 	  "unsigned int)",
-	  twin_sgemm_tiled },
-	{ NULL, NULL },
+	  twin_sgemm_tiled, false },
+	{ NULL, NULL, false },
 };

@@ -24,7 +24,9 @@
 #include "tests/sim/sim.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench/stress_math.h"
@@ -332,6 +334,7 @@ static cudaError_t verify_merge(const struct gbsim_launch *l, struct gb_stress_v
 	e = touch(l, v, 1, sizeof(*v), "verify_kernel v");
 	if (e != cudaSuccess)
 		return e;
+	gbsim_mem_wrote(v, sizeof(*v));
 	v->repeat_diffs += f->diffs;
 	v->nonfinite += f->nonfinite;
 	/* record_elem: claim a record only while the count is below the limit */
@@ -341,9 +344,137 @@ static cudaError_t verify_merge(const struct gbsim_launch *l, struct gb_stress_v
 }
 
 /*
+ * Verification answers, per GPU: stress verifies every GEMM it runs, the same
+ * product thousands of times a simulated second, and simulated time gives it
+ * all the GEMMs the GPU would run, however slow the CPU. An answer is a pure
+ * function of what the launch reads, named by gbsim_mem_digest (a deferred
+ * cuBLASLt result is named without being written), so it is kept: the counts,
+ * the records (their slot is the launch's), and the column and row sums as
+ * they stand after adding to zeroed arrays. A launch whose arrays are not all
+ * zero computes, so a replay gives the bits a computation would.
+ */
+#define VERIFY_MEMO 8
+
+struct verify_key {
+	uint64_t c[2], ref[2];
+	bool has_ref, f64, col, row;
+	uint64_t m, n, grid_x, grid_y;
+};
+
+struct verify_memo {
+	struct verify_key key;
+	bool used;
+	uint64_t last;                 /* memo clock of its last use */
+	struct verify_found f;
+	double *col, *row;             /* n and m sums, or NULL */
+};
+
+static pthread_mutex_t verify_memo_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct verify_memo verify_memo[GBSIM_MAX_GPUS][VERIFY_MEMO];
+static uint64_t verify_memo_clock;
+
+/* The launch's key; false when a range it reads has no name (not device memory). */
+static bool verify_key_of(const struct gbsim_launch *l, const struct verify_args *a,
+			  uint64_t span, size_t size, struct verify_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->has_ref = a->ref != NULL;
+	k->f64 = a->f64;
+	k->col = a->col != NULL;
+	k->row = a->row != NULL;
+	k->m = a->m;
+	k->n = a->n;
+	k->grid_x = l->grid.x;
+	k->grid_y = l->grid.y;
+	if (!span || !gbsim_mem_digest(a->c, span * size, k->c))
+		return false;
+	return !a->ref || gbsim_mem_digest(a->ref, span * size, k->ref);
+}
+
+static bool all_zero(const double *x, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (x[i] != 0 || signbit(x[i]))
+			return false;
+	return true;
+}
+
+/* Replay a kept answer into the launch's arrays; false if there is none to replay. */
+static bool verify_replay(const struct gbsim_launch *l, const struct verify_args *a,
+			  const struct verify_key *k, struct verify_found *f)
+{
+	bool hit = false;
+
+	if ((a->col && !all_zero(a->col, a->n)) || (a->row && !all_zero(a->row, a->m)))
+		return false;
+	pthread_mutex_lock(&verify_memo_lock);
+	for (int i = 0; i < VERIFY_MEMO && !hit; i++) {
+		struct verify_memo *e = &verify_memo[l->device][i];
+
+		if (!e->used || memcmp(&e->key, k, sizeof(*k)))
+			continue;
+		*f = e->f;
+		for (unsigned r = 0; r < f->n_rec; r++)
+			f->rec[r].slot = a->slot;
+		if (a->col)
+			memcpy(a->col, e->col, a->n * sizeof(double));
+		if (a->row)
+			memcpy(a->row, e->row, a->m * sizeof(double));
+		e->last = ++verify_memo_clock;
+		hit = true;
+	}
+	pthread_mutex_unlock(&verify_memo_lock);
+	return hit;
+}
+
+/* Keep an answer computed from zeroed arrays (the least recently used goes). */
+static void verify_keep(const struct gbsim_launch *l, const struct verify_args *a,
+			const struct verify_key *k, const struct verify_found *f)
+{
+	struct verify_memo *slot = NULL;
+
+	pthread_mutex_lock(&verify_memo_lock);
+	for (int i = 0; i < VERIFY_MEMO; i++) {
+		struct verify_memo *e = &verify_memo[l->device][i];
+
+		if (!slot || !e->used || (slot->used && e->last < slot->last))
+			slot = e;
+	}
+	free(slot->col);
+	free(slot->row);
+	memset(slot, 0, sizeof(*slot));
+	slot->col = a->col ? malloc(a->n * sizeof(double)) : NULL;
+	slot->row = a->row ? malloc(a->m * sizeof(double)) : NULL;
+	if ((!a->col || slot->col) && (!a->row || slot->row)) {
+		if (a->col)
+			memcpy(slot->col, a->col, a->n * sizeof(double));
+		if (a->row)
+			memcpy(slot->row, a->row, a->m * sizeof(double));
+		slot->key = *k;
+		slot->f = *f;
+		slot->used = true;
+		slot->last = ++verify_memo_clock;
+	}
+	pthread_mutex_unlock(&verify_memo_lock);
+}
+
+/* Compute the answer: every block, after the deferred writes of what it reads land. */
+static void verify_compute(const struct gbsim_launch *l, const struct verify_args *a,
+			   uint64_t span, size_t size, struct verify_found *f)
+{
+	gbsim_mem_flush(a->c, span * size);
+	if (a->ref)
+		gbsim_mem_flush(a->ref, span * size);
+	for (uint64_t by = 0; by < l->grid.y; by++)
+		for (uint64_t bx = 0; bx < l->grid.x; bx++)
+			verify_block(a, bx, by, f);
+}
+
+/*
  * verify_kernel<T>(const T *c, const T *ref, uint64_t m, uint64_t n,
  * uint32_t slot, double *col, double *row, gb_stress_verify *v): rows are
  * indexed by the 256-thread block, so the grid decides what is covered.
+ * Declared writes: col, row and v.
  */
 static cudaError_t verify_as(const struct gbsim_launch *l, struct gbsim_cost *cost, bool f64)
 {
@@ -356,6 +487,8 @@ static cudaError_t verify_as(const struct gbsim_launch *l, struct gbsim_cost *co
 	size_t size = f64 ? 8 : 4;
 	uint64_t rows, cols, span;
 	struct verify_found f = {0};
+	struct verify_key key;
+	bool named, fresh;
 	cudaError_t e;
 
 	if (l->block.x != VERIFY_ROWS || l->block.y != 1 || l->block.z != 1 || l->grid.z != 1)
@@ -371,9 +504,17 @@ static cudaError_t verify_as(const struct gbsim_launch *l, struct gbsim_cost *co
 	    (a.col && (e = touch(l, a.col, cols, 8, "verify_kernel col")) != cudaSuccess) ||
 	    (a.row && (e = touch(l, a.row, rows, 8, "verify_kernel row")) != cudaSuccess))
 		return e;
-	for (uint64_t by = 0; by < l->grid.y; by++)
-		for (uint64_t bx = 0; bx < l->grid.x; bx++)
-			verify_block(&a, bx, by, &f);
+	named = verify_key_of(l, &a, span, size, &key);
+	if (!named || !verify_replay(l, &a, &key, &f)) {
+		fresh = (!a.col || all_zero(a.col, a.n)) && (!a.row || all_zero(a.row, a.m));
+		verify_compute(l, &a, span, size, &f);
+		if (named && fresh)
+			verify_keep(l, &a, &key, &f);
+	}
+	if (a.col)
+		gbsim_mem_wrote(a.col, a.n * sizeof(double));
+	if (a.row)
+		gbsim_mem_wrote(a.row, a.m * sizeof(double));
 	set_cost(cost, a.col ? 2.0 * (double)span : 0,
 		 (double)span * (double)size * (a.ref ? 2 : 1) +
 			 (a.col ? 16.0 * (double)(a.m + a.n) : 0));
@@ -444,6 +585,7 @@ static cudaError_t check_sums(const struct gbsim_launch *l, struct gbsim_cost *c
 		return cudaSuccess;
 	if ((e = touch(l, v, 1, sizeof(*v), "check_sums_kernel v")) != cudaSuccess)
 		return e;
+	gbsim_mem_wrote(v, sizeof(*v));
 	v->sum_mismatches += bad;
 	/* claim a record only while the count is below the limit */
 	for (uint64_t r = 0; r < bad && r < GB_STRESS_MAX_RECORDS; r++)
@@ -455,6 +597,50 @@ static cudaError_t check_sums(const struct gbsim_launch *l, struct gbsim_cost *c
 }
 
 /* ---- digest ---- */
+
+/* Digests of whole slots, per GPU, by the slot's content name (as the verification answers). */
+#define DIGEST_MEMO 8
+
+struct digest_memo {
+	uint64_t name[2], n, d, last;
+	bool used;
+};
+
+static pthread_mutex_t digest_memo_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct digest_memo digest_memo[GBSIM_MAX_GPUS][DIGEST_MEMO];
+static uint64_t digest_memo_clock;
+
+/* The XOR of gb_stress_digest_word over p[0 .. n), or what it was for the same bytes. */
+static uint64_t digest_of(int device, const uint32_t *p, uint64_t n)
+{
+	struct digest_memo *e, *victim = NULL;
+	uint64_t name[2], d = 0;
+	bool named = n && gbsim_mem_digest(p, n * 4, name);
+
+	pthread_mutex_lock(&digest_memo_lock);
+	for (int i = 0; named && i < DIGEST_MEMO; i++) {
+		e = &digest_memo[device][i];
+		if (e->used && e->n == n && e->name[0] == name[0] && e->name[1] == name[1]) {
+			e->last = ++digest_memo_clock;
+			d = e->d;
+			pthread_mutex_unlock(&digest_memo_lock);
+			return d;
+		}
+		if (!victim || !e->used || (victim->used && e->last < victim->last))
+			victim = e;
+	}
+	pthread_mutex_unlock(&digest_memo_lock);
+	gbsim_mem_flush(p, n * 4);
+	for (uint64_t i = 0; i < n; i++)
+		d ^= gb_stress_digest_word(p[i], i);
+	if (named) {
+		pthread_mutex_lock(&digest_memo_lock);
+		*victim = (struct digest_memo){ { name[0], name[1] }, n, d, ++digest_memo_clock,
+						true };
+		pthread_mutex_unlock(&digest_memo_lock);
+	}
+	return d;
+}
 
 /*
  * digest_kernel(const uint32_t *p, size_t n, unsigned long long *digest):
@@ -473,14 +659,14 @@ static cudaError_t digest(const struct gbsim_launch *l, struct gbsim_cost *cost)
 		return e;
 	if ((e = touch(l, p, n, 4, "digest_kernel p")) != cudaSuccess)
 		return e;
-	for (uint64_t i = 0; i < n; i++)
-		d ^= gb_stress_digest_word(p[i], i);
+	d = digest_of(l->device, p, n);
 	set_cost(cost, 0, 4.0 * (double)n);
 	if (!n)
 		return cudaSuccess;
 	if ((e = touch(l, out, 1, sizeof(*out), "digest_kernel digest")) != cudaSuccess)
 		return e;
 	*out ^= d;
+	gbsim_mem_wrote(out, sizeof(*out));
 	return cudaSuccess;
 }
 
@@ -584,29 +770,29 @@ static cudaError_t memtest_verify(const struct gbsim_launch *l, struct gbsim_cos
 
 /* names as c++filt prints the registered kernels of stress.cu.o */
 const struct gbsim_twin gbsim_twins_stress[] = {
-	{"void fill_kernel<double>(double*, unsigned long, unsigned long, int, long)", fill_f64},
-	{"void fill_kernel<float>(float*, unsigned long, unsigned long, int, long)", fill_f32},
-	{"void fill_kernel<__half>(__half*, unsigned long, unsigned long, int, long)", fill_f16},
+	{"void fill_kernel<double>(double*, unsigned long, unsigned long, int, long)", fill_f64, false},
+	{"void fill_kernel<float>(float*, unsigned long, unsigned long, int, long)", fill_f32, false},
+	{"void fill_kernel<__half>(__half*, unsigned long, unsigned long, int, long)", fill_f16, false},
 	{"void fill_kernel<__nv_bfloat16>(__nv_bfloat16*, unsigned long, unsigned long, int, long)",
-	 fill_bf16},
+	 fill_bf16, false},
 	{"void fill_kernel<__nv_fp8_e4m3>(__nv_fp8_e4m3*, unsigned long, unsigned long, int, long)",
-	 fill_e4m3},
+	 fill_e4m3, false},
 	{"void verify_kernel<double>(double const*, double const*, unsigned long, unsigned long, "
 	 "unsigned int, double*, double*, gb_stress_verify*)",
-	 verify_f64},
+	 verify_f64, true},
 	{"void verify_kernel<float>(float const*, float const*, unsigned long, unsigned long, "
 	 "unsigned int, double*, double*, gb_stress_verify*)",
-	 verify_f32},
+	 verify_f32, true},
 	{"check_sums_kernel(double const*, double const*, double const*, double const*, "
 	 "double const*, double const*, unsigned long, unsigned long, unsigned int, "
 	 "gb_stress_verify*)",
-	 check_sums},
-	{"digest_kernel(unsigned int const*, unsigned long, unsigned long long*)", digest},
-	{"flip_kernel(void*, int, unsigned long, unsigned long long*)", flip},
+	 check_sums, true},
+	{"digest_kernel(unsigned int const*, unsigned long, unsigned long long*)", digest, true},
+	{"flip_kernel(void*, int, unsigned long, unsigned long long*)", flip, false},
 	{"memtest_write_kernel(unsigned int*, unsigned long, int, unsigned int, unsigned long)",
-	 memtest_write},
+	 memtest_write, false},
 	{"memtest_verify_kernel(unsigned int*, unsigned long, int, unsigned int, unsigned long, "
 	 "int, gb_memtest_report*)",
-	 memtest_verify},
-	{NULL, NULL},
+	 memtest_verify, false},
+	{NULL, NULL, false},
 };

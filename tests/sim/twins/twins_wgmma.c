@@ -474,9 +474,9 @@ static cudaError_t twin_wgmma_bf16(const struct gbsim_launch *l, struct gbsim_co
 const struct gbsim_twin gbsim_twins_wgmma[] = {
 	{ "void wgmma_kernel<__half>(CUtensorMap_st, CUtensorMap_st, __half*, unsigned int, "
 	  "unsigned int, unsigned int, unsigned int, unsigned int)",
-	  twin_wgmma_f16 },
+	  twin_wgmma_f16, false },
 	{ "void wgmma_kernel<__nv_bfloat16>(CUtensorMap_st, CUtensorMap_st, __nv_bfloat16*, "
 	  "unsigned int, unsigned int, unsigned int, unsigned int, unsigned int)",
-	  twin_wgmma_bf16 },
-	{ NULL, NULL },
+	  twin_wgmma_bf16, false },
+	{ NULL, NULL, false },
 };
