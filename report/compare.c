@@ -1486,11 +1486,17 @@ static void csv_num(FILE *out, double v)
 	fprintf(out, ",%s", buf);
 }
 
+/*
+ * One row per compared metric. The last column, simulated, says whether both
+ * reports came from gpubench-sim (compare refuses a simulated report against
+ * a measured one, so one word holds for both), on every row: a row copied
+ * out of the file still says it; last so the other columns keep their place.
+ */
 static void print_csv(const struct gb_compare *c, FILE *out)
 {
 	fputs("benchmark,metric,device_model,params,unit,a,b,ratio,change_pct,tolerance,noise,"
-	      "class,efficiency_a,efficiency_b,per_watt_a,per_watt_b,per_dollar_a,per_dollar_b"
-	      "\r\n",
+	      "class,efficiency_a,efficiency_b,per_watt_a,per_watt_b,per_dollar_a,per_dollar_b,"
+	      "simulated\r\n",
 	      out);
 	for (size_t i = 0; i < c->n_rows; i++) {
 		const struct gb_cmp_row *r = &c->rows[i];
@@ -1517,7 +1523,7 @@ static void print_csv(const struct gb_compare *c, FILE *out)
 		csv_num(out, r->b.per_watt);
 		csv_num(out, r->a.per_dollar);
 		csv_num(out, r->b.per_dollar);
-		fputs("\r\n", out);
+		fprintf(out, ",%s\r\n", gb_fmt_bool(c->simulated));
 	}
 }
 

@@ -6,6 +6,10 @@
  * what info measures (PCIe current and max, NVLink, power limit, ECC,
  * peaks) and the GPU's links to the others in one "topology" field.
  * Numbers are exact (they read back as the same double); unknown is empty.
+ * Every row of both ends with a "simulated" field (true/false,
+ * host.simulated): a row copied out of the file into a spreadsheet or a
+ * dataframe still says whether it was measured. It is the last column so
+ * readers that take the others by position are undisturbed.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -16,7 +20,7 @@
 
 static const char *const columns[] = {
 	"benchmark", "metric", "device", "value", "unit", "median", "min",
-	"max",       "stdev",  "cv",     "peak",  "efficiency", NULL,
+	"max",       "stdev",  "cv",     "peak",  "efficiency", "simulated", NULL,
 };
 
 static void num_field(FILE *out, double v)
@@ -28,7 +32,14 @@ static void num_field(FILE *out, double v)
 	fputs(buf, out);
 }
 
-static void metric_row(FILE *out, const struct gb_bench_result *b, const struct gb_metric *m)
+/* the last field of every row, then the row's end */
+static void end_row(FILE *out, const struct gb_run *run)
+{
+	fprintf(out, ",%s\r\n", gb_fmt_bool(run->host.simulated));
+}
+
+static void metric_row(FILE *out, const struct gb_run *run, const struct gb_bench_result *b,
+		       const struct gb_metric *m)
 {
 	bool st = m->stats.n > 0;
 
@@ -48,7 +59,7 @@ static void metric_row(FILE *out, const struct gb_bench_result *b, const struct 
 	num_field(out, st ? m->stats.cv : NAN);
 	num_field(out, m->peak);
 	num_field(out, m->efficiency);
-	fputs("\r\n", out);
+	end_row(out, run);
 }
 
 /* ---- info: one row per GPU ---- */
@@ -98,7 +109,7 @@ static void device_header(FILE *out)
 			fprintf(out, ",peak_%s_%s_flops", gb_precision_name((enum gb_precision)p),
 				k ? "max_clock" : "spec");
 	fputs(",memory_bw_spec_bps,memory_bw_clocks_bps,pcie_bps_per_direction,"
-	      "pcie_bps_per_direction_current,nvlink_bps_per_direction,topology\r\n",
+	      "pcie_bps_per_direction_current,nvlink_bps_per_direction,topology,simulated\r\n",
 	      out);
 }
 
@@ -140,7 +151,7 @@ static void device_row(FILE *out, const struct gb_run *run, const struct gb_devi
 	pos_field(out, d->peaks.pcie_bps_current);
 	pos_field(out, d->peaks.nvlink_bps);
 	topology_field(out, run, d);
-	fputs("\r\n", out);
+	end_row(out, run);
 }
 
 int gb_report_csv(const struct gb_run *run, FILE *out)
@@ -156,6 +167,6 @@ int gb_report_csv(const struct gb_run *run, FILE *out)
 	fputs("\r\n", out);
 	for (size_t i = 0; i < run->n_benches; i++)
 		for (size_t j = 0; j < run->benches[i].n_metrics; j++)
-			metric_row(out, &run->benches[i], &run->benches[i].metrics[j]);
+			metric_row(out, run, &run->benches[i], &run->benches[i].metrics[j]);
 	return gb_fmt_finish(out);
 }

@@ -329,6 +329,11 @@ void gb_fmt_simulated(char *buf, size_t len, const struct gb_run *run)
 			 m && *m ? m : "unknown machine");
 }
 
+const char *gb_fmt_bool(bool v)
+{
+	return v ? "true" : "false";
+}
+
 void gb_fmt_cuda_version(char *buf, size_t len, int v)
 {
 	if (v > 0)

@@ -11,6 +11,7 @@
 #ifndef GPUBENCH_REPORT_FORMATS_H
 #define GPUBENCH_REPORT_FORMATS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -102,6 +103,11 @@ const struct gb_device_info *gb_fmt_device(const struct gb_run *run, int device)
  * the report is measured.
  */
 void gb_fmt_simulated(char *buf, size_t len, const struct gb_run *run);
+/*
+ * "true" or "false": host.simulated as the machine formats mark every row,
+ * test suite and sample (CSV column, JUnit property, Prometheus label)
+ */
+const char *gb_fmt_bool(bool v);
 
 /* "13.0" from a CUDA version (1000 * major + 10 * minor); "-" for none (0) or unknown (-1) */
 void gb_fmt_cuda_version(char *buf, size_t len, int v);

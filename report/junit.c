@@ -6,11 +6,15 @@
  * a benchmark without checks is one test case with the benchmark's own
  * status, so a benchmark that could not run never disappears from the
  * summary. Metrics go into <properties>, warnings into <system-out>.
+ * Every <testsuite> has the properties simulated (true/false, from
+ * host.simulated) and, when simulated, simulated_machine: CI shows a test
+ * suite apart from its report, so each one says whether it was measured.
  *
  * gb_compare_junit writes a comparison the same way: one <testsuite> per
  * benchmark, one <testcase> per compared metric (a <failure> when it
  * regressed, <skipped/> when it is in A only), and one per reason B is
- * incomplete (a <failure>, or <skipped/> with --allow-missing).
+ * incomplete (a <failure>, or <skipped/> with --allow-missing). Its
+ * suites carry simulated too, and the machine of each side when simulated.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -163,15 +167,31 @@ static void status_case(FILE *out, const struct gb_bench_result *b)
 	fputs("\t\t</testcase>\n", out);
 }
 
+/* <property name="name" value="value"/>, value escaped */
+static void property(FILE *out, const char *name, const char *value)
+{
+	fputs("\t\t\t<property", out);
+	attr(out, "name", name);
+	attr(out, "value", value);
+	fputs("/>\n", out);
+}
+
+/* simulated, and the machine file when there is one: numbers not measured say so */
+static void simulated_properties(FILE *out, const struct gb_run *run)
+{
+	property(out, "simulated", gb_fmt_bool(run->host.simulated));
+	if (run->host.simulated && run->host.simulated_machine)
+		property(out, "simulated_machine", run->host.simulated_machine);
+}
+
 /* metric values as properties: what CI shows next to a test suite */
 static void properties(FILE *out, const struct gb_run *run, const struct gb_bench_result *b)
 {
 	char name[256], val[96];
 
 	fputs("\t\t<properties>\n", out);
-	fputs("\t\t\t<property name=\"status\"", out);
-	attr(out, "value", gb_status_name(b->status));
-	fputs("/>\n", out);
+	property(out, "status", gb_status_name(b->status));
+	simulated_properties(out, run);
 	for (size_t i = 0; i < b->n_metrics; i++) {
 		const struct gb_metric *m = &b->metrics[i];
 		const char *dev = gb_fmt_device_name(run, m->device);
@@ -227,7 +247,9 @@ static void run_suite(FILE *out, const struct gb_run *run)
 	fputs("\t<testsuite", out);
 	attr(out, "name", run->command ? run->command : "gpubench");
 	attr_counts(out, &c);
-	fputs(" time=\"0\">\n\t\t<testcase", out);
+	fputs(" time=\"0\">\n\t\t<properties>\n", out);
+	simulated_properties(out, run);
+	fputs("\t\t</properties>\n\t\t<testcase", out);
 	attr(out, "classname", "gpubench");
 	attr(out, "name", "run");
 	fputs(" time=\"0\">\n", out);
@@ -374,6 +396,16 @@ static void cmp_missing_case(FILE *out, const struct gb_compare *c, const struct
 	fputs("\t\t</testcase>\n", out);
 }
 
+/* compare refuses a simulated report against a measured one: both sides are the same */
+static void cmp_simulated_properties(FILE *out, const struct gb_compare *c)
+{
+	property(out, "simulated", gb_fmt_bool(c->simulated));
+	if (c->simulated && c->sim_a)
+		property(out, "simulated_machine_a", c->sim_a);
+	if (c->simulated && c->sim_b)
+		property(out, "simulated_machine_b", c->sim_b);
+}
+
 int gb_compare_junit(const struct gb_compare *c, FILE *out)
 {
 	const char **suites = gb_xrealloc(NULL, sizeof(char *) * (c->n_rows + c->n_missing + 1));
@@ -394,13 +426,11 @@ int gb_compare_junit(const struct gb_compare *c, FILE *out)
 		fputs(" time=\"0\"", out);
 		attr(out, "hostname", c->host_b ? c->host_b : "unknown");
 		fputs(">\n\t\t<properties>\n", out);
-		fputs("\t\t\t<property name=\"a\"", out);
-		attr(out, "value", c->name_a);
-		fputs("/>\n\t\t\t<property name=\"b\"", out);
-		attr(out, "value", c->name_b);
-		fputs("/>\n\t\t\t<property name=\"mode\"", out);
-		attr(out, "value", c->different_models ? "different_models" : "same_models");
-		fputs("/>\n\t\t</properties>\n", out);
+		property(out, "a", c->name_a);
+		property(out, "b", c->name_b);
+		property(out, "mode", c->different_models ? "different_models" : "same_models");
+		cmp_simulated_properties(out, c);
+		fputs("\t\t</properties>\n", out);
 		for (size_t i = 0; i < c->n_missing; i++)
 			if (!strcmp(missing_bench(&c->missing[i]), suites[s]))
 				cmp_missing_case(out, c, &c->missing[i]);

@@ -21,9 +21,16 @@
  * link}. Unknown values are left out, never written as 0 or -1, so
  * node_exporter can alert on a link below its maximum.
  *
+ * Every sample's last label is simulated="true" or "false" (host.simulated):
+ * once scraped, a sample is far from the comment line at the top of the
+ * file, and a simulated number must not pass for a measured one in a
+ * dashboard or an alert. A label, not a separate series, so every query
+ * can filter on it (simulated="false") without a join.
+ *
  * gb_compare_prometheus writes a comparison: gpubench_compare_value{side},
  * _ratio and _regression per row, _incomplete per reason B is incomplete,
- * and _failed and _exit_code for the gate.
+ * and _failed and _exit_code for the gate, each with the simulated label
+ * of both reports (compare refuses to mix them).
  */
 #include <ctype.h>
 #include <math.h>
@@ -98,6 +105,22 @@ static void label(FILE *out, bool *first, const char *name, const char *value)
 	*first = false;
 }
 
+/* the last label of every sample, and the end of the label set */
+static void end_labels(FILE *out, bool *first, bool simulated)
+{
+	label(out, first, "simulated", gb_fmt_bool(simulated));
+	fputc('}', out);
+}
+
+/* family{simulated="..."}: a sample with no other label */
+static void bare_sample(FILE *out, const char *family, bool simulated)
+{
+	bool first = true;
+
+	fprintf(out, "%s{", family);
+	end_labels(out, &first, simulated);
+}
+
 static void device_labels(FILE *out, bool *first, const struct gb_run *run, int device)
 {
 	const struct gb_device_info *d = gb_fmt_device(run, device);
@@ -143,7 +166,7 @@ static void metric_sample(FILE *out, const struct gb_run *run, const struct entr
 		label(out, &first, "params", key);
 		free(key);
 	}
-	fputc('}', out);
+	end_labels(out, &first, run->host.simulated);
 	value(out, e->m->value);
 }
 
@@ -238,7 +261,8 @@ static void print_checks(FILE *out, const struct gb_run *run)
 			label(out, &first, "check", c->name);
 			device_labels(out, &first, run, c->device);
 			label(out, &first, "status", gb_status_name(c->status));
-			fprintf(out, "} %d\n", ok ? 1 : 0);
+			end_labels(out, &first, run->host.simulated);
+			fprintf(out, " %d\n", ok ? 1 : 0);
 		}
 	}
 }
@@ -258,7 +282,8 @@ static void print_benches(FILE *out, const struct gb_run *run)
 		fputs("gpubench_benchmark_passed{", out);
 		label(out, &first, "benchmark", b->name);
 		label(out, &first, "status", gb_status_name(b->status));
-		fprintf(out, "} %d\n", ok ? 1 : 0);
+		end_labels(out, &first, run->host.simulated);
+		fprintf(out, " %d\n", ok ? 1 : 0);
 	}
 }
 
@@ -280,22 +305,30 @@ static double iso_to_epoch(const char *s)
 static void print_run(FILE *out, const struct gb_run *run)
 {
 	double t = iso_to_epoch(run->finished_at ? run->finished_at : run->started_at);
+	bool sim = run->host.simulated;
 	bool first = true;
 
 	fputs("# HELP gpubench_verdict_status the verdict of the run: 1 on its status, 0 on the "
 	      "others\n# TYPE gpubench_verdict_status gauge\n",
 	      out);
-	for (int s = GB_STATUS_PASSED; s <= GB_STATUS_INTERRUPTED; s++)
-		fprintf(out, "gpubench_verdict_status{status=\"%s\"} %d\n",
-			gb_status_name((enum gb_status)s), run->verdict == (enum gb_status)s);
-	fprintf(out, "# HELP gpubench_exit_code the exit code the run ended with\n"
-		     "# TYPE gpubench_exit_code gauge\ngpubench_exit_code %d\n",
-		run->exit_code);
+	for (int s = GB_STATUS_PASSED; s <= GB_STATUS_INTERRUPTED; s++) {
+		bool first_s = true;
+
+		fputs("gpubench_verdict_status{", out);
+		label(out, &first_s, "status", gb_status_name((enum gb_status)s));
+		end_labels(out, &first_s, sim);
+		fprintf(out, " %d\n", run->verdict == (enum gb_status)s);
+	}
+	fputs("# HELP gpubench_exit_code the exit code the run ended with\n"
+	      "# TYPE gpubench_exit_code gauge\n",
+	      out);
+	bare_sample(out, "gpubench_exit_code", sim);
+	fprintf(out, " %d\n", run->exit_code);
 	if (isfinite(t)) {
 		fputs("# HELP gpubench_report_timestamp_seconds when the run finished, so stale "
-		      "files can be alerted on\n# TYPE gpubench_report_timestamp_seconds gauge\n"
-		      "gpubench_report_timestamp_seconds",
+		      "files can be alerted on\n# TYPE gpubench_report_timestamp_seconds gauge\n",
 		      out);
+		bare_sample(out, "gpubench_report_timestamp_seconds", sim);
 		value(out, t);
 	}
 	fputs("# HELP gpubench_info the gpubench build and command that wrote the report\n"
@@ -305,7 +338,8 @@ static void print_run(FILE *out, const struct gb_run *run)
 	label(out, &first, "git", run->tool.git ? run->tool.git : "unknown");
 	label(out, &first, "command", run->command ? run->command : "unknown");
 	label(out, &first, "host", run->host.hostname ? run->host.hostname : "unknown");
-	fputs("} 1\n", out);
+	end_labels(out, &first, sim);
+	fputs(" 1\n", out);
 }
 
 /* ---- the GPUs: what info reports, as gauges ---- */
@@ -404,12 +438,13 @@ static void device_identity(FILE *out, const struct gb_run *run)
 		label(out, &first, "pci_bus_id", d->pci_bus_id ? d->pci_bus_id : "");
 		label(out, &first, "cc", d->cc_major > 0 ? cc : "");
 		label(out, &first, "spec", d->spec_key ? d->spec_key : "unknown");
-		fputs("} 1\n", out);
+		end_labels(out, &first, run->host.simulated);
+		fputs(" 1\n", out);
 	}
 }
 
 /* one sample with the device's labels and one more label (name NULL for none) */
-static void device_sample(FILE *out, const char *family,
+static void device_sample(FILE *out, const char *family, const struct gb_run *run,
 			  const struct gb_device_info *d, const char *name, const char *val,
 			  double v)
 {
@@ -420,7 +455,7 @@ static void device_sample(FILE *out, const char *family,
 	own_labels(out, &first, d);
 	if (name)
 		label(out, &first, name, val);
-	fputc('}', out);
+	end_labels(out, &first, run->host.simulated);
 	value(out, v);
 }
 
@@ -449,7 +484,7 @@ static void device_peaks(FILE *out, const struct gb_run *run)
 				label(out, &first, "precision",
 				      gb_precision_name((enum gb_precision)p));
 				label(out, &first, "clock", clocks[k]);
-				fputc('}', out);
+				end_labels(out, &first, run->host.simulated);
 				value(out, v);
 			}
 		}
@@ -498,7 +533,7 @@ static void device_pair(FILE *out, const struct gb_run *run, const struct peak_f
 			if (!any)
 				gauge_header(out, f->family, f->help);
 			any = true;
-			device_sample(out, f->family, d, f->label, f->vals[k], v);
+			device_sample(out, f->family, run, d, f->label, f->vals[k], v);
 		}
 	}
 }
@@ -533,7 +568,8 @@ static void topology(FILE *out, const struct gb_run *run)
 			label(out, &first, "peer", peer);
 			if (!pass)
 				label(out, &first, "link", l->type ? l->type : "unknown");
-			fprintf(out, "} %d\n", v);
+			end_labels(out, &first, run->host.simulated);
+			fprintf(out, " %d\n", v);
 		}
 	}
 }
@@ -551,8 +587,8 @@ static void print_devices(FILE *out, const struct gb_run *run)
 			double v = dev_gauges[g].get(&run->devices[i]);
 
 			if (isfinite(v))
-				device_sample(out, dev_gauges[g].family, &run->devices[i], NULL,
-					      NULL, v);
+				device_sample(out, dev_gauges[g].family, run, &run->devices[i],
+					      NULL, NULL, v);
 		}
 	}
 	device_peaks(out, run);
@@ -635,7 +671,7 @@ static void cmp_values(FILE *out, const struct gb_compare *c)
 			label(out, &first, "side", side ? "b" : "a");
 			row_labels(out, &first, c, i);
 			label(out, &first, "unit", r->unit ? r->unit : "");
-			fputc('}', out);
+			end_labels(out, &first, c->simulated);
 			value(out, v);
 		}
 	}
@@ -655,7 +691,7 @@ static void cmp_ratios(FILE *out, const struct gb_compare *c)
 		any = true;
 		fputs("gpubench_compare_ratio{", out);
 		row_labels(out, &first, c, i);
-		fputc('}', out);
+		end_labels(out, &first, c->simulated);
 		value(out, c->rows[i].ratio);
 	}
 	if (!c->n_rows)
@@ -668,8 +704,8 @@ static void cmp_ratios(FILE *out, const struct gb_compare *c)
 
 		fputs("gpubench_compare_regression{", out);
 		row_labels(out, &first, c, i);
-		fprintf(out, "} %d\n",
-			c->rows[i].cls == GB_CMP_REGRESSION && !c->different_models);
+		end_labels(out, &first, c->simulated);
+		fprintf(out, " %d\n", c->rows[i].cls == GB_CMP_REGRESSION && !c->different_models);
 	}
 }
 
@@ -685,7 +721,8 @@ int gb_compare_prometheus(const struct gb_compare *c, FILE *out)
 
 		fputs("gpubench_compare_rows{", out);
 		label(out, &first, "class", gb_cmp_class_name((enum gb_cmp_class)k, false));
-		fprintf(out, "} %zu\n", c->count[k]);
+		end_labels(out, &first, c->simulated);
+		fprintf(out, " %zu\n", c->count[k]);
 	}
 	if (c->n_missing) {
 		gauge_header(out, "gpubench_compare_incomplete",
@@ -707,14 +744,17 @@ int gb_compare_prometheus(const struct gb_compare *c, FILE *out)
 				snprintf(idx, sizeof(idx), "%zu", i);
 				label(out, &first, "item", idx);
 			}
-			fputs("} 1\n", out);
+			end_labels(out, &first, c->simulated);
+			fputs(" 1\n", out);
 		}
 	}
 	gauge_header(out, "gpubench_compare_failed",
 		     "1 when the gate failed (a regression, or B incomplete without "
 		     "--allow-missing), else 0");
-	fprintf(out, "gpubench_compare_failed %d\n", failed);
+	bare_sample(out, "gpubench_compare_failed", c->simulated);
+	fprintf(out, " %d\n", failed);
 	gauge_header(out, "gpubench_compare_exit_code", "the exit code of gpubench compare");
-	fprintf(out, "gpubench_compare_exit_code %d\n", failed ? 1 : 0);
+	bare_sample(out, "gpubench_compare_exit_code", c->simulated);
+	fprintf(out, " %d\n", failed ? 1 : 0);
 	return gb_fmt_finish(out);
 }

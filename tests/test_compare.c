@@ -491,6 +491,10 @@ static void test_outputs(void **state)
 	assert_prints(&c, GB_OUT_MARKDOWN, "| benchmark | metric | GPU | A | B | B/A | change |");
 	s = print_to_string(&c, GB_OUT_CSV);
 	assert_true(!strncmp(s, "benchmark,metric,device_model,params,unit,a,b,ratio", 51));
+	/* the saved reports come from gpubench-sim: every row says so, last */
+	assert_non_null(strstr(s, ",per_dollar_a,per_dollar_b,simulated\r\n"));
+	assert_non_null(strstr(s, ",regression,"));
+	assert_null(strstr(s, ",false\r\n"));
 	free(s);
 	/* every format: a comparison is also a test suite, metrics and a page */
 	s = print_to_string(&c, GB_OUT_JUNIT);
@@ -498,10 +502,15 @@ static void test_outputs(void **state)
 				  "NVIDIA H100 80GB HBM3; "));
 	assert_non_null(strstr(s, "<failure message=\"regression: A 16.97, B 15.27 TFLOP/s (-10.0%"));
 	assert_non_null(strstr(s, "failures=\"6\""));
+	assert_non_null(strstr(s, "<property name=\"simulated\" value=\"true\"/>\n"
+				  "\t\t\t<property name=\"simulated_machine_a\" "
+				  "value=\"8x-h100-nvlink "
+				  "(tests/sim/machines/8x-h100-nvlink.json)\"/>\n"));
 	free(s);
 	s = print_to_string(&c, GB_OUT_PROMETHEUS);
-	assert_non_null(strstr(s, "gpubench_compare_failed 1\n"));
-	assert_non_null(strstr(s, "gpubench_compare_rows{class=\"regression\"} 6\n"));
+	assert_non_null(strstr(s, "gpubench_compare_failed{simulated=\"true\"} 1\n"));
+	assert_non_null(strstr(s, "gpubench_compare_rows{class=\"regression\","
+				  "simulated=\"true\"} 6\n"));
 	assert_non_null(strstr(s, "gpubench_compare_regression{benchmark=\"gemm\",metric=\""
 				  "tflops_bf16\",device=\"0\""));
 	free(s);
@@ -903,6 +912,30 @@ static void test_simulated_refused(void **state)
 
 		assert_int_equal(strncmp(s, line, sizeof(line) - 1), 0);
 	}
+	free(s);
+	/* the machine formats: a column, a property with both machines, a label */
+	assert_prints(&c, GB_OUT_CSV,
+		      ",per_dollar_b,simulated\r\ngemm,tflops_bf16,X,,GB/s,100,100,1,");
+	assert_prints(&c, GB_OUT_CSV, ",unchanged,,,0.25,0.25,,,true\r\n");
+	assert_prints(&c, GB_OUT_JUNIT, "\t\t\t<property name=\"simulated\" value=\"true\"/>\n"
+					"\t\t\t<property name=\"simulated_machine_a\" "
+					"value=\"h100-sxm (h100-sxm.json)\"/>\n"
+					"\t\t\t<property name=\"simulated_machine_b\" "
+					"value=\"h100-sxm (h100-sxm.json)\"/>\n");
+	assert_prints(&c, GB_OUT_PROMETHEUS, "gpubench_compare_failed{simulated=\"true\"} 0\n");
+	gb_compare_release(&c);
+	/* two measured reports: false, and no machine */
+	compare_pair(&a, &a, false, &c);
+	assert_false(c.simulated);
+	assert_prints(&c, GB_OUT_CSV, ",unchanged,,,0.25,0.25,,,false\r\n");
+	assert_prints(&c, GB_OUT_JUNIT, "\t\t\t<property name=\"simulated\" value=\"false\"/>\n"
+					"\t\t</properties>\n");
+	assert_prints(&c, GB_OUT_PROMETHEUS, "gpubench_compare_failed{simulated=\"false\"} 0\n");
+	s = print_to_string(&c, GB_OUT_JUNIT);
+	assert_null(strstr(s, "simulated_machine"));
+	free(s);
+	s = print_to_string(&c, GB_OUT_CSV);
+	assert_null(strstr(s, ",true\r\n"));
 	free(s);
 	gb_compare_release(&c);
 	gb_run_release(&a);

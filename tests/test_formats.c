@@ -9,6 +9,9 @@
  * info is for in every format (PCIe current and max, NVLink, power, ECC,
  * peaks, topology), '-' for unknown values in the text, the topology grid,
  * a fleet report's nodes, and gpubench compare as JUnit, Prometheus, HTML.
+ * Simulated reports say so in every machine format: a simulated column on
+ * every CSV row, a simulated property on every JUnit test suite, a
+ * simulated label on every Prometheus sample ("false" when measured).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +29,7 @@
 #include "report/compare.h"
 #include "report/fleet.h"
 #include "report/formats.h"
+#include "report/json.h"
 #include "report/result.h"
 #include "report/text.h"
 #include "report/theory.h"
@@ -162,7 +166,10 @@ static void compile(regex_t *re, const char *pattern)
 #define LABEL "[a-zA-Z_][a-zA-Z0-9_]*=\"([^\"\\\\\n]|\\\\[\\\\\"n])*\""
 #define VALUE "(-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?|NaN|[-+]Inf)"
 
-/* every line: # HELP, # TYPE or a sample; each family's samples together, declared once */
+/*
+ * every line: # HELP, # TYPE, another comment or a sample; each family's samples
+ * together, declared once
+ */
 static void check_exposition(const char *text)
 {
 	char *copy = strdup(text), *save = NULL, *families[256];
@@ -188,6 +195,8 @@ static void check_exposition(const char *text)
 			families[n_fam++] = strdup(name);
 			continue;
 		}
+		if (line[0] == '#') /* any other # line is a comment (the simulated GPU's) */
+			continue;
 		if (regexec(&re_sample, line, 0, NULL, 0))
 			fail_msg("not an exposition line: %s", line);
 		/* the sample belongs to the last declared family */
@@ -212,14 +221,18 @@ static void test_prometheus(void **state)
 	text = render(&run, GB_OUT_PROMETHEUS);
 	check_exposition(text);
 	assert_non_null(strstr(text, "gpubench_gemm_tflops_bf16{device=\"0\",gpu=\"NVIDIA H100 "
-				     "80GB HBM3\",uuid=\"GPU-0\",unit=\"TFLOP/s\"} 30\n"));
+				     "80GB HBM3\",uuid=\"GPU-0\",unit=\"TFLOP/s\","
+				     "simulated=\"false\"} 30\n"));
 	assert_non_null(strstr(text, "# TYPE gpubench_gemm_weird_name_x gauge"));
 	assert_non_null(strstr(text, "\\\"quoted\\\""));
 	assert_non_null(strstr(text, "gpubench_check_passed{benchmark=\"gemm\",check=\"eff\","
 				     "device=\"0\""));
-	assert_non_null(strstr(text, "gpubench_verdict_status{status=\"failed\"} 1\n"));
-	assert_non_null(strstr(text, "gpubench_verdict_status{status=\"passed\"} 0\n"));
-	assert_non_null(strstr(text, "gpubench_report_timestamp_seconds 1795341850\n"));
+	assert_non_null(strstr(text, "gpubench_verdict_status{status=\"failed\","
+				     "simulated=\"false\"} 1\n"));
+	assert_non_null(strstr(text, "gpubench_verdict_status{status=\"passed\","
+				     "simulated=\"false\"} 0\n"));
+	assert_non_null(strstr(text, "gpubench_report_timestamp_seconds{simulated=\"false\"} "
+				     "1795341850\n"));
 	assert_null(strstr(text, "gpubench_gemm_unknown")); /* NaN is left out */
 	free(text);
 	gb_run_release(&run);
@@ -266,9 +279,11 @@ static void test_csv(void **state)
 	make_run(&run);
 	text = render(&run, GB_OUT_CSV);
 	assert_true(!strncmp(text, "benchmark,metric,device,value,unit,median,min,max,stdev,cv,"
-				   "peak,efficiency\r\n", 72));
-	assert_int_equal(csv_records(text, 12), 5); /* header + 4 metrics */
+				   "peak,efficiency,simulated\r\n", 86));
+	assert_int_equal(csv_records(text, 13), 5); /* header + 4 metrics */
 	assert_non_null(strstr(text, "gemm,tflops_bf16,0,30,TFLOP/s,30,10,45,"));
+	assert_non_null(strstr(text, "gemm,tflops_fp16,1,700,TFLOP/s,,,,,,989.4,"
+				     "0.7074994946432182,false\r\n"));
 	assert_non_null(strstr(text, "\"we<ird> & \"\"quoted\"\", 'single' | pipe\n"));
 	free(text);
 	gb_run_release(&run);
@@ -468,24 +483,27 @@ static void test_info_formats(void **state)
 	free(text);
 	text = render(&run, GB_OUT_CSV);
 	assert_true(!strncmp(text, "device,name,uuid,pci_bus_id,cc,spec_key,sm_count", 48));
-	assert_int_equal(csv_records(text, 21 + 2 * GB_PREC_COUNT + 6), 4); /* header + 3 GPUs */
+	/* header + 3 GPUs */
+	assert_int_equal(csv_records(text, 21 + 2 * GB_PREC_COUNT + 7), 4);
 	assert_non_null(strstr(text, ",1,16,5,16,700,1,"));
-	assert_non_null(strstr(text, ",1:NV18 p2p yes;2:SYS p2p no\r\n"));
+	assert_non_null(strstr(text, ",nvlink_bps_per_direction,topology,simulated\r\n"));
+	assert_non_null(strstr(text, ",1:NV18 p2p yes;2:SYS p2p no,false\r\n"));
 	free(text);
 	text = render(&run, GB_OUT_PROMETHEUS);
 	check_exposition(text);
 	assert_non_null(strstr(text, "gpubench_info_pcie_gen{device=\"0\",gpu=\"NVIDIA H100 80GB "
-				     "HBM3\",uuid=\"GPU-0\"} 1\n"));
+				     "HBM3\",uuid=\"GPU-0\",simulated=\"false\"} 1\n"));
 	assert_non_null(strstr(text, "gpubench_info_pcie_max_gen{device=\"0\""));
 	assert_non_null(strstr(text, "gpubench_info_nvlink_links_up{device=\"0\""));
 	assert_non_null(strstr(text, "gpubench_info_power_limit_watts{device=\"2\""));
 	assert_non_null(strstr(text, "gpubench_info_ecc_enabled{device=\"0\""));
 	assert_non_null(strstr(text, "gpubench_info_peak_flops{device=\"0\",gpu=\"NVIDIA H100 "
-				     "80GB HBM3\",uuid=\"GPU-0\",precision=\"bf16\",clock=\"spec\"} "
-				     "989400000000000\n"));
+				     "80GB HBM3\",uuid=\"GPU-0\",precision=\"bf16\",clock=\"spec\","
+				     "simulated=\"false\"} 989400000000000\n"));
 	assert_non_null(strstr(text, "gpubench_info_peak_pcie_bytes_per_second{device=\"0\""));
 	assert_non_null(strstr(text, "gpubench_info_p2p_access{device=\"0\",gpu=\"NVIDIA H100 80GB "
-				     "HBM3\",uuid=\"GPU-0\",peer=\"1\",link=\"nvlink\"} 1\n"));
+				     "HBM3\",uuid=\"GPU-0\",peer=\"1\",link=\"nvlink\","
+				     "simulated=\"false\"} 1\n"));
 	/* GPU 1's unknown link is left out, never written as -1 */
 	assert_null(strstr(text, "gpubench_info_pcie_gen{device=\"1\""));
 	assert_null(strstr(text, "} -1\n"));
@@ -642,6 +660,183 @@ static void test_fleet_renderings(void **state)
 		gb_run_release(&nodes[i]);
 }
 
+/* ---- simulated: a column, a property, a label ---- */
+
+#define SIM_MACHINE "2x-h100-test (tests/sim/machines/2x-h100-test.json)"
+
+static void set_simulated(struct gb_run *run, const char *machine)
+{
+	run->host.simulated = machine != NULL;
+	free(run->host.simulated_machine);
+	run->host.simulated_machine = machine ? gb_strdup(machine) : NULL;
+}
+
+/*
+ * Every CSV record's last field: "simulated" in the header, want ("true" or
+ * "false") in each row. Records end in CRLF; a quoted field holds bare LFs
+ * only, so the split is by CRLF.
+ */
+static void assert_csv_simulated(const char *text, const char *want)
+{
+	char *copy = strdup(text), *p = copy;
+	size_t rows = 0;
+
+	for (char *end; (end = strstr(p, "\r\n")); p = end + 2, rows++) {
+		const char *last;
+
+		*end = '\0';
+		last = strrchr(p, ',');
+		assert_non_null(last);
+		if (strcmp(last + 1, rows ? want : "simulated"))
+			fail_msg("record %zu ends in '%s', not '%s'", rows, last + 1,
+				 rows ? want : "simulated");
+	}
+	assert_string_equal(p, ""); /* nothing after the last CRLF */
+	assert_true(rows >= 2);
+	free(copy);
+}
+
+/* Every sample's last label is simulated="want" (# lines, HELP and TYPE included, are skipped) */
+static void assert_prom_simulated(const char *text, const char *want)
+{
+	char *copy = strdup(text), *save = NULL, tail[64];
+	size_t samples = 0;
+
+	snprintf(tail, sizeof(tail), "simulated=\"%s\"} ", want);
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *at = strstr(line, tail);
+
+		if (line[0] == '#')
+			continue;
+		samples++;
+		if (!at || (at[-1] != '{' && at[-1] != ','))
+			fail_msg("a sample without simulated=\"%s\": %s", want, line);
+		/* the last label: only the value follows it */
+		if (strchr(at + strlen(tail), '"'))
+			fail_msg("simulated is not the last label: %s", line);
+	}
+	assert_true(samples > 0);
+	free(copy);
+}
+
+/* The simulated property once per <testsuite>, and the machine's exactly as often when given. */
+static void assert_junit_simulated(const char *xml, const char *want, const char *machine)
+{
+	char prop[256];
+	size_t suites = count_of(xml, "<testsuite ");
+
+	assert_true(suites > 0);
+	snprintf(prop, sizeof(prop), "<property name=\"simulated\" value=\"%s\"/>", want);
+	assert_int_equal(count_of(xml, prop), suites);
+	assert_int_equal(count_of(xml, "<property name=\"simulated\""), suites);
+	if (machine) {
+		snprintf(prop, sizeof(prop), "<property name=\"simulated_machine\" value=\"%s\"/>",
+			 machine);
+		assert_int_equal(count_of(xml, prop), suites);
+	} else {
+		assert_int_equal(count_of(xml, "simulated_machine"), 0);
+	}
+}
+
+/* CSV, JUnit and Prometheus of run say simulated = want; machine is the JUnit property's */
+static void assert_run_simulated(const struct gb_run *run, const char *want, const char *machine)
+{
+	char *text = render(run, GB_OUT_CSV);
+
+	assert_csv_simulated(text, want);
+	free(text);
+	text = render(run, GB_OUT_JUNIT);
+	assert_junit_simulated(text, want, machine);
+	free(text);
+	text = render(run, GB_OUT_PROMETHEUS);
+	check_exposition(text);
+	assert_prom_simulated(text, want);
+	/* the comment stays: the first thing a person reading the file sees */
+	if (machine)
+		assert_true(!strncmp(text, "# simulated GPU (", 17));
+	else
+		assert_null(strstr(text, "simulated GPU"));
+	free(text);
+}
+
+/* A synthetic run, a run with no benchmark, an info run: measured, then simulated. */
+static void test_simulated_marks(void **state)
+{
+	struct gb_run run;
+	char *text;
+
+	(void)state;
+	make_run(&run);
+	assert_run_simulated(&run, "false", NULL);
+	set_simulated(&run, SIM_MACHINE);
+	assert_run_simulated(&run, "true", SIM_MACHINE);
+	text = render(&run, GB_OUT_CSV);
+	assert_non_null(strstr(text, "\r\ngemm,tflops_bf16,0,30,TFLOP/s,30,10,45,"));
+	free(text);
+	text = render(&run, GB_OUT_PROMETHEUS);
+	assert_non_null(strstr(text, "gpubench_gemm_tflops_bf16{device=\"0\",gpu=\"NVIDIA H100 "
+				     "80GB HBM3\",uuid=\"GPU-0\",unit=\"TFLOP/s\","
+				     "simulated=\"true\"} 30\n"));
+	assert_non_null(strstr(text, "\ngpubench_exit_code{simulated=\"true\"} 1\n"));
+	assert_non_null(strstr(text, "gpubench_info{version=\""));
+	assert_non_null(strstr(text, ",host=\"node \\\"7\\\"\",simulated=\"true\"} 1\n"));
+	free(text);
+	text = render(&run, GB_OUT_JUNIT);
+	/* the property follows the suite's status, before the metrics */
+	assert_non_null(strstr(text, "\t\t<properties>\n"
+				     "\t\t\t<property name=\"status\" value=\"failed\"/>\n"
+				     "\t\t\t<property name=\"simulated\" value=\"true\"/>\n"
+				     "\t\t\t<property name=\"simulated_machine\" "
+				     "value=\"" SIM_MACHINE "\"/>\n"
+				     "\t\t\t<property name=\"tflops_bf16.gpu0\""));
+	free(text);
+	gb_run_release(&run);
+
+	/* nothing ran: the one suite saying why says it too */
+	gb_run_init(&run, "info", 0, NULL);
+	gb_run_set_status(&run, GB_STATUS_ERROR, "no NVIDIA driver");
+	gb_run_verdict(&run);
+	text = render(&run, GB_OUT_JUNIT);
+	assert_junit_simulated(text, "false", NULL);
+	free(text);
+	set_simulated(&run, SIM_MACHINE);
+	text = render(&run, GB_OUT_JUNIT);
+	assert_junit_simulated(text, "true", SIM_MACHINE);
+	free(text);
+	gb_run_release(&run);
+
+	/* info: one CSV row per GPU, the gpubench_info_* gauges */
+	make_info(&run, 3);
+	assert_run_simulated(&run, "false", NULL);
+	set_simulated(&run, SIM_MACHINE);
+	assert_run_simulated(&run, "true", SIM_MACHINE);
+	text = render(&run, GB_OUT_CSV);
+	assert_non_null(strstr(text, ",1:NV18 p2p yes;2:SYS p2p no,true\r\n"));
+	free(text);
+	gb_run_release(&run);
+}
+
+/* tests/data's fixtures come from gpubench-sim; the measured one is the same with the flag off */
+static void test_simulated_fixture(void **state)
+{
+	static const char machine[] = "8x-h100-nvlink (tests/sim/machines/8x-h100-nvlink.json)";
+	const char *dir = getenv("GPUBENCH_TEST_DATA");
+	char path[1024], err[512];
+	struct gb_run run;
+
+	(void)state;
+	assert_non_null(dir);
+	snprintf(path, sizeof(path), "%s/base.json", dir);
+	if (gb_report_load_file(path, &run, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_true(run.host.simulated);
+	assert_string_equal(run.host.simulated_machine, machine);
+	assert_run_simulated(&run, "true", machine);
+	set_simulated(&run, NULL);
+	assert_run_simulated(&run, "false", NULL);
+	gb_run_release(&run);
+}
+
 /* ---- gpubench compare as JUnit, Prometheus and HTML ---- */
 
 static char *render_cmp(const struct gb_compare *c, enum gb_out_format f)
@@ -656,8 +851,12 @@ static char *render_cmp(const struct gb_compare *c, enum gb_out_format f)
 	return buf;
 }
 
-/* A: three metrics on a GPU with an awkward name; B: one regressed, one gone, p2p errored */
-static void cmp_pair(struct gb_run *a, struct gb_run *b, struct gb_compare *c, bool allow)
+/*
+ * A: three metrics on a GPU with an awkward name; B: one regressed, one gone, p2p errored.
+ * Both from the simulated machine when machine is not NULL.
+ */
+static void cmp_pair(struct gb_run *a, struct gb_run *b, struct gb_compare *c, bool allow,
+		     const char *machine)
 {
 	struct gb_run *runs[2] = { a, b };
 	struct gb_compare_opts o;
@@ -669,6 +868,7 @@ static void cmp_pair(struct gb_run *a, struct gb_run *b, struct gb_compare *c, b
 
 		gb_run_init(runs[k], "run", 0, NULL);
 		runs[k]->host.hostname = gb_strdup("node");
+		set_simulated(runs[k], machine);
 		d = gb_run_add_device(runs[k]);
 		d->index = 0;
 		d->name = gb_strdup(NASTY);
@@ -699,7 +899,7 @@ static void test_compare_formats(void **state)
 	int fd;
 
 	(void)state;
-	cmp_pair(&a, &b, &c, false);
+	cmp_pair(&a, &b, &c, false, NULL);
 	text = render_cmp(&c, GB_OUT_JUNIT);
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
@@ -720,10 +920,10 @@ static void test_compare_formats(void **state)
 	text = render_cmp(&c, GB_OUT_PROMETHEUS);
 	check_exposition(text);
 	assert_non_null(strstr(text, "gpubench_compare_incomplete{benchmark=\"p2p\","
-				     "status=\"error\"} 1\n"));
+				     "status=\"error\",simulated=\"false\"} 1\n"));
 	assert_non_null(strstr(text, "gpubench_compare_value{side=\"a\",benchmark=\"gemm\","
 				     "metric=\"tflops_bf16\",device=\"0\""));
-	assert_non_null(strstr(text, "gpubench_compare_failed 1\n"));
+	assert_non_null(strstr(text, "gpubench_compare_failed{simulated=\"false\"} 1\n"));
 	free(text);
 	text = render_cmp(&c, GB_OUT_HTML);
 	assert_true(!strncmp(text, "<!DOCTYPE html>", 15));
@@ -737,9 +937,67 @@ static void test_compare_formats(void **state)
 	gb_run_release(&a);
 	gb_run_release(&b);
 	/* --allow-missing: the case is skipped, the gate is the regression alone */
-	cmp_pair(&a, &b, &c, true);
+	cmp_pair(&a, &b, &c, true, NULL);
 	text = render_cmp(&c, GB_OUT_JUNIT);
 	assert_non_null(strstr(text, "tests=\"6\" failures=\"1\" errors=\"0\" skipped=\"4\""));
+	free(text);
+	gb_compare_release(&c);
+	gb_run_release(&a);
+	gb_run_release(&b);
+}
+
+/* compare's CSV, JUnit and Prometheus say whether both reports are simulated */
+static void test_compare_simulated(void **state)
+{
+	struct gb_run a, b;
+	struct gb_compare c;
+	char *text;
+	size_t suites;
+
+	(void)state;
+	cmp_pair(&a, &b, &c, false, NULL);
+	text = render_cmp(&c, GB_OUT_CSV);
+	assert_true(!strncmp(text, "benchmark,metric,device_model,params,unit,a,b,ratio,change_pct,"
+				   "tolerance,noise,class,efficiency_a,efficiency_b,per_watt_a,"
+				   "per_watt_b,per_dollar_a,per_dollar_b,simulated\r\n", 170));
+	assert_int_equal(csv_records(text, 19), 1 + c.n_rows);
+	assert_csv_simulated(text, "false");
+	free(text);
+	text = render_cmp(&c, GB_OUT_JUNIT);
+	suites = count_of(text, "<testsuite ");
+	assert_int_equal(count_of(text, "<property name=\"simulated\" value=\"false\"/>"), suites);
+	assert_int_equal(count_of(text, "simulated_machine"), 0);
+	free(text);
+	text = render_cmp(&c, GB_OUT_PROMETHEUS);
+	assert_prom_simulated(text, "false");
+	free(text);
+	gb_compare_release(&c);
+	gb_run_release(&a);
+	gb_run_release(&b);
+
+	cmp_pair(&a, &b, &c, false, SIM_MACHINE);
+	assert_true(c.simulated);
+	text = render_cmp(&c, GB_OUT_CSV);
+	assert_csv_simulated(text, "true");
+	assert_non_null(strstr(text, ",regression,,,,,,,true\r\n"));
+	free(text);
+	text = render_cmp(&c, GB_OUT_JUNIT);
+	suites = count_of(text, "<testsuite ");
+	assert_true(suites > 0);
+	assert_int_equal(count_of(text, "\t\t\t<property name=\"mode\" value=\"same_models\"/>\n"
+					"\t\t\t<property name=\"simulated\" value=\"true\"/>\n"
+					"\t\t\t<property name=\"simulated_machine_a\" value=\""
+					SIM_MACHINE "\"/>\n"
+					"\t\t\t<property name=\"simulated_machine_b\" value=\""
+					SIM_MACHINE "\"/>\n"
+					"\t\t</properties>\n"),
+			 suites);
+	free(text);
+	text = render_cmp(&c, GB_OUT_PROMETHEUS);
+	check_exposition(text);
+	assert_prom_simulated(text, "true");
+	assert_non_null(strstr(text, "\ngpubench_compare_failed{simulated=\"true\"} 1\n"));
+	assert_non_null(strstr(text, "\ngpubench_compare_exit_code{simulated=\"true\"} 1\n"));
 	free(text);
 	gb_compare_release(&c);
 	gb_run_release(&a);
@@ -783,6 +1041,8 @@ int main(void)
 		cmocka_unit_test(test_info_formats), cmocka_unit_test(test_fleet_outlier_rules),
 		cmocka_unit_test(test_fleet_renderings),
 		cmocka_unit_test(test_compare_formats), cmocka_unit_test(test_exact_numbers),
+		cmocka_unit_test(test_simulated_marks), cmocka_unit_test(test_simulated_fixture),
+		cmocka_unit_test(test_compare_simulated),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -130,7 +130,7 @@ assert all("_bf16 " in c.getAttribute("name") for c in fails)
 ' || fail "compare --format junit: one test case per metric, a failure per regression"
 run "$BIN" compare base.json regressed.json --format prometheus
 expect_rc 1 "prometheus keeps the exit code"
-expect_out "^gpubench_compare_failed 1$" "prometheus gate gauge"
+expect_out '^gpubench_compare_failed\{simulated="true"\} 1$' "prometheus gate gauge"
 expect_out '^gpubench_compare_regression\{benchmark="gemm",metric="tflops_bf16",device="0".*\} 1$' \
 	"prometheus regression gauge"
 run "$BIN" compare base.json regressed.json --format html

@@ -3,9 +3,11 @@
 # host.simulated true with the machine's label, its text summary starts with
 # one line saying the numbers are simulated, a loaded report keeps the flag,
 # and compare refuses a simulated report against a measured one (exit 2, one
-# line). The simulator is found the way gpubench-sim finds it: a
-# gbsim_report_label symbol in the process (here from a small preloaded
-# library, so the shipped binary itself is tested).
+# line). CSV, JUnit and Prometheus (of a report and of a compare) carry a
+# simulated column, property and label, "false" on a measured report. The
+# simulator is found the way gpubench-sim finds it: a gbsim_report_label
+# symbol in the process (here from a small preloaded library, so the
+# shipped binary itself is tested).
 . "$(dirname "$0")/lib.sh"
 DATA=${GPUBENCH_TEST_DATA:?GPUBENCH_TEST_DATA must point at tests/data}
 cd "$TMP" || exit 1
@@ -104,5 +106,54 @@ printf '%s' "$out" | python3 -c 'import json,sys; assert json.load(sys.stdin)["s
 run "$BIN" report --merge sim.json measured.json
 expect_rc 2 "a fleet merge of simulated and measured reports"
 expect_one_error "cannot merge a simulated report with measured ones" "one line for the merge"
+
+# ---- the machine formats: a CSV column, a JUnit property, a Prometheus label ----
+# every CSV row ends with simulated, every test suite has the property (and the
+# machine when simulated), every Prometheus sample has the label, last
+machine_formats_say() { # FILE WANT(true|false) [compare B]
+	local want=$2 cmd=(report "$1") what="report $1"
+	[ -n "${3:-}" ] && cmd=(compare "$1" "$3") && what="compare $1 $3"
+	run "$BIN" "${cmd[@]}" --format csv
+	checks=$((checks + 1))
+	printf '%s' "$out" | python3 -c '
+import csv, sys
+rows = list(csv.reader(sys.stdin))
+assert rows[0][-1] == "simulated", rows[0][-1]
+assert len(rows) > 1 and all(r[-1] == sys.argv[1] for r in rows[1:]), set(r[-1] for r in rows[1:])
+' "$want" || fail "$what --format csv: not a simulated=$want column on every row"
+	run "$BIN" "${cmd[@]}" --format junit
+	checks=$((checks + 1))
+	printf '%s' "$out" | python3 -c '
+import sys, xml.dom.minidom
+want, label, compare = sys.argv[1], sys.argv[2], sys.argv[3] == "compare"
+suites = xml.dom.minidom.parseString(sys.stdin.buffer.read()).getElementsByTagName("testsuite")
+assert suites
+keys = ("simulated_machine_a", "simulated_machine_b") if compare else ("simulated_machine",)
+for s in suites:
+    props = {p.getAttribute("name"): p.getAttribute("value")
+             for p in s.getElementsByTagName("property")}
+    assert props.get("simulated") == want, props.get("simulated")
+    machines = [props.get(k) for k in keys]
+    assert machines == [label if want == "true" else None] * len(keys), machines
+' "$want" "$label" "${3:+compare}" ||
+		fail "$what --format junit: not a simulated=$want property on every suite"
+	run "$BIN" "${cmd[@]}" --format prometheus
+	checks=$((checks + 1))
+	printf '%s\n' "$out" | python3 -c '
+import re, sys
+samples = [l for l in sys.stdin.read().splitlines() if l and not l.startswith("#")]
+last = re.compile(r"[{,]simulated=\"" + sys.argv[1] + r"\"\} \S+$")
+bad = [l for l in samples if not last.search(l)]
+assert samples and not bad, bad[:3]
+' "$want" || fail "$what --format prometheus: not a simulated=\"$want\" label on every sample"
+}
+machine_formats_say sim.json true
+machine_formats_say measured.json false
+machine_formats_say sim.json true sim.json
+machine_formats_say measured.json false measured.json
+run "$BIN" report sim.json --format prometheus
+checks=$((checks + 1))
+[ "$(printf '%s\n' "$out" | head -n 1)" = "# $line" ] ||
+	fail "report --format prometheus does not start with the simulated comment"
 
 finish
