@@ -29,8 +29,12 @@ for cmd in $commands; do
 			if ($1 ~ /^-[A-Za-z],$/) { short = substr($1, 2, 1); i = 2 }
 			long = $i; sub(/^--/, "", long)
 			unit = "switch"
-			# the placeholder: upper case right after the name, before two spaces
-			if ($(i + 1) ~ /^[A-Z][A-Z0-9,]*$/ && index($0, $i " " $(i + 1) "  "))
+			# the placeholder: upper case right after the name, then two spaces
+			# before the help, or the end of a line too long to hold the help
+			left = $i " " $(i + 1)
+			at = index($0, left) + length(left)
+			if ($(i + 1) ~ /^[A-Z][A-Z0-9,]*$/ &&
+			    (substr($0, at, 2) == "  " || at == length($0) + 1))
 				unit = $(i + 1)
 			print cmd, short, long, unit
 		}' "$TMP/help" >>"$TMP/opts"
