@@ -10,7 +10,7 @@
 #     GPU smaller than 2 x 256 MiB; 2 GiB with --size 1G);
 #   - an old spelling says what replaced it (exit 2, one line);
 #   - -o FILE.ext writes the format of its extension in every command, and
-#     --json works in every command that writes a report.
+#     --json works in every command but help (version prints its facts as JSON).
 # shellcheck source=tests/cli/lib.sh disable=SC1091,SC2154 # rc, out, err come from lib.sh's run
 . "$(dirname "$0")/lib.sh"
 set -o pipefail
@@ -166,10 +166,10 @@ fi
 run "$BIN" compare "$DATA/base.json" "$DATA/improved.json" -q -o "$TMP/cmp.json"
 expect_format "$TMP/cmp.json" "$JSON" "compare -o x.json"
 
-# ---- --json in every command that writes a report ----
+# ---- --json in every command but help ----
 commands=$("$BIN" help | awk '/^commands:/ { f = 1; next } f && /^  [a-z]/ { print $1 } f && /^$/ { exit }')
 for cmd in $commands; do
-	case $cmd in help | version) continue ;; esac
+	[ "$cmd" != help ] || continue
 	run "$BIN" "$cmd" --help
 	checks=$((checks + 1))
 	grep -qE -- '^ +--json ' <<<"$out" || fail "$cmd --help lists no --json"
@@ -183,6 +183,11 @@ expect_rc 0 "compare --json"
 checks=$((checks + 1))
 python3 -c 'import json,sys; assert json.loads(sys.stdin.read())["schema"].startswith("gpubench.compare/")' <<<"$out" 2>/dev/null ||
 	fail "compare --json: stdout is not the JSON comparison"
+run "$BIN" version --json
+expect_rc 0 "version --json"
+checks=$((checks + 1))
+python3 -c 'import json,sys; assert json.loads(sys.stdin.read())["name"] == "gpubench"' <<<"$out" 2>/dev/null ||
+	fail "version --json: stdout is not JSON"
 run "$BIN" theory --gpu h100-sxm --json
 expect_rc 0 "theory --json"
 checks=$((checks + 1))
