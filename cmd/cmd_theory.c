@@ -21,7 +21,7 @@
 
 static const char theory_usage[] =
 	"gpubench theory --gpu NAME [--count N] [--link NAME] [--grad-bytes SIZE] "
-	"[--step-ms X | --step-tflop X] [--price X] [--compare NAME ...] [options]\n"
+	"[--step-ms MS | --step-tflop TFLOP] [--price USD] [--compare NAME ...] [options]\n"
 	"       gpubench theory --list";
 static const char theory_summary[] =
 	"Spec-sheet peaks of a GPU from the built-in catalog, and the predicted speedup of N of "
