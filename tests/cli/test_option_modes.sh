@@ -89,7 +89,9 @@ accepted "p2p --latency-only" p2p --latency-only -q
 # latency alone allocates no 2 x --bytes: on the simulated GPU with 256 MiB it runs
 SIM=$(dirname "$BIN")/gpubench-sim
 MACHINES=$HERE/../sim/machines
-if [ -x "$SIM" ] && [ -f "$MACHINES/h100-sxm.json" ]; then
+# (only a simulator built from the same tree: make sanitize builds gpubench alone)
+if [ -x "$SIM" ] && [ -f "$MACHINES/h100-sxm.json" ] &&
+	grep -q -- '--bytes SIZE' <<<"$("$SIM" p2p --help 2>/dev/null)"; then
 	python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
