@@ -66,8 +66,11 @@ struct bw_params {
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
 static const struct gb_opt bw_opts[] = {
-	{ GB_OPT_ENUM_LIST, 't', "tests", offsetof(struct bw_params, tests), "LIST",
+	{ GB_OPT_ENUM_LIST, 0, "tests", offsetof(struct bw_params, tests), "LIST",
 	  "tests to run (default all)", 0, 0, test_choices, 0 },
+	GB_OPT_REFUSED('t', NULL,
+		       "is no longer short for '--tests'; use '--tests' ('-t' is stress's "
+		       "'--duration')"),
 	{ GB_OPT_ENUM_LIST, 0, "memory", offsetof(struct bw_params, memory), "LIST",
 	  "host memory for h2d/d2h/bidir (default pinned)", 0, 0, memory_choices, 0 },
 	{ GB_OPT_ENUM_LIST, 0, "method", offsetof(struct bw_params, methods), "LIST",

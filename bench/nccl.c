@@ -851,7 +851,7 @@ static int sweep_ops(struct engine *e, enum gb_nccl_coll c, enum gb_nccl_dtype t
 			.coll = c,
 			.dtype = t,
 			.redop = r,
-			.root = gb_nccl_coll_rooted(c) ? (int)e->p->root : -1,
+			.root = gb_nccl_coll_rooted(c) ? (int)gb_nccl_root(e->p) : -1,
 		};
 
 		if (r >= 0 && !(e->p->redops & (1u << r)))
@@ -882,10 +882,10 @@ static int engine_check(struct engine *e)
 
 	for (int c = 0; c < GB_NCCL_COLL_COUNT; c++)
 		rooted |= (e->p->colls & (1u << c)) && gb_nccl_coll_rooted(c);
-	if (rooted && e->p->root >= e->nranks) {
+	if (rooted && gb_nccl_root(e->p) >= e->nranks) {
 		gb_bench_set_status(e->res, GB_STATUS_ERROR,
 				    "--root %lld is not a rank: this run has %d (0..%d)",
-				    (long long)e->p->root, e->nranks, e->nranks - 1);
+				    (long long)gb_nccl_root(e->p), e->nranks, e->nranks - 1);
 		return -1;
 	}
 	e->n_sizes = gb_nccl_sweep(e->p->min_bytes, e->p->max_bytes, (uint64_t)e->p->factor,
@@ -1161,7 +1161,7 @@ void gb_nccl_record_params(struct gb_bench_result *res, const void *params, int 
 	gb_bench_param_num(res, "iters", (double)p->iters);
 	gb_bench_param_num(res, "samples", (double)p->samples);
 	gb_bench_param_num(res, "warmup", (double)p->warmup);
-	gb_bench_param_num(res, "root", (double)p->root);
+	gb_bench_param_num(res, "root", (double)gb_nccl_root(p));
 	gb_bench_param_bool(res, "out_of_place", gb_nccl_want_outofplace(p));
 	gb_bench_param_bool(res, "in_place", gb_nccl_want_inplace(p));
 	gb_bench_param_bool(res, "graph", p->graph);
@@ -1184,7 +1184,7 @@ const struct gb_bench gb_bench_nccl = {
 	.name = "nccl",
 	.summary = "NCCL collectives: time, algbw, busbw and wrong elements over a size sweep",
 	.usage = "gpubench nccl [--op LIST] [--min-bytes SIZE] [--max-bytes SIZE] [--factor N] "
-		 "[--dtype LIST] [--redop LIST] [--iters N] [--samples N] [--warmup N] "
+		 "[--dtype LIST] [--redop LIST] [--iters N] [--samples N] [--warmup-iters N] "
 		 "[--inplace|--outofplace] "
 		 "[--graph] [options]\n"
 		 "       mpirun -np N gpubench nccl [options]   (one rank per GPU, any number of "

@@ -80,12 +80,12 @@ const struct gb_opt gb_nccl_opts[] = {
 	{ GB_OPT_ENUM_LIST, 0, "redop", P(redops), "LIST",
 	  "reduction operators of allreduce, reducescatter, reduce (default sum)", 0, 0,
 	  gb_nccl_redop_names, 0 },
-	{ GB_OPT_COUNT, 'n', "iters", P(iters), "N",
+	{ GB_OPT_COUNT, 0, "iters", P(iters), "N",
 	  "timed operations per sample (nccl-tests -n)", 1, 1e6, NULL, 0 },
 	{ GB_OPT_COUNT, 0, "samples", P(samples), "N",
 	  "timed loops per size: the time is their median, with their spread", 1,
 	  GB_NCCL_SAMPLES_MAX, NULL, 0 },
-	{ GB_OPT_COUNT, 'w', "warmup", P(warmup), "N",
+	{ GB_OPT_COUNT, 'w', "warmup-iters", P(warmup), "N",
 	  "untimed operations per size before the timed ones (nccl-tests -w)", 0, 1e6, NULL, 0 },
 	{ GB_OPT_COUNT, 'r', "root", P(root), "RANK", "root rank of broadcast and reduce", 0, 65535,
 	  NULL, 0 },
@@ -99,6 +99,12 @@ const struct gb_opt gb_nccl_opts[] = {
 	  0, 0, NULL, 0 },
 	{ GB_OPT_DURATION, 0, "timeout", P(timeout_s), "TIME",
 	  "longest wait for a collective or for another rank before giving up", 1, 86400, NULL, 0 },
+	GB_OPT_REFUSED('n', NULL,
+		       "is no longer short for '--iters'; use '--iters' ('-n' is '--samples' in "
+		       "bandwidth and p2p)"),
+	GB_OPT_REFUSED(0, "warmup",
+		       "is now '--warmup-iters' (a count of operations; gemm's '--warmup' is "
+		       "a time)"),
 	{ GB_OPT_END, 0, NULL, 0, NULL, NULL, 0, 0, NULL, 0 },
 };
 
@@ -118,8 +124,22 @@ void gb_nccl_set_defaults(void *params)
 	p->iters = 20;
 	p->samples = 5;
 	p->warmup = 5;
-	p->root = 0;
+	p->root = -1;
 	p->timeout_s = 120;
+}
+
+int64_t gb_nccl_root(const struct gb_nccl_params *p)
+{
+	return p->root >= 0 ? p->root : 0;
+}
+
+/* Whether colls names broadcast or reduce, the collectives with a root. */
+static bool any_rooted(uint32_t colls)
+{
+	for (int c = 0; c < GB_NCCL_COLL_COUNT; c++)
+		if ((colls & (1u << c)) && gb_nccl_coll_rooted((enum gb_nccl_coll)c))
+			return true;
+	return false;
 }
 
 int gb_nccl_validate(const void *params, char *err, size_t errlen)
@@ -144,6 +164,12 @@ int gb_nccl_validate(const void *params, char *err, size_t errlen)
 	}
 	if (!p->colls || !p->dtypes || !p->redops) {
 		snprintf(err, errlen, "--op, --dtype and --redop each need at least one value");
+		return -1;
+	}
+	if (p->root >= 0 && !any_rooted(p->colls)) {
+		snprintf(err, errlen,
+			 "'--root' applies only to '--op broadcast' and '--op reduce'; the "
+			 "collectives chosen have no root");
 		return -1;
 	}
 	return 0;

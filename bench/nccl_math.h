@@ -104,7 +104,7 @@ struct gb_nccl_params {
 	int64_t iters;	 /* timed operations per sample */
 	int64_t samples; /* timed loops per size: the median and spread of their times */
 	int64_t warmup;	 /* untimed operations per size before them */
-	int64_t root;
+	int64_t root;     /* --root; -1: not given (rank 0): read it through gb_nccl_root() */
 	bool inplace;	  /* only in-place (both, or neither: both placements) */
 	bool outofplace;  /* only out-of-place */
 	bool graph;	  /* capture the timed operations in a CUDA graph and replay it */
@@ -123,6 +123,8 @@ extern const struct gb_opt gb_nccl_opts[];
  * iterations after 5 warm-up ones, root 0, 120 s.
  */
 void gb_nccl_set_defaults(void *params);
+/* The root rank of broadcast and reduce: --root, else 0. */
+int64_t gb_nccl_root(const struct gb_nccl_params *p);
 /*
  * Cross-field checks: 0, or -1 with one line in err
  * ("--min-bytes (1 GiB) is above --max-bytes (8 MiB)").

@@ -34,7 +34,7 @@
 #include "telemetry.h"
 
 struct p2p_params {
-	uint64_t size;
+	uint64_t bytes; /* --bytes; 0: not given (DEFAULT_COPY_BYTES) */
 	int64_t samples;
 	int64_t loops;
 	bool latency_only;
@@ -42,8 +42,9 @@ struct p2p_params {
 };
 
 static const struct gb_opt p2p_opts[] = {
-	{ GB_OPT_SIZE, 's', "size", offsetof(struct p2p_params, size), "SIZE",
-	  "bytes per bandwidth copy (default 256M)", 16, 64.0 * 1024 * 1024 * 1024, NULL, 0 },
+	{ GB_OPT_SIZE, 0, "bytes", offsetof(struct p2p_params, bytes), "SIZE",
+	  "bytes per bandwidth copy (default 256M; not with --latency-only)", 16,
+	  64.0 * 1024 * 1024 * 1024, NULL, 0 },
 	{ GB_OPT_COUNT, 'n', "samples", offsetof(struct p2p_params, samples), "N",
 	  "samples per cell; the median is reported (default 5)", 3, 1000, NULL, 0 },
 	/* every copy of a sample queues behind the blocker (see GB_CE_MAX_LOOPS) */
@@ -53,6 +54,9 @@ static const struct gb_opt p2p_opts[] = {
 	  "measure only the latency matrices", 0, 0, NULL, 0 },
 	{ GB_OPT_BOOL, 0, "no-verify", offsetof(struct p2p_params, no_verify), NULL,
 	  "do not check the copied data", 0, 0, NULL, 0 },
+	GB_OPT_REFUSED('s', "size",
+		       "is now '--bytes' (bytes per copy; '--size' is a GEMM dimension in "
+		       "gemm and stress)"),
 	{ GB_OPT_END, 0, NULL, 0, NULL, NULL, 0, 0, NULL, 0 },
 };
 
@@ -61,7 +65,6 @@ static void p2p_defaults(void *params)
 	struct p2p_params *p = params;
 
 	memset(p, 0, sizeof(*p));
-	p->size = 256ull * 1024 * 1024;
 	p->samples = 5;
 	p->loops = 16;
 }
@@ -70,9 +73,15 @@ static int p2p_validate(const void *params, char *err, size_t errlen)
 {
 	const struct p2p_params *p = params;
 
-	if (p->size % GB_COPY_GRAIN) {
-		snprintf(err, errlen, "--size must be a multiple of %u bytes (got %llu)",
-			 GB_COPY_GRAIN, (unsigned long long)p->size);
+	if (p->latency_only && p->bytes) {
+		snprintf(err, errlen,
+			 "'--bytes' does not apply with '--latency-only': latency is timed with "
+			 "16-byte copies");
+		return -1;
+	}
+	if (p->bytes % GB_COPY_GRAIN) {
+		snprintf(err, errlen, "--bytes must be a multiple of %u bytes (got %llu)",
+			 GB_COPY_GRAIN, (unsigned long long)p->bytes);
 		return -1;
 	}
 	return 0;
@@ -91,6 +100,8 @@ static int p2p_validate(const void *params, char *err, size_t errlen)
 /* small-copy latency: the copy size and how many are queued per sample */
 #define SMALL_COPY_BYTES GB_COPY_GRAIN
 #define SMALL_COPIES 100
+/* bytes per bandwidth copy without --bytes */
+#define DEFAULT_COPY_BYTES (256ull << 20)
 /* P2P within this fraction of staged is noise, not a finding */
 #define STAGED_MARGIN 0.05
 
@@ -194,7 +205,19 @@ static void note(struct p2p *t, const struct xfer *x, const char *what)
 
 /* ---- resources ---- */
 
-/* Source and destination of --size each: "cannot allocate 2 x 256 MiB of device memory ..." */
+/* bytes per bandwidth copy: --bytes, else the default */
+static uint64_t bandwidth_bytes(const struct p2p_params *p)
+{
+	return p->bytes ? p->bytes : DEFAULT_COPY_BYTES;
+}
+
+/* What each GPU's source and destination hold: latency alone needs one small copy. */
+static uint64_t buffer_bytes(const struct p2p_params *p)
+{
+	return p->latency_only ? SMALL_COPY_BYTES : bandwidth_bytes(p);
+}
+
+/* Source and destination of --bytes each: "cannot allocate 2 x 256 MiB of device memory ..." */
 static int alloc_buffers(struct p2p *t, struct pdev *d, size_t bytes)
 {
 	cudaError_t e = cudaMalloc(&d->src, bytes);
@@ -528,7 +551,7 @@ static int run_cell(struct p2p *t, enum matrix m, enum path path, struct pdev *a
 		.path = path,
 		.a = a,
 		.b = b,
-		.bytes = (size_t)t->p->size,
+		.bytes = (size_t)bandwidth_bytes(t->p),
 		.loops = (long)t->p->loops,
 		.warmup = GB_CE_WARMUP,
 		/* the driver may need the host thread to stage: never block its stream */
@@ -824,7 +847,7 @@ static void add_matrices(struct p2p *t, const char *single_reason)
 
 static void record_params(struct p2p *t)
 {
-	gb_bench_param_num(t->res, "size", (double)t->p->size);
+	gb_bench_param_num(t->res, "size", (double)bandwidth_bytes(t->p));
 	gb_bench_param_num(t->res, "samples", (double)t->p->samples);
 	gb_bench_param_num(t->res, "loops", (double)t->p->loops);
 	gb_bench_param_num(t->res, "warmup_copies", GB_CE_WARMUP);
@@ -880,7 +903,7 @@ static int alloc_state(struct p2p *t)
 	GB_CUDA_GOTO(res, gb_ce_flag_alloc(&t->flag, t->d[0].dev), out);
 	init_access(t);
 	for (size_t i = 0; i < t->n && rc == 0; i++)
-		rc = open_dev(t, &t->d[i], (size_t)t->p->size);
+		rc = open_dev(t, &t->d[i], (size_t)buffer_bytes(t->p));
 out:
 	return rc;
 }

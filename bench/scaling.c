@@ -909,7 +909,7 @@ static int size_step(struct sc *s)
 		count = gb_scaling_gemms_for_work(p->step_tflop * 1e12, s->n);
 	else
 		count = gb_scaling_gemms_for_time(gb_scaling_target_step_ms(p) * 1e-3, s->t_gemm_s);
-	if (!count || gb_scaling_plan_make(s->plan.grad_bytes, p->bucket_bytes, count,
+	if (!count || gb_scaling_plan_make(s->plan.grad_bytes, gb_scaling_bucket_bytes(p), count,
 					   s->plan.overlap, &s->plan)) {
 		gb_bench_set_status(s->res, GB_STATUS_ERROR,
 				    "cannot size the step: a GEMM took %.3g ms", s->t_gemm_s * 1e3);
@@ -1344,7 +1344,7 @@ static void judge_phase(struct sc *s, const struct phase *ph, double t1, double 
 				   why);
 		return;
 	}
-	gb_scaling_model_in(ph->n, t1, &s->plan, s->p->bucket_bytes, &link, &in);
+	gb_scaling_model_in(ph->n, t1, &s->plan, gb_scaling_bucket_bytes(s->p), &link, &in);
 	if (gb_scaling_predict(&in, &out)) {
 		gb_bench_add_check(s->res, nm, GB_STATUS_SKIPPED, GB_SEV_INFO, -1, measured, NAN,
 				   "the model cannot price this step (inputs out of range)");
@@ -1532,7 +1532,7 @@ static void record_params(const struct sc *s)
 	gb_bench_param_bool(res, "each_gpu_alone", p->workload == GB_SCALING_WL_GEMM);
 	if (p->workload == GB_SCALING_WL_DDP) {
 		gb_bench_param_num(res, "grad_bytes", (double)s->plan.grad_bytes);
-		gb_bench_param_num(res, "bucket_bytes", (double)p->bucket_bytes);
+		gb_bench_param_num(res, "bucket_bytes", (double)gb_scaling_bucket_bytes(p));
 		gb_bench_param_num(res, "n_buckets", s->plan.n_buckets);
 		gb_bench_param_bool(res, "overlap", p->overlap);
 		gb_bench_param_str(res, "link", p->link >= 0 ? gb_link_model_names[p->link]
@@ -1650,11 +1650,11 @@ static int load_libraries(struct sc *s)
 static int plan_setup(struct sc *s)
 {
 	const struct gb_scaling_params *p = s->p;
-	uint64_t grad = p->workload == GB_SCALING_WL_DDP ? p->grad_bytes : 0;
+	uint64_t grad = p->workload == GB_SCALING_WL_DDP ? gb_scaling_grad_bytes(p) : 0;
 	uint64_t sizes[GB_SCALING_SWEEP_MAX];
 	size_t n;
 
-	if (gb_scaling_plan_make(grad, p->bucket_bytes, 1, p->overlap, &s->plan)) {
+	if (gb_scaling_plan_make(grad, gb_scaling_bucket_bytes(p), 1, p->overlap, &s->plan)) {
 		gb_bench_set_status(s->res, GB_STATUS_ERROR, "internal: cannot plan the step");
 		return -1;
 	}

@@ -38,14 +38,16 @@ const struct gb_opt gb_scaling_opts[] = {
 	{ GB_OPT_SIZE, 0, "grad-bytes", P(grad_bytes), "SIZE",
 	  "gradients all-reduced per step, fp32 (ddp; default 256M)", 4, 64 * GiB, NULL, 0 },
 	{ GB_OPT_SIZE, 0, "bucket", P(bucket_bytes), "SIZE",
-	  "bucket cap: the all-reduce goes in ceil(grad/bucket) calls (default 25M, PyTorch DDP's)",
+	  "bucket cap: the all-reduce goes in ceil(grad/bucket) calls (ddp; default 25M, PyTorch "
+	  "DDP's)",
 	  1024, 64 * GiB, NULL, 0 },
 	{ GB_OPT_BOOL, 0, "overlap", P(overlap), NULL,
 	  "start bucket i's all-reduce after compute slice i, as DDP overlaps backward (ddp)", 0, 0,
 	  NULL, 0 },
 	{ GB_OPT_ENUM, 0, "link", P(link), "NAME",
-	  "price the all-reduce by this nominal link instead of measuring it (docs/scaling.md)", 0,
-	  0, gb_link_model_names, 0 },
+	  "price the all-reduce by this nominal link instead of measuring it (ddp; "
+	  "docs/scaling.md)",
+	  0, 0, gb_link_model_names, 0 },
 	{ GB_OPT_COUNT, 0, "gemm-size", P(gemm_size), "N",
 	  "side of the square GEMMs (default 8192 for bf16, 4096 for the fp32 fallback)", 256,
 	  32768, NULL, 0 },
@@ -70,8 +72,6 @@ void gb_scaling_set_defaults(void *params)
 	p->workload = GB_SCALING_WL_DDP;
 	p->steps = 20;
 	p->warmup_steps = 3;
-	p->grad_bytes = 256ULL << 20;
-	p->bucket_bytes = 25ULL << 20;
 	p->link = -1;
 	p->workers.all = true;
 }
@@ -81,25 +81,55 @@ static uint64_t div_ceil(uint64_t a, uint64_t b)
 	return a / b + (a % b != 0);
 }
 
+uint64_t gb_scaling_grad_bytes(const struct gb_scaling_params *p)
+{
+	return p->grad_bytes ? p->grad_bytes : 256ULL << 20;
+}
+
+uint64_t gb_scaling_bucket_bytes(const struct gb_scaling_params *p)
+{
+	return p->bucket_bytes ? p->bucket_bytes : 25ULL << 20;
+}
+
+/* The first option of the ddp workload given, NULL when none: gemm has no all-reduce. */
+static const char *ddp_option_given(const struct gb_scaling_params *p)
+{
+	if (p->grad_bytes)
+		return "--grad-bytes";
+	if (p->bucket_bytes)
+		return "--bucket";
+	if (p->overlap)
+		return "--overlap";
+	return p->link >= 0 ? "--link" : NULL;
+}
+
 int gb_scaling_validate(const void *params, char *err, size_t errlen)
 {
 	const struct gb_scaling_params *p = params;
+	const char *ddp_only = ddp_option_given(p);
 	uint64_t k;
 
+	if (p->workload != GB_SCALING_WL_DDP && ddp_only) {
+		snprintf(err, errlen,
+			 "'%s' applies only with '--workload ddp': the gemm workload has no "
+			 "all-reduce",
+			 ddp_only);
+		return -1;
+	}
 	if (p->step_ms > 0 && p->step_tflop > 0) {
 		snprintf(err, errlen,
 			 "--step-ms and --step-tflop both size the compute of a step; give one");
 		return -1;
 	}
-	if (p->bucket_bytes < GB_SCALING_GRAD_ELEM_BYTES) {
+	if (gb_scaling_bucket_bytes(p) < GB_SCALING_GRAD_ELEM_BYTES) {
 		snprintf(err, errlen, "--bucket must hold one fp32 gradient (4 B)");
 		return -1;
 	}
 	if (p->workload != GB_SCALING_WL_DDP)
 		return 0;
-	k = div_ceil(div_ceil(p->grad_bytes, GB_SCALING_GRAD_ELEM_BYTES) *
+	k = div_ceil(div_ceil(gb_scaling_grad_bytes(p), GB_SCALING_GRAD_ELEM_BYTES) *
 			     GB_SCALING_GRAD_ELEM_BYTES,
-		     p->bucket_bytes);
+		     gb_scaling_bucket_bytes(p));
 	if (k > GB_SCALING_MAX_BUCKETS) {
 		snprintf(err, errlen,
 			 "--grad-bytes / --bucket gives %llu buckets per step; at most %d (raise "

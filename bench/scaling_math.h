@@ -60,8 +60,8 @@ struct gb_scaling_params {
 	int64_t warmup_steps;          /* untimed steps before them */
 	double step_ms;                /* 0: not given */
 	double step_tflop;             /* 0: not given */
-	uint64_t grad_bytes;
-	uint64_t bucket_bytes;         /* bucket cap */
+	uint64_t grad_bytes;           /* 0: not given; read through gb_scaling_grad_bytes() */
+	uint64_t bucket_bytes;         /* bucket cap; 0: not given (gb_scaling_bucket_bytes()) */
 	bool overlap;
 	int link;                      /* index into gb_link_model_names; -1: measure */
 	int64_t gemm_size;             /* 0: by precision */
@@ -75,9 +75,13 @@ void gb_scaling_set_defaults(void *params);
 /*
  * Cross-field checks: 0, or -1 with one line in err: both --step-ms and
  * --step-tflop, more than GB_SCALING_MAX_BUCKETS buckets, a bucket cap below
- * one gradient element.
+ * one gradient element, an option of the ddp workload (--grad-bytes,
+ * --bucket, --overlap, --link) with --workload gemm.
  */
 int gb_scaling_validate(const void *params, char *err, size_t errlen);
+/* Gradient bytes per step (--grad-bytes, else 256 MiB) and the bucket cap (--bucket, else 25 MiB). */
+uint64_t gb_scaling_grad_bytes(const struct gb_scaling_params *p);
+uint64_t gb_scaling_bucket_bytes(const struct gb_scaling_params *p);
 
 /* The step in ms the run aims at when it is time-based: --step-ms, or the default. */
 double gb_scaling_target_step_ms(const struct gb_scaling_params *p);

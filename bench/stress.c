@@ -82,8 +82,8 @@ struct stress_params {
 	int precision;        /* enum gb_stress_prec */
 	double mem_frac;
 	int profile;          /* enum gb_stress_profile */
-	double period_s;
-	double duty;
+	double period_s;      /* --period; 0: not given (PULSE_PERIOD_S) */
+	double duty;          /* --duty; 0: not given (PULSE_DUTY) */
 	double interval_s;
 	bool fail_early;
 	bool inject_fault;
@@ -100,7 +100,7 @@ struct stress_params {
 static const struct gb_opt stress_opts[] = {
 	{ GB_OPT_DURATION, 't', "duration", P(duration_s), "TIME",
 	  "how long to load every GPU (default 10m)", 1, 30 * 86400.0, NULL, 0 },
-	{ GB_OPT_ENUM, 'p', "precision", P(precision), "NAME",
+	{ GB_OPT_ENUM, 0, "precision", P(precision), "NAME",
 	  "GEMM precision (default bf16; mixed runs fp64 and fp16 GEMMs in turn)", 0, 0,
 	  gb_stress_prec_names, 0 },
 	{ GB_OPT_PERCENT, 'm', "mem", P(mem_frac), "PCT",
@@ -109,10 +109,10 @@ static const struct gb_opt stress_opts[] = {
 	{ GB_OPT_ENUM, 0, "profile", P(profile), "NAME",
 	  "load over time: sustained, pulse (full load and idle in turn), ramp (25% steps)", 0, 0,
 	  gb_stress_profile_names, 0 },
-	{ GB_OPT_DURATION, 0, "period", P(period_s), "TIME", "pulse period (default 10s)", 1, 3600,
-	  NULL, 0 },
+	{ GB_OPT_DURATION, 0, "period", P(period_s), "TIME",
+	  "pulse period (default 10s; pulse only)", 1, 3600, NULL, 0 },
 	{ GB_OPT_PERCENT, 0, "duty", P(duty), "PCT",
-	  "pulse: share of each period under load (default 50%)", 0.05, 0.95, NULL, 0 },
+	  "pulse: share of each period under load (default 50%; pulse only)", 0.05, 0.95, NULL, 0 },
 	{ GB_OPT_DURATION, 0, "interval", P(interval_s), "TIME",
 	  "telemetry and throughput sampling interval (default 1s)", 0.1, 60, NULL, 0 },
 	{ GB_OPT_BOOL, 0, "fail-early", P(fail_early), NULL,
@@ -145,6 +145,9 @@ static const struct gb_opt stress_opts[] = {
 	  0, 16384, NULL, 0 },
 	{ GB_OPT_COUNT, 0, "seed", P(seed), "N", "seed of the input data, the same on every GPU",
 	  0, 4294967295.0, NULL, 0 },
+	GB_OPT_REFUSED('p', NULL,
+		       "is no longer short for '--precision'; use '--precision' ('-p' is "
+		       "run's '--profile')"),
 	{ GB_OPT_END, 0, NULL, 0, NULL, NULL, 0, 0, NULL, 0 },
 };
 #undef P
@@ -158,8 +161,6 @@ static void stress_defaults(void *pv)
 	p->precision = GB_SP_BF16;
 	p->mem_frac = 0.9;
 	p->profile = GB_PROFILE_SUSTAINED;
-	p->period_s = 10;
-	p->duty = 0.5;
 	p->interval_s = 1;
 	p->temp_limit_c = NAN;
 	p->progress = PROGRESS_AUTO;
@@ -259,11 +260,39 @@ out:
 	return rc;
 }
 
+/* the pulse's shape without --period and --duty */
+#define PULSE_PERIOD_S 10.0
+#define PULSE_DUTY 0.5
+
+static double pulse_period_s(const struct stress_params *p)
+{
+	return p->period_s > 0 ? p->period_s : PULSE_PERIOD_S;
+}
+
+static double pulse_duty(const struct stress_params *p)
+{
+	return p->duty > 0 ? p->duty : PULSE_DUTY;
+}
+
+/* --period and --duty shape the pulse: with another profile they would be ignored */
+static int check_pulse_options(const struct stress_params *p, char *err, size_t len)
+{
+	const char *given = p->period_s > 0 ? "--period" : p->duty > 0 ? "--duty" : NULL;
+
+	if (!given || p->profile == GB_PROFILE_PULSE)
+		return 0;
+	snprintf(err, len, "'%s' applies only with '--profile pulse' (the profile is '%s')", given,
+		 gb_stress_profile_names[p->profile]);
+	return -1;
+}
+
 static int stress_validate(const void *pv, char *err, size_t len)
 {
 	const struct stress_params *p = pv;
 	struct gb_stress_thresholds th;
 
+	if (check_pulse_options(p, err, len))
+		return -1;
 	if (p->size && (p->size < GB_STRESS_N_MIN || p->size % 256)) {
 		snprintf(err, len, "--size must be a multiple of 256, at least 256 (got %lld)",
 			 (long long)p->size);
@@ -2294,8 +2323,8 @@ static void record_params(const struct stress_params *p, const struct shared *sh
 	gb_bench_param_str(res, "precision", gb_stress_prec_names[p->precision]);
 	gb_bench_param_num(res, "mem_fraction", p->mem_frac);
 	gb_bench_param_str(res, "profile", gb_stress_profile_names[p->profile]);
-	gb_bench_param_num(res, "period_s", p->period_s);
-	gb_bench_param_num(res, "duty", p->duty);
+	gb_bench_param_num(res, "period_s", pulse_period_s(p));
+	gb_bench_param_num(res, "duty", pulse_duty(p));
 	gb_bench_param_num(res, "interval_s", p->interval_s);
 	gb_bench_param_bool(res, "fail_early", p->fail_early);
 	gb_bench_param_bool(res, "inject_fault", p->inject_fault);
@@ -2585,7 +2614,7 @@ static int stress_run(struct gb_ctx *ctx, const void *pv, struct gb_bench_result
 	sh->ctx = ctx;
 	sh->run_start_s = ctx->run_start_s;
 	sh->sched = (struct gb_stress_schedule){ (enum gb_stress_profile)p->profile, p->duration_s,
-						 p->period_s, p->duty };
+						 pulse_period_s(p), pulse_duty(p) };
 	sh->inject_at_s = STRESS_INJECT_AT * p->duration_s;
 	sh->n_series = 1;
 	if (load_thresholds(p, &th, err, sizeof(err))) {

@@ -22,7 +22,7 @@
 struct gb_suite_sizes {
 	uint64_t gemm_n;          /* gemm --size, stress --size, scaling --gemm-size */
 	uint64_t bandwidth_bytes; /* bandwidth --max-size */
-	uint64_t p2p_bytes;       /* p2p --size */
+	uint64_t p2p_bytes;       /* p2p --bytes */
 	uint64_t nccl_bytes;      /* nccl --max-bytes */
 	uint64_t grad_bytes;      /* scaling --grad-bytes */
 };

@@ -1205,6 +1205,8 @@ static int parse_long(struct parser *p, const char *arg)
 	}
 	if (!o)
 		return unknown_long(p, name, len);
+	if (o->flags & GB_OPTF_REFUSED)
+		return gb_error("'--%.*s' %s", (int)len, name, o->help);
 	if (note_seen(p, o, negate))
 		return -1;
 	if (o->type == GB_OPT_BOOL) {
@@ -1250,6 +1252,8 @@ static int parse_short(struct parser *p, const char *arg)
 		o = find_short(p, *c, &base);
 		if (!o)
 			return gb_error("unknown option '-%c'; see --help", *c);
+		if (o->flags & GB_OPTF_REFUSED)
+			return gb_error("'-%c' %s", *c, o->help);
 		if (note_seen(p, o, false))
 			return -1;
 		if (o->type == GB_OPT_BOOL) {

@@ -46,6 +46,15 @@ enum gb_opt_flags {
 	GB_OPTF_ALLOW_DUP = 1 << 0, /* devices: "0,0" is allowed (two workers on one GPU) */
 	GB_OPTF_HIDDEN = 1 << 1,    /* parsed but not listed in --help */
 	GB_OPTF_MARK_ALL = 1 << 2,  /* enum list: "all" also sets GB_ENUM_LIST_ALL */
+	/*
+	 * A spelling this command refuses (renamed, a short letter that means
+	 * something else in another command, an option that does not apply):
+	 * giving it is exit 2 with "'<spelling>' <help>", so help says why and
+	 * what to type instead. Hidden from --help and from "did you mean";
+	 * type GB_OPT_BOOL, no field. Searched like any option, so a table
+	 * before the common one refuses a common option for its command.
+	 */
+	GB_OPTF_REFUSED = 1 << 3,
 };
 
 /*
@@ -66,6 +75,11 @@ struct gb_opt {
 	const char *const *choices; /* NULL-terminated, for ENUM and ENUM_LIST */
 	unsigned flags;
 };
+
+/* A table entry for a spelling refused: gives "'<spelling>' <why>" (exit 2). */
+#define GB_OPT_REFUSED(short_letter, old_long, why)                                         \
+	{ GB_OPT_BOOL, short_letter, old_long, 0, NULL, why, 0, 0, NULL,                    \
+	  GB_OPTF_HIDDEN | GB_OPTF_REFUSED }
 
 #define GB_INT_LIST_MAX 256
 struct gb_int_list {

@@ -48,7 +48,7 @@ extern const char *const gb_format_names[];
 /* Options every measuring command takes. */
 struct gb_common {
 	struct gb_device_list devices;
-	const char *output;  /* -o FILE: the JSON report */
+	const char *output;  /* -o FILE: the report, in the format of FILE's extension */
 	bool json;           /* --json: the JSON report on stdout instead of text */
 	int format;          /* enum gb_format */
 	bool quiet;
@@ -56,6 +56,8 @@ struct gb_common {
 	bool no_color;
 };
 extern const struct gb_opt gb_common_opts[];
+/* The common options without --devices (its first entry), for commands that use no GPU. */
+extern const struct gb_opt *const gb_output_opts;
 void gb_common_defaults(struct gb_common *c);
 
 /*

@@ -29,18 +29,19 @@ struct compare_params {
 	const char *price;
 	int format;
 	const char *output;
+	bool json; /* --json: --format json, as in every command */
 	bool quiet;
 	bool allow_missing;
 };
 
 static const struct gb_opt compare_opts[] = {
-	{ GB_OPT_PERCENT, 't', "tolerance", offsetof(struct compare_params, tolerance), "PCT",
+	{ GB_OPT_PERCENT, 0, "tolerance", offsetof(struct compare_params, tolerance), "PCT",
 	  "a metric worse by more than this (and than the noise) is a regression (default 5%)", 0,
 	  10, NULL, 0 },
 	{ GB_OPT_STRING, 0, "metric-tolerance", offsetof(struct compare_params, metric_tolerance),
 	  "LIST", "per-metric tolerances, first match wins: 'tflops_*=3%,h2d_*=10%'", 0, 0, NULL,
 	  0 },
-	{ GB_OPT_STRING, 0, "price", offsetof(struct compare_params, price), "A,B",
+	{ GB_OPT_STRING, 0, "price", offsetof(struct compare_params, price), "USD,USD",
 	  "$ per GPU-hour of A and of B, for performance per dollar: 2.5,1.8", 0, 0, NULL, 0 },
 	{ GB_OPT_BOOL, 0, "allow-missing", offsetof(struct compare_params, allow_missing), NULL,
 	  "list what B lacks or could not run (benchmarks, metrics, GPUs) without failing", 0,
@@ -48,11 +49,17 @@ static const struct gb_opt compare_opts[] = {
 	{ GB_OPT_ENUM, 0, "format", offsetof(struct compare_params, format), "FMT",
 	  "format of stdout: text, json, markdown, csv, junit, prometheus or html", 0, 0,
 	  gb_format_names, 0 },
+	{ GB_OPT_BOOL, 0, "json", offsetof(struct compare_params, json), NULL,
+	  "print the comparison as JSON on stdout (--format json)", 0, 0, NULL, 0 },
 	{ GB_OPT_STRING, 'o', "output", offsetof(struct compare_params, output), "FILE",
-	  "write the comparison as JSON (schema gpubench.compare/1) to FILE ('-': stdout, the "
-	  "table then goes to stderr)", 0, 0, NULL, 0 },
+	  "write the comparison to FILE in the format of its extension (.html, .md, .csv, .xml, "
+	  ".prom, .txt; else JSON, schema gpubench.compare/1; '-': JSON on stdout, the table "
+	  "then goes to stderr)", 0, 0, NULL, 0 },
 	{ GB_OPT_BOOL, 'q', "quiet", offsetof(struct compare_params, quiet), NULL,
 	  "print nothing on stdout; the exit code says whether it regressed", 0, 0, NULL, 0 },
+	GB_OPT_REFUSED('t', NULL,
+		       "is no longer short for '--tolerance'; use '--tolerance' ('-t' is "
+		       "stress's '--duration')"),
 	{ GB_OPT_END, 0, NULL, 0, NULL, NULL, 0, 0, NULL, 0 },
 };
 
@@ -79,9 +86,31 @@ static bool json_on_stdout(const struct compare_params *cp)
 	return cp->output && gb_out_is_stdout(cp->output);
 }
 
-static int write_json(const void *ctx, FILE *out)
+struct formatted {
+	const struct gb_compare *cmp;
+	enum gb_out_format format;
+};
+
+static int write_formatted(const void *ctx, FILE *out)
 {
-	return gb_compare_print(ctx, GB_OUT_JSON, out);
+	const struct formatted *w = ctx;
+
+	return gb_compare_print(w->cmp, w->format, out);
+}
+
+/* --json is --format json; with another --format, or with '-o -', one would silently win */
+static int resolve_json(struct compare_params *cp)
+{
+	if (!cp->json)
+		return 0;
+	if (cp->format != GB_FORMAT_TEXT && cp->format != GB_FORMAT_JSON)
+		return gb_error("'--json' and '--format %s' both choose the format of stdout; use one",
+				gb_format_names[cp->format]);
+	if (json_on_stdout(cp))
+		return gb_error("'-o %s' and '--json' both write the comparison to stdout; use one",
+				cp->output);
+	cp->format = GB_FORMAT_JSON;
+	return 0;
 }
 
 /* Compare, print, write; the exit code. Reports are loaded and released by the caller. */
@@ -90,6 +119,7 @@ static int compare_and_print(const struct gb_run *a, const char *pa, const struc
 			     const struct gb_compare_opts *o)
 {
 	struct gb_compare cmp;
+	struct formatted file = { &cmp, GB_OUT_JSON };
 	char err[1024];
 	int rc;
 
@@ -103,7 +133,9 @@ static int compare_and_print(const struct gb_run *a, const char *pa, const struc
 			cmp.allow_missing ? " (allowed by --allow-missing)" : "",
 			cmp.missing[i].message);
 	rc = gb_compare_failed(&cmp) ? GB_EXIT_CHECK_FAILED : GB_EXIT_OK;
-	if (cp->output && gb_fmt_write_file(cp->output, write_json, &cmp, err, sizeof(err))) {
+	if (cp->output)
+		file.format = gb_out_format_for_output(cp->output);
+	if (cp->output && gb_fmt_write_file(cp->output, write_formatted, &file, err, sizeof(err))) {
 		gb_error("%s", err);
 		rc = GB_EXIT_CANNOT_RUN;
 	}
@@ -134,7 +166,7 @@ int cmd_compare(int argc, const char **argv)
 {
 	static const char usage[] =
 		"gpubench compare A.json B.json [--tolerance 5%] [--metric-tolerance LIST] "
-		"[--price A,B] [--allow-missing] [--format FMT] [-o FILE]";
+		"[--price A,B] [--allow-missing] [--format FMT | --json] [-o FILE]";
 	static const char summary[] =
 		"Compare report B against report A: every metric matched by benchmark, parameters "
 		"and GPU model, with both values, the ratio and the change. Exits 1 when a metric "
@@ -163,6 +195,8 @@ int cmd_compare(int argc, const char **argv)
 		gb_error("compare needs two reports: gpubench compare A.json B.json");
 		return GB_EXIT_USAGE;
 	}
+	if (resolve_json(&cp))
+		return GB_EXIT_USAGE;
 	gb_compare_opts_init(&o);
 	o.tolerance = cp.tolerance;
 	o.allow_missing = cp.allow_missing;

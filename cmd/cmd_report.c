@@ -26,6 +26,7 @@
 struct report_params {
 	int format; /* -1: from -o's extension, else text on stdout, json in a file */
 	const char *output;
+	bool json;  /* --json: --format json, as in every command */
 	bool merge;
 };
 
@@ -36,6 +37,8 @@ static const struct gb_opt report_opts[] = {
 	  0, 0, gb_format_names, 0 },
 	{ GB_OPT_STRING, 'o', "output", offsetof(struct report_params, output), "FILE",
 	  "write the output to FILE (atomically) instead of stdout", 0, 0, NULL, 0 },
+	{ GB_OPT_BOOL, 0, "json", offsetof(struct report_params, json), NULL,
+	  "the JSON report (--format json)", 0, 0, NULL, 0 },
 	{ GB_OPT_BOOL, 0, "merge", offsetof(struct report_params, merge), NULL,
 	  "merge the reports of many nodes into one fleet report with outliers marked", 0, 0,
 	  NULL, 0 },
@@ -56,17 +59,12 @@ static int write_render(const void *ctx, FILE *out)
 
 static enum gb_out_format pick_format(const struct report_params *rp)
 {
-	int f;
-
 	if (rp->format >= 0)
 		return (enum gb_out_format)rp->format;
-	if (!rp->output)
-		return GB_OUT_TEXT;
-	/* '-o -' is the JSON report on stdout, as for every command */
-	if (!strcmp(rp->output, "-"))
+	if (rp->json)
 		return GB_OUT_JSON;
-	f = gb_out_format_from_path(rp->output);
-	return f >= 0 ? (enum gb_out_format)f : GB_OUT_JSON;
+	/* '-o -' is the JSON report on stdout, a file the format of its extension */
+	return rp->output ? gb_out_format_for_output(rp->output) : GB_OUT_TEXT;
 }
 
 static int emit(const struct gb_run *run, const struct report_params *rp)
@@ -143,7 +141,7 @@ out:
 
 int cmd_report(int argc, const char **argv)
 {
-	static const char usage[] = "gpubench report FILE [--format FMT] [-o OUT]\n"
+	static const char usage[] = "gpubench report FILE [--format FMT | --json] [-o OUT]\n"
 				    "       gpubench report --merge A.json B.json ... [-o fleet.json]";
 	static const char summary[] =
 		"Print a saved report as text, json, markdown (CI job summaries), csv, junit (one "
@@ -161,6 +159,11 @@ int cmd_report(int argc, const char **argv)
 	rc = gb_cmd_parse(usage, summary, sets, 1, argc, argv, files, MAX_REPORTS, &n);
 	if (rc >= 0)
 		return rc;
+	if (rp.json && rp.format >= 0 && rp.format != GB_FORMAT_JSON) {
+		gb_error("'--json' and '--format %s' both choose the format; use one",
+			 gb_format_names[rp.format]);
+		return GB_EXIT_USAGE;
+	}
 	if (rp.output && gb_report_check_writable(rp.output, err, sizeof(err))) {
 		gb_error("%s", err);
 		return GB_EXIT_USAGE;

@@ -143,7 +143,7 @@ static void fitted_args(const char *bench, const struct gb_suite_sizes *max,
 	} else if (!strcmp(bench, "bandwidth")) {
 		append_smaller(buf, len, "max-size", fit->bandwidth_bytes, max->bandwidth_bytes);
 	} else if (!strcmp(bench, "p2p")) {
-		append_smaller(buf, len, "size", fit->p2p_bytes, max->p2p_bytes);
+		append_smaller(buf, len, "bytes", fit->p2p_bytes, max->p2p_bytes);
 	} else if (!strcmp(bench, "nccl")) {
 		append_smaller(buf, len, "max-bytes", fit->nccl_bytes, max->nccl_bytes);
 	} else if (!strcmp(bench, "stress")) {
@@ -336,7 +336,7 @@ static const struct gb_opt run_opts[] = {
 	  "under mpirun/srun: each node also writes its own report beside -o, as "
 	  "STEM.HOST.json (ignored without a launcher)",
 	  0, 0, NULL, 0 },
-	{ GB_OPT_DURATION, 0, "timeout", offsetof(struct run_params, timeout_s), "DURATION",
+	{ GB_OPT_DURATION, 0, "timeout", offsetof(struct run_params, timeout_s), "TIME",
 	  "under mpirun/srun: how long the nodes wait for each other after the longest expected "
 	  "suite of the profile (or their own end, if later); a node not in by then is reported "
 	  "missing (default 30m; ignored without a launcher)",

@@ -21,7 +21,7 @@
 
 static const char theory_usage[] =
 	"gpubench theory --gpu NAME [--count N] [--link NAME] [--grad-bytes SIZE] "
-	"[--step-ms X | --step-tflop X] [--price X] [--compare NAME ...] [options]\n"
+	"[--step-ms MS | --step-tflop TFLOP] [--price USD] [--compare NAME ...] [options]\n"
 	"       gpubench theory --list";
 static const char theory_summary[] =
 	"Spec-sheet peaks of a GPU from the built-in catalog, and the predicted speedup of N of "
@@ -79,9 +79,9 @@ static const struct gb_opt theory_opts[] = {
 	  "gradient bytes all-reduced per step (default 1G)", 0, 0x1p50, NULL, 0 },
 	{ GB_OPT_SIZE, 0, "bucket", P(bucket_bytes), "SIZE",
 	  "all-reduce bucket size (default 25M, as PyTorch DDP)", 1, 0x1p50, NULL, 0 },
-	{ GB_OPT_DOUBLE, 0, "step-ms", P(step_ms), "X",
+	{ GB_OPT_DOUBLE, 0, "step-ms", P(step_ms), "MS",
 	  "one GPU's compute time per step in ms (default 200)", 1e-3, 1e7, NULL, 0 },
-	{ GB_OPT_DOUBLE, 0, "step-tflop", P(step_tflop), "X",
+	{ GB_OPT_DOUBLE, 0, "step-tflop", P(step_tflop), "TFLOP",
 	  "work per step in TFLOP instead: step = work / (--precision peak x --mfu)", 1e-9, 1e12,
 	  NULL, 0 },
 	{ GB_OPT_PERCENT, 0, "mfu", P(mfu), "PCT",
@@ -109,9 +109,10 @@ static const struct gb_opt theory_opts[] = {
 	  "the second GPU's interconnect (default as for --link)", 0, 0, gb_link_model_names, 0 },
 	{ GB_OPT_DOUBLE, 0, "compare-price", P(compare_price), "USD",
 	  "the second GPU's price per GPU-hour", 1e-4, 1e6, NULL, 0 },
-	{ GB_OPT_DOUBLE, 0, "compare-step-ms", P(compare_step_ms), "X",
+	{ GB_OPT_DOUBLE, 0, "compare-step-ms", P(compare_step_ms), "MS",
 	  "the second GPU's step in ms (default: --step-ms x the ratio of the two peaks)", 1e-3,
 	  1e7, NULL, 0 },
+	GB_OPT_REFUSED('d', "devices", "does not apply: 'theory' uses no GPU (see --gpu)"),
 	{ GB_OPT_END, 0, NULL, 0, NULL, NULL, 0, 0, NULL, 0 },
 };
 #undef P
@@ -445,8 +446,6 @@ static int check_compare_opts(const struct theory_params *p)
 
 static int check_params(const struct theory_params *p, const struct gb_common *c)
 {
-	if (!c->devices.all)
-		return gb_error("'theory' uses no GPU; drop '--devices'");
 	if (p->list) {
 		if (c->json || c->output || c->format != GB_FORMAT_TEXT)
 			return gb_error("'--list' prints the catalog as text; drop '--json', "
@@ -994,7 +993,7 @@ int cmd_theory(int argc, const char **argv)
 {
 	struct theory_params p;
 	struct gb_common common;
-	struct gb_opt_set sets[] = { { theory_opts, &p }, { gb_common_opts, &common } };
+	struct gb_opt_set sets[] = { { theory_opts, &p }, { gb_output_opts, &common } };
 	struct theory_config cfg[2];
 	size_t n = 1;
 	int rc;

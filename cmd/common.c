@@ -40,12 +40,14 @@ extern char **environ;
 const char *const gb_format_names[] = { GB_OUT_FORMAT_NAMES, NULL };
 
 const struct gb_opt gb_common_opts[] = {
+	/* first: gb_output_opts is this table without it */
 	{ GB_OPT_DEVICES, 'd', "devices", offsetof(struct gb_common, devices), "LIST",
 	  "GPUs to use: 0,2 or 0-3 or all (after CUDA_VISIBLE_DEVICES)", 0, 0, NULL, 0 },
 	{ GB_OPT_STRING, 'o', "output", offsetof(struct gb_common, output), "FILE",
-	  "write the JSON report to FILE (also on failure and Ctrl-C; a link's target, a device "
-	  "or a FIFO is written, never replaced; '-': stdout, the summary then on stderr)", 0, 0,
-	  NULL, 0 },
+	  "write the report to FILE in the format of its extension (.html, .md, .csv, .xml, "
+	  ".prom, .txt; else JSON), also on failure and Ctrl-C; a link's target, a device or a "
+	  "FIFO is written, never replaced; '-': JSON on stdout, the summary then on stderr", 0,
+	  0, NULL, 0 },
 	{ GB_OPT_BOOL, 0, "json", offsetof(struct gb_common, json), NULL,
 	  "print the JSON report on stdout instead of the text summary", 0, 0, NULL, 0 },
 	{ GB_OPT_ENUM, 0, "format", offsetof(struct gb_common, format), "FMT",
@@ -58,6 +60,9 @@ const struct gb_opt gb_common_opts[] = {
 	  "no colours in the summary (also NO_COLOR=1)", 0, 0, NULL, 0 },
 	{ GB_OPT_END, 0, NULL, 0, NULL, NULL, 0, 0, NULL, 0 },
 };
+
+/* --devices is gb_common_opts[0]: the rest is every option of the output */
+const struct gb_opt *const gb_output_opts = &gb_common_opts[1];
 
 void gb_common_defaults(struct gb_common *c)
 {
@@ -358,7 +363,7 @@ static int write_outputs(struct gb_run *run, const struct gb_common *c, bool dev
 	gb_run_verdict(run);
 	code = gb_exit_code_for_status(run->verdict);
 	run->exit_code = code;
-	if (c->output && gb_report_write_file(run, c->output, err, sizeof(err))) {
+	if (c->output && gb_report_write_output(run, c->output, err, sizeof(err))) {
 		gb_error("%s", err);
 		if (code == GB_EXIT_OK)
 			code = GB_EXIT_CANNOT_RUN;

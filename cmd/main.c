@@ -5,8 +5,10 @@
  * without a GPU; only commands that measure probe the GPU.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
 #include <cublas_api.h>
 #include <cuda_runtime_api.h>
 #if GPUBENCH_HAVE_NCCL
@@ -172,17 +174,56 @@ static void print_version(FILE *out)
 	fprintf(out, "CUDA architectures: %s\n", GPUBENCH_CUDA_ARCHS);
 }
 
+/* The same facts as one JSON object, for --json as every command has it. */
+static int print_version_json(FILE *out)
+{
+	cJSON *o = cJSON_CreateObject(), *built;
+	char *text;
+	int rt = 0, rc;
+
+	cudaRuntimeGetVersion(&rt);
+	cJSON_AddStringToObject(o, "name", "gpubench");
+	cJSON_AddStringToObject(o, "version", GPUBENCH_VERSION);
+	cJSON_AddStringToObject(o, "git", GPUBENCH_GIT);
+	built = cJSON_AddObjectToObject(o, "built_with");
+	cJSON_AddStringToObject(built, "cuda_toolkit", GPUBENCH_CUDA_TOOLKIT);
+	cJSON_AddNumberToObject(built, "cuda_runtime", rt);
+	cJSON_AddNumberToObject(built, "cublas",
+				CUBLAS_VER_MAJOR * 10000 + CUBLAS_VER_MINOR * 100 + CUBLAS_VER_PATCH);
+#if GPUBENCH_HAVE_NCCL
+	cJSON_AddNumberToObject(built, "nccl", NCCL_MAJOR * 10000 + NCCL_MINOR * 100 + NCCL_PATCH);
+#else
+	cJSON_AddNullToObject(built, "nccl");
+#endif
+	if (gb_mpi_built())
+		cJSON_AddStringToObject(built, "mpi", gb_mpi_built_version());
+	else
+		cJSON_AddNullToObject(built, "mpi");
+	cJSON_AddStringToObject(built, "cuda_architectures", GPUBENCH_CUDA_ARCHS);
+	text = cJSON_Print(o);
+	rc = text && fprintf(out, "%s\n", text) > 0 ? 0 : -1;
+	cJSON_free(text);
+	cJSON_Delete(o);
+	return rc;
+}
+
 static int cmd_version(int argc, const char **argv)
 {
+	bool json = argc > 1 && !strcmp(argv[1], "--json");
+
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		puts("usage: gpubench version\n\nShow the version, git commit, and the CUDA, cuBLAS, "
-		     "NCCL and MPI it was built with.");
+		puts("usage: gpubench version [--json]\n\nShow the version, git commit, and the CUDA, "
+		     "cuBLAS, NCCL and MPI it was built with.\n\noptions:\n"
+		     "      --json  the same as one JSON object\n"
+		     "  -h, --help  show this help");
 		return GB_EXIT_OK;
 	}
-	if (argc > 1) {
-		gb_error("unexpected argument '%s'", argv[1]);
+	if (argc > 1 + json) {
+		gb_error("unexpected argument '%s'", argv[1 + json]);
 		return GB_EXIT_USAGE;
 	}
+	if (json)
+		return print_version_json(stdout) ? GB_EXIT_CANNOT_RUN : GB_EXIT_OK;
 	print_version(stdout);
 	return GB_EXIT_OK;
 }

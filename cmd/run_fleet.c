@@ -449,7 +449,7 @@ static int fleet_report(const struct fleet *f, const struct gb_run *local,
 	code = out.exit_code = gb_exit_code_for_status(out.verdict);
 	if (final)
 		say_bad_nodes(&out);
-	if (c->output && gb_report_write_file(&out, c->output, err, sizeof(err))) {
+	if (c->output && gb_report_write_output(&out, c->output, err, sizeof(err))) {
 		gb_error("%s", err);
 		if (code == GB_EXIT_OK)
 			code = GB_EXIT_CANNOT_RUN;

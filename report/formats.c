@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "outfile.h"
 #include "text.h"
 
 const char *const gb_out_format_names[] = { GB_OUT_FORMAT_NAMES, NULL };
@@ -39,6 +40,7 @@ int gb_out_format_from_path(const char *path)
 		enum gb_out_format f;
 	} exts[] = {
 		{ ".html", GB_OUT_HTML },      { ".htm", GB_OUT_HTML },  { ".md", GB_OUT_MARKDOWN },
+		{ ".markdown", GB_OUT_MARKDOWN },
 		{ ".csv", GB_OUT_CSV },        { ".xml", GB_OUT_JUNIT }, { ".json", GB_OUT_JSON },
 		{ ".prom", GB_OUT_PROMETHEUS }, { ".txt", GB_OUT_TEXT },
 	};
@@ -50,6 +52,36 @@ int gb_out_format_from_path(const char *path)
 		if (!strcasecmp(dot, exts[i].ext))
 			return (int)exts[i].f;
 	return -1;
+}
+
+enum gb_out_format gb_out_format_for_output(const char *path)
+{
+	int f = gb_out_is_stdout(path) ? -1 : gb_out_format_from_path(path);
+
+	return f >= 0 ? (enum gb_out_format)f : GB_OUT_JSON;
+}
+
+struct formatted {
+	const struct gb_run *run;
+	enum gb_out_format format;
+};
+
+static int write_formatted(const void *ctx, FILE *out)
+{
+	const struct formatted *w = ctx;
+
+	return gb_report_format(w->run, w->format, out);
+}
+
+int gb_report_write_output(const struct gb_run *run, const char *path, char *err,
+			   size_t errlen)
+{
+	struct formatted w = { run, gb_out_format_for_output(path) };
+
+	/* the JSON report's own writer words its errors as a report's */
+	if (w.format == GB_OUT_JSON)
+		return gb_report_write_file(run, path, err, errlen);
+	return gb_fmt_write_file(path, write_formatted, &w, err, errlen);
 }
 
 int gb_report_format(const struct gb_run *run, enum gb_out_format f, FILE *out)

@@ -40,9 +40,21 @@ extern const char *const gb_out_format_names[];
 int gb_out_format_from_name(const char *name);
 /*
  * The format a file name asks for by its extension (".html", ".htm", ".md",
- * ".csv", ".xml", ".prom", ".json", ".txt"); -1 when it says nothing.
+ * ".markdown", ".csv", ".xml", ".prom", ".json", ".txt"); -1 when it says nothing.
  */
 int gb_out_format_from_path(const char *path);
+/*
+ * The format of what -o names, the same in every command: standard output
+ * ("-") gets JSON, a file the format of its extension, else JSON.
+ */
+enum gb_out_format gb_out_format_for_output(const char *path);
+
+/*
+ * Write run to what -o names (path) in gb_out_format_for_output's format,
+ * never destroying it (gb_fmt_write_file). 0, or -1 with one line in err.
+ */
+int gb_report_write_output(const struct gb_run *run, const char *path, char *err,
+			   size_t errlen);
 
 /* Write run in format f to out. 0, or -1 on a stream error or unknown format. */
 int gb_report_format(const struct gb_run *run, enum gb_out_format f, FILE *out);

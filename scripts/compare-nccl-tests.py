@@ -141,7 +141,7 @@ def run_gpubench(a, gpus):
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "nccl.json")
         cmd = [a.gpubench, "nccl", "--op", a.op, "-b", str(a.min_bytes), "-e", str(a.max_bytes),
-               "-f", str(a.factor), "-n", str(a.iters), "-w", str(a.warmup),
+               "-f", str(a.factor), "--iters", str(a.iters), "-w", str(a.warmup),
                "--devices", ",".join(str(i) for i in range(gpus)), "-o", report, "--quiet"]
         if a.graph:
             cmd.append("--graph")

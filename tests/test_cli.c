@@ -77,6 +77,7 @@ static const struct gb_opt test_opts[] = {
 	 .offset = P_OFF(devices), .help = "GPUs to use"},
 	{.type = GB_OPT_DEVICES, .long_name = "workers", .offset = P_OFF(workers),
 	 .help = "one worker per entry", .flags = GB_OPTF_ALLOW_DUP},
+	GB_OPT_REFUSED('S', "bytes", "is now '--size' (bytes per buffer)"),
 	{.type = GB_OPT_END},
 };
 
@@ -206,6 +207,22 @@ static void expect_err(const char *const *argv, const char *want)
 		print_message("rc %d\nstderr: %swant:   %s\n", rc, errbuf, want);
 		fail();
 	}
+}
+
+/* ---- refused spellings (GB_OPTF_REFUSED) ------------------------------- */
+
+/* An old or conflicting spelling: one line saying what to type, before any value is read. */
+static void test_refused(void **state)
+{
+	(void)state;
+	expect_err(ARGV("--bytes", "4K"), "'--bytes' is now '--size' (bytes per buffer)");
+	expect_err(ARGV("--bytes=4K"), "'--bytes' is now '--size' (bytes per buffer)");
+	expect_err(ARGV("-S", "4K"), "'-S' is now '--size' (bytes per buffer)");
+	/* bundled: the refused letter stops the bundle */
+	expect_err(ARGV("-vS"), "'-S' is now '--size'");
+	expect_err(ARGV("--no-bytes"), "'--no-bytes' is now '--size'");
+	/* never the answer of "did you mean" */
+	expect_err(ARGV("--byte", "1"), "unknown option '--byte'; see --help");
 }
 
 /* ---- good values ------------------------------------------------------ */
@@ -1015,6 +1032,9 @@ static void test_usage(void **state)
 	assert_non_null(strstr(out, "\n  -h, --help "));
 	assert_non_null(strstr(out, "show this help\n"));
 	assert_null(strstr(out, "debug-seed"));
+	/* a refused spelling is not offered */
+	assert_null(strstr(out, "--bytes"));
+	assert_null(strstr(out, "-S"));
 	assert_null(strstr(out, " \n"));
 
 	/* one column for every help text */
@@ -1028,6 +1048,7 @@ static void test_usage(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_size_forms),
 		cmocka_unit_test(test_count_forms),
 		cmocka_unit_test(test_duration_percent_double),

@@ -56,10 +56,10 @@ static void test_defaults(void **state)
 	assert_int_equal(p.workload, GB_SCALING_WL_DDP);
 	assert_int_equal(p.steps, 20);
 	assert_int_equal(p.warmup_steps, 3);
-	assert_int_equal(p.grad_bytes, 256 * MiB);
+	assert_int_equal(gb_scaling_grad_bytes(&p), 256 * MiB);
 	/* PyTorch DDP's bucket_cap_mb = 25, the model's GB_DDP_BUCKET_BYTES */
-	assert_int_equal(p.bucket_bytes, 25 * MiB);
-	assert_rel(p.bucket_bytes, GB_DDP_BUCKET_BYTES, 0);
+	assert_int_equal(gb_scaling_bucket_bytes(&p), 25 * MiB);
+	assert_rel(gb_scaling_bucket_bytes(&p), GB_DDP_BUCKET_BYTES, 0);
 	assert_false(p.overlap);
 	assert_int_equal(p.link, -1);
 	assert_true(p.workers.all);
@@ -70,7 +70,7 @@ static void test_defaults(void **state)
 
 static void test_parse_options(void **state)
 {
-	static const char *const args[] = { "--workload", "gemm", "--steps", "10", "--step-tflop",
+	static const char *const args[] = { "--workload", "ddp", "--steps", "10", "--step-tflop",
 					     "2.5", "--bucket", "4M", "--overlap", "--link",
 					     "pcie4-nop2p", "--devices", "0,0,1" };
 	struct gb_scaling_params p;
@@ -78,11 +78,11 @@ static void test_parse_options(void **state)
 
 	(void)state;
 	assert_int_equal(parse(&p, args, ARRAY_LEN(args)), 0);
-	assert_int_equal(p.workload, GB_SCALING_WL_GEMM);
+	assert_int_equal(p.workload, GB_SCALING_WL_DDP);
 	assert_int_equal(p.steps, 10);
 	assert_rel(p.step_tflop, 2.5, 0);
 	assert_true(gb_scaling_step_by_work(&p));
-	assert_int_equal(p.bucket_bytes, 4 * MiB);
+	assert_int_equal(gb_scaling_bucket_bytes(&p), 4 * MiB);
 	assert_true(p.overlap);
 	assert_string_equal(gb_link_model_names[p.link], "pcie4-nop2p");
 	/* a repeated GPU is two workers on it, not an error */
@@ -116,10 +116,12 @@ static void test_validate(void **state)
 {
 	static const char *const both[] = { "--step-ms", "50", "--step-tflop", "1" };
 	static const char *const many[] = { "--grad-bytes", "8G", "--bucket", "1M" };
-	static const char *const many_gemm[] = { "--workload", "gemm", "--grad-bytes", "8G",
-						 "--bucket", "1M" };
+	/* each option of the ddp workload, given with gemm: ignored, so refused */
+	static const char *const gemm_with[][2] = {
+		{ "--grad-bytes", "8G" }, { "--bucket", "1M" }, { "--overlap", NULL },
+		{ "--link", "pcie4" } };
 	struct gb_scaling_params p;
-	char err[256];
+	char err[256], want[64];
 
 	(void)state;
 	assert_int_equal(parse(&p, both, 4), 0);
@@ -129,9 +131,16 @@ static void test_validate(void **state)
 	assert_int_equal(parse(&p, many, 4), 0);
 	assert_int_equal(gb_scaling_validate(&p, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "8192 buckets"));
-	/* gemm reduces nothing, so its buckets do not matter */
-	assert_int_equal(parse(&p, many_gemm, 6), 0);
-	assert_int_equal(gb_scaling_validate(&p, err, sizeof(err)), 0);
+	/* gemm reduces nothing: an option of the all-reduce is a mistake, not ignored */
+	for (size_t i = 0; i < ARRAY_LEN(gemm_with); i++) {
+		const char *args[] = { "--workload", "gemm", gemm_with[i][0], gemm_with[i][1] };
+
+		assert_int_equal(parse(&p, args, gemm_with[i][1] ? 4 : 3), 0);
+		assert_int_equal(gb_scaling_validate(&p, err, sizeof(err)), -1);
+		snprintf(want, sizeof(want), "'%s' applies only with '--workload ddp'",
+			 gemm_with[i][0]);
+		assert_non_null(strstr(err, want));
+	}
 }
 
 /* ---- GEMM sizing ---- */

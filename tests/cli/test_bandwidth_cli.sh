@@ -12,7 +12,7 @@ for opt in --tests --memory --method --min-size --max-size --factor --samples --
 done
 run "$BIN" p2p --help
 expect_rc 0 "p2p --help"
-for opt in --size --samples --loops --latency-only --no-verify; do
+for opt in --bytes --samples --loops --latency-only --no-verify; do
 	expect_out "$opt" "p2p --help lists $opt"
 done
 
@@ -55,18 +55,18 @@ expect_one_error "--loops must be between 1 and 256 \(got 0\)" "loops 0 message"
 run "$BIN" bandwidth --loops 257
 expect_rc 2 "loops 257"
 expect_one_error "--loops must be between 1 and 256 \(got 257\)" "loops 257 message"
-run "$BIN" p2p --size 65G
+run "$BIN" p2p --bytes 65G
 expect_rc 2 "p2p size above 64 GiB"
-expect_one_error "--size must be between 16 B and 64 GiB \(got 65 GiB\)" "p2p size range message"
+expect_one_error "--bytes must be between 16 B and 64 GiB \(got 65 GiB\)" "p2p size range message"
 run "$BIN" p2p --loops 257
 expect_rc 2 "p2p loops 257"
 expect_one_error "--loops must be between 1 and 256" "p2p loops message"
-run "$BIN" p2p --size 0
+run "$BIN" p2p --bytes 0
 expect_rc 2 "p2p size 0"
-expect_one_error "--size" "p2p size 0 message"
-run "$BIN" p2p --size 1000
+expect_one_error "--bytes" "p2p size 0 message"
+run "$BIN" p2p --bytes 1000
 expect_rc 2 "p2p size not a multiple of 16"
-expect_one_error "--size must be a multiple of 16" "p2p size message"
+expect_one_error "--bytes must be a multiple of 16" "p2p size message"
 
 report="$TMP/bw.json"
 # the schema is another test's subject: validate against it when it exists
@@ -81,7 +81,7 @@ if have_gpu; then
 	checks=$((checks + 1))
 	[ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] || fail "bandwidth on a GPU: exit $rc: $err"
 	[ -f "$report" ] && validate_if_schema "$report"
-	run "$BIN" p2p --size 1M --samples 3 --loops 2 -q -o "$TMP/p2p.json"
+	run "$BIN" p2p --bytes 1M --samples 3 --loops 2 -q -o "$TMP/p2p.json"
 	checks=$((checks + 1))
 	[ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] || fail "p2p on a GPU: exit $rc: $err"
 else

@@ -68,7 +68,7 @@ checks=$((checks + 1))
 grep -q -- "-b 1048576 -e 134217728 -f 2 -n 20 -w 5 -g 1 -G 0" "$TMP/perf.args" ||
 	fail "nccl-tests got other options: $(cat "$TMP/perf.args")"
 checks=$((checks + 1))
-grep -q -- "nccl --op allreduce -b 1048576 -e 134217728 -f 2 -n 20 -w 5 --devices 0" \
+grep -q -- "nccl --op allreduce -b 1048576 -e 134217728 -f 2 --iters 20 -w 5 --devices 0" \
 	"$TMP/gpubench.args" || fail "gpubench got other options: $(cat "$TMP/gpubench.args")"
 
 compare 98

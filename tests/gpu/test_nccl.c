@@ -159,7 +159,7 @@ static void skip_without_nccl(const struct fixture *f)
 static void test_single_gpu_sweep(void **state)
 {
 	static const char *const args[] = {
-		"--min-bytes", "8", "--max-bytes", "64M", "--iters", "5", "--warmup", "2",
+		"--min-bytes", "8", "--max-bytes", "64M", "--iters", "5", "--warmup-iters", "2",
 	};
 	struct fixture *f = *state;
 	const cJSON *note;
@@ -194,7 +194,7 @@ static void test_every_collective_and_type(void **state)
 {
 	static const char *const args[] = {
 		"--op", "all", "--dtype", "all", "--redop", "all", "--min-bytes", "1K",
-		"--max-bytes", "1M", "--factor", "32", "--iters", "2", "--warmup", "1",
+		"--max-bytes", "1M", "--factor", "32", "--iters", "2", "--warmup-iters", "1",
 	};
 	struct fixture *f = *state;
 

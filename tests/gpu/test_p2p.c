@@ -154,7 +154,7 @@ static void check_shape(const struct gb_bench_result *r, int n, bool latency_onl
 
 static void test_all_gpus_small(void **state)
 {
-	static const char *const args[] = { "--size", "1M", "--samples", "3", "--loops", "2" };
+	static const char *const args[] = { "--bytes", "1M", "--samples", "3", "--loops", "2" };
 	struct fixture f;
 
 	(void)state;
@@ -173,7 +173,7 @@ static void test_all_gpus_small(void **state)
 
 static void test_single_gpu_large(void **state)
 {
-	static const char *const args[] = { "--size", "256M", "--samples", "3", "--loops", "4" };
+	static const char *const args[] = { "--bytes", "256M", "--samples", "3", "--loops", "4" };
 	struct fixture f;
 	cJSON *reason;
 

@@ -2,7 +2,7 @@
 # nccl on the simulated machine: every collective, correct results (0 wrong).
 . "$(dirname "$0")/lib_sim.sh"
 
-sim_run nccl nccl --op all -b 1K -e 64K -f 8 -n 2 --samples 2 -w 1 --timeout 120s
+sim_run nccl nccl --op all -b 1K -e 64K -f 8 --iters 2 --samples 2 -w 1 --timeout 120s
 if [ "$GPUS" -lt 2 ]; then
 	expect_rc_in "0 1" "nccl on one GPU"
 else

@@ -3,7 +3,7 @@
 # on one GPU it says why it cannot run.
 . "$(dirname "$0")/lib_sim.sh"
 
-sim_run p2p p2p --size 1M --samples 3 --loops 2
+sim_run p2p p2p --bytes 1M --samples 3 --loops 2
 if [ "$GPUS" -lt 2 ]; then
 	# one GPU: only its local copy and latency, still verified
 	expect_rc_in "0 1" "p2p on one GPU"

@@ -4,7 +4,7 @@
 # and fails (exit 1). The check names GPU 1, whose output was wrong, not GPU 0.
 . "$(dirname "$0")/lib_faults.sh"
 
-sim_run nccl nccl --op allreduce -b 1K -e 64K -f 8 -n 2 --samples 2 -w 1 --timeout 120s
+sim_run nccl nccl --op allreduce -b 1K -e 64K -f 8 --iters 2 --samples 2 -w 1 --timeout 120s
 expect_report "$REPORT"
 expect_verdict "$REPORT" failed 1
 expect_bench_status "$REPORT" nccl "failed"

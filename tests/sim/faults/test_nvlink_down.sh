@@ -4,7 +4,7 @@
 # ends of the pair (exit 1), with the count of links up.
 . "$(dirname "$0")/lib_faults.sh"
 
-sim_run p2p p2p --size 1M --samples 3 --loops 2
+sim_run p2p p2p --bytes 1M --samples 3 --loops 2
 expect_report "$REPORT"
 expect_verdict "$REPORT" failed 1
 expect_finding "$REPORT" p2p nvlink_links_up failed 1 'NVLink link down: 0 of 12 links up'

@@ -5,7 +5,7 @@
 # pair, in both directions (exit 1).
 . "$(dirname "$0")/lib_faults.sh"
 
-sim_run p2p p2p --size 1M --samples 3 --loops 2
+sim_run p2p p2p --bytes 1M --samples 3 --loops 2
 expect_report "$REPORT"
 expect_verdict "$REPORT" failed 1
 expect_finding "$REPORT" p2p p2p_data failed 0 'P2P advertised but data wrong: GPU 0 -> GPU 1'

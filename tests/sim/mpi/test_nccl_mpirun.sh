@@ -74,7 +74,7 @@ expect_rows_right() {
 machine "$TMP/m0.json"
 machine "$TMP/m1.json"
 export GPUBENCH_SIM_MACHINE="$TMP/m%r.json"
-mpi_run ok nccl --op all --max-bytes 64K -n 2 --samples 2 -w 1 --timeout 60s
+mpi_run ok nccl --op all --max-bytes 64K --iters 2 --samples 2 -w 1 --timeout 60s
 expect_verdict "$REPORT" passed 0
 expect_report "$REPORT"
 expect_bench_status "$REPORT" nccl passed
@@ -92,7 +92,7 @@ expect_json "$REPORT" "[m for m in d['benchmarks'][0]['metrics'] if m['name'] ==
 
 # the same simulated time as one process driving both GPUs: every rank agrees
 # on each collective's end (the latest arrival plus the cost model's time)
-GPUBENCH_SIM_MACHINE="$TMP/m0.json" run "$BIN" nccl --op all --max-bytes 64K -n 2 --samples 2 \
+GPUBENCH_SIM_MACHINE="$TMP/m0.json" run "$BIN" nccl --op all --max-bytes 64K --iters 2 --samples 2 \
 	-w 1 --timeout 60s -o "$TMP/one.json"
 expect_rc_in 0 "the same sweep in one process"
 checks=$((checks + 1))
@@ -108,7 +108,7 @@ sys.exit(0 if len(pairs) >= 30 and not bad else 1)' "$TMP/ok.json" "$TMP/one.jso
 
 # ---- 2. nccl_wrong on GPU 1, in rank 1's machine file only ----
 machine "$TMP/m1.json" '{ "kind": "nccl_wrong", "gpu": 1, "after_launches": 3 }'
-mpi_run wrong nccl --op allreduce --max-bytes 64K -n 2 --samples 2 -w 1 --timeout 60s
+mpi_run wrong nccl --op allreduce --max-bytes 64K --iters 2 --samples 2 -w 1 --timeout 60s
 expect_verdict "$REPORT" failed 1
 expect_report "$REPORT"
 expect_bench_status "$REPORT" nccl failed
@@ -122,7 +122,7 @@ expect_json "$REPORT" "sum(r['nwrong'] for r in d['benchmarks'][0]['extra']['row
 machine "$TMP/m1.json" '{ "kind": "nccl_hang", "gpu": 1, "after_launches": 3 }'
 start=$(date +%s)
 # 1 MiB: progress is marked per operation in timed loops from that size on
-mpi_run hang nccl --op allreduce -b 1M -e 1M -n 2 --samples 2 -w 1 --timeout 3s
+mpi_run hang nccl --op allreduce -b 1M -e 1M --iters 2 --samples 2 -w 1 --timeout 3s
 elapsed_s=$(($(date +%s) - start))
 expect_verdict "$REPORT" error 3
 expect_report "$REPORT"
@@ -144,7 +144,7 @@ run timeout 120 "$MPIEXEC" "${flags[@]}" -np 2 bash -c '
 	if [ "${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}" = 1 ]; then
 		(sleep 2; kill -9 $$) &
 	fi
-	exec "$0" "$@"' "$BIN" nccl --op all --dtype all --redop all --max-bytes 1M -n 20 \
+	exec "$0" "$@"' "$BIN" nccl --op all --dtype all --redop all --max-bytes 1M --iters 20 \
 	--samples 5 --timeout 30s -q -o "$TMP/killed.json"
 elapsed_s=$(($(date +%s) - start))
 checks=$((checks + 1))
