@@ -365,3 +365,42 @@ extern "C" void __tsan_write_range(void *p, unsigned long n) { check_access(p, n
 extern "C" void __tsan_init(void) {}
 extern "C" void __tsan_func_entry(void *) {}
 extern "C" void __tsan_func_exit(void) {}
+
+/*
+ * Atomics of host code in the kernels' files (the launchers' std::atomic
+ * caches): done as asked, with the compiler's builtins. A kernel's own
+ * atomics are CUDA's (kexec_atomic.cc).
+ */
+#define GB_KX_ATOMIC_HOOKS(bits, type)                                                             \
+	extern "C" type __tsan_atomic##bits##_load(const volatile type *p, int)                    \
+	{                                                                                          \
+		return __atomic_load_n(p, __ATOMIC_SEQ_CST);                                       \
+	}                                                                                          \
+	extern "C" void __tsan_atomic##bits##_store(volatile type *p, type v, int)                 \
+	{                                                                                          \
+		__atomic_store_n(p, v, __ATOMIC_SEQ_CST);                                          \
+	}                                                                                          \
+	extern "C" type __tsan_atomic##bits##_exchange(volatile type *p, type v, int)              \
+	{                                                                                          \
+		return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);                                \
+	}                                                                                          \
+	extern "C" type __tsan_atomic##bits##_fetch_add(volatile type *p, type v, int)             \
+	{                                                                                          \
+		return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);                                 \
+	}                                                                                          \
+	extern "C" int __tsan_atomic##bits##_compare_exchange_strong(volatile type *p, type *c,    \
+								     type v, int, int)             \
+	{                                                                                          \
+		return __atomic_compare_exchange_n(p, c, v, false, __ATOMIC_SEQ_CST,               \
+						   __ATOMIC_SEQ_CST);                              \
+	}
+
+GB_KX_ATOMIC_HOOKS(8, uint8_t)
+GB_KX_ATOMIC_HOOKS(16, uint16_t)
+GB_KX_ATOMIC_HOOKS(32, uint32_t)
+GB_KX_ATOMIC_HOOKS(64, uint64_t)
+
+extern "C" void __tsan_atomic_thread_fence(int)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
