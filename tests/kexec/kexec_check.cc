@@ -48,6 +48,7 @@ struct shadow {
 	uint16_t pending;  /* cp.async copies in flight into this byte */
 };
 constexpr uint16_t kManyReaders = 0xffff;
+constexpr uint16_t kAsyncCopy = 0xfffe;  /* a cp.async no wait_group has completed */
 constexpr unsigned kMaxPrinted = 20;
 
 bool ready;
@@ -142,7 +143,7 @@ bool ordered(uint32_t epoch, uint16_t tid, uint32_t wsync)
 {
 	if (epoch != blk.epoch || tid == cur->linear)
 		return true;
-	if (tid != kManyReaders && tid / 32 == cur->warp && wsync < blk.warp_sync[cur->warp])
+	if (tid < kAsyncCopy && tid / 32 == cur->warp && wsync < blk.warp_sync[cur->warp])
 		return true;
 	return false;
 }
@@ -160,6 +161,8 @@ void report_hazard(const char *kind, uintptr_t a, uint16_t other, const char *ot
 		blk.idx.z, run->kernel);
 	if (other == kManyReaders)
 		fprintf(stderr, "=========     %s by several threads\n", other_role);
+	else if (other == kAsyncCopy)
+		fprintf(stderr, "=========     %s\n", other_role);
 	else
 		print_thread_line(other_role, other);
 	print_thread_line(my_role, cur->linear);
@@ -174,7 +177,8 @@ void race_access(uintptr_t a, size_t n, access kind)
 		shadow &s = shadows[a + i - win_lo];
 
 		if (s.pending)
-			report_hazard("RAW", a + i, s.w_tid, "cp.async in flight from thread",
+			report_hazard("RAW", a + i, kAsyncCopy,
+				      "Write by a cp.async that no wait_group has completed yet",
 				      kind == access::read ? "Read Thread" : "Write Thread");
 		if (!ordered(s.w_epoch, s.w_tid, s.w_wsync))
 			report_hazard(kind == access::read ? "RAW" : "WAW", a + i, s.w_tid,
