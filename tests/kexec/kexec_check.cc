@@ -53,7 +53,6 @@ constexpr unsigned kMaxPrinted = 20;
 
 bool ready;
 uintptr_t win_lo, win_hi;         /* the shared window: the executable's TLS block */
-std::vector<std::pair<uintptr_t, uintptr_t>> dyn;  /* extern __shared__ arrays inside it */
 std::vector<shadow> shadows;
 std::vector<std::pair<uintptr_t, uintptr_t>> image;   /* the executable's loaded segments */
 std::map<uintptr_t, size_t> allocs;                    /* cudaMalloc'd ranges */
@@ -85,6 +84,14 @@ int phdr_cb(struct dl_phdr_info *info, size_t, void *)
 		}
 	}
 	return 1;
+}
+
+/* extern __shared__ arrays inside the window; registered before main, whatever the order */
+std::vector<std::pair<uintptr_t, uintptr_t>> &dynamic_arrays()
+{
+	static std::vector<std::pair<uintptr_t, uintptr_t>> v;
+
+	return v;
 }
 
 bool within(uintptr_t a, size_t n, uintptr_t lo, uintptr_t hi)
@@ -280,7 +287,7 @@ void check_access(const void *p, size_t n, access kind)
 	    within(a, n, (uintptr_t)run->params, (uintptr_t)run->params + run->params_bytes))
 		return;
 	if (within(a, n, win_lo, win_hi)) {
-		for (auto &d : dyn)
+		for (auto &d : dynamic_arrays())
 			if (a + n > d.first && a < d.second &&
 			    !within(a, n, d.first, d.first + run->dyn_smem)) {
 				report_memcheck("__shared__", p, n, kind);
@@ -324,7 +331,7 @@ using namespace gb_kx;
 
 void gb_kx_register_dynamic_smem(void *base, size_t bytes)
 {
-	dyn.emplace_back((uintptr_t)base, (uintptr_t)base + bytes);
+	dynamic_arrays().emplace_back((uintptr_t)base, (uintptr_t)base + bytes);
 }
 
 uint32_t gb_kx_shared_addr(const void *p)
