@@ -273,7 +273,8 @@ extern "C" cudaError_t gb_launch_pattern_fill(void *buf, size_t bytes, uint64_t 
 
 	if (bad_size(bytes) || !buf)
 		return cudaErrorInvalidValue;
-	GB_LAUNCH(grid_for(words, sm_count), kThreads, 0, stream, fill_kernel)((uint4 *)buf, words, seed);
+	GB_LAUNCH(grid_for(words, sm_count), kThreads, 0, stream, fill_kernel)(
+		(uint4 *)buf, words, seed);
 	return cudaGetLastError();
 }
 
@@ -285,8 +286,8 @@ extern "C" cudaError_t gb_launch_pattern_verify(const void *buf, size_t bytes, u
 
 	if (bad_size(bytes) || !buf || !mismatches)
 		return cudaErrorInvalidValue;
-	GB_LAUNCH(grid_for(words, sm_count), kThreads, 0, stream, verify_kernel)((const uint4 *)buf, words,
-									 seed, mismatches);
+	GB_LAUNCH(grid_for(words, sm_count), kThreads, 0, stream, verify_kernel)(
+		(const uint4 *)buf, words, seed, mismatches);
 	return cudaGetLastError();
 }
 
@@ -297,8 +298,8 @@ extern "C" cudaError_t gb_launch_sm_copy(void *dst, const void *src, size_t byte
 
 	if (bad_size(bytes) || !dst || !src)
 		return cudaErrorInvalidValue;
-	GB_LAUNCH(grid_for(words, sm_count), kThreads, 0, stream, sm_copy_kernel)((uint4 *)dst,
-									  (const uint4 *)src, words);
+	GB_LAUNCH(grid_for(words, sm_count), kThreads, 0, stream, sm_copy_kernel)(
+		(uint4 *)dst, (const uint4 *)src, words);
 	return cudaGetLastError();
 }
 
@@ -321,8 +322,8 @@ extern "C" cudaError_t gb_launch_pattern_fill_double(double *buf, size_t n, uint
 {
 	if (n % 2 || !buf)
 		return cudaErrorInvalidValue;
-	GB_LAUNCH(grid_for(n / 2, sm_count), kThreads, 0, stream, fill_double_kernel)((double2 *)buf,
-									      n / 2, seed);
+	GB_LAUNCH(grid_for(n / 2, sm_count), kThreads, 0, stream, fill_double_kernel)(
+		(double2 *)buf, n / 2, seed);
 	return cudaGetLastError();
 }
 
@@ -338,16 +339,20 @@ extern "C" cudaError_t gb_launch_stream(enum gb_stream_op op, double *dst, const
 		return cudaErrorInvalidValue;
 	switch (op) {
 	case GB_STREAM_COPY:
-		GB_LAUNCH(grid, kThreads, 0, stream, stream_kernel<GB_STREAM_COPY>)(d, a, b, q, n / 2);
+		GB_LAUNCH(grid, kThreads, 0, stream, stream_kernel<GB_STREAM_COPY>)(
+			d, a, b, q, n / 2);
 		break;
 	case GB_STREAM_SCALE:
-		GB_LAUNCH(grid, kThreads, 0, stream, stream_kernel<GB_STREAM_SCALE>)(d, a, b, q, n / 2);
+		GB_LAUNCH(grid, kThreads, 0, stream, stream_kernel<GB_STREAM_SCALE>)(
+			d, a, b, q, n / 2);
 		break;
 	case GB_STREAM_ADD:
-		GB_LAUNCH(grid, kThreads, 0, stream, stream_kernel<GB_STREAM_ADD>)(d, a, b, q, n / 2);
+		GB_LAUNCH(grid, kThreads, 0, stream, stream_kernel<GB_STREAM_ADD>)(
+			d, a, b, q, n / 2);
 		break;
 	case GB_STREAM_TRIAD:
-		GB_LAUNCH(grid, kThreads, 0, stream, stream_kernel<GB_STREAM_TRIAD>)(d, a, b, q, n / 2);
+		GB_LAUNCH(grid, kThreads, 0, stream, stream_kernel<GB_STREAM_TRIAD>)(
+			d, a, b, q, n / 2);
 		break;
 	default:
 		return cudaErrorInvalidValue;
@@ -374,7 +379,8 @@ extern "C" cudaError_t gb_launch_chase_init(void *buf, size_t bytes, size_t stri
 
 	if (!buf || stride < 128 || stride % 8 || nodes < 2)
 		return cudaErrorInvalidValue;
-	GB_LAUNCH(grid_for(nodes, 1), kThreads, 0, stream, chase_init_kernel)((char *)buf, nodes, stride);
+	GB_LAUNCH(grid_for(nodes, 1), kThreads, 0, stream, chase_init_kernel)(
+		(char *)buf, nodes, stride);
 	return cudaGetLastError();
 }
 

@@ -89,8 +89,8 @@ extern "C" cudaError_t gb_launch_stress_fill(void *p, enum gb_dtype t, size_t n,
 		if constexpr (std::is_integral<T>::value) {
 			return cudaErrorInvalidValue;
 		} else {
-			GB_LAUNCH(grid_for(n), GB_THREADS, 0, stream, fill_kernel<T>)(static_cast<T *>(p), n,
-									    key, sig_bits, r);
+			GB_LAUNCH(grid_for(n), GB_THREADS, 0, stream, fill_kernel<T>)(
+				static_cast<T *>(p), n, key, sig_bits, r);
 			return cudaGetLastError();
 		}
 	});
@@ -195,11 +195,11 @@ extern "C" cudaError_t gb_launch_stress_verify(const void *c, const void *ref, e
 	if (!m || !n || grid.y > GB_MAX_BLOCKS || (col == NULL) != (row == NULL))
 		return cudaErrorInvalidValue;
 	if (t == GB_DT_F64)
-		GB_LAUNCH(grid, GB_THREADS, 0, stream, verify_kernel<double>)((const double *)c, (const double *)ref,
-							       m, n, slot, col, row, v);
+		GB_LAUNCH(grid, GB_THREADS, 0, stream, verify_kernel<double>)(
+			(const double *)c, (const double *)ref, m, n, slot, col, row, v);
 	else if (t == GB_DT_F32)
-		GB_LAUNCH(grid, GB_THREADS, 0, stream, verify_kernel<float>)((const float *)c, (const float *)ref, m,
-							       n, slot, col, row, v);
+		GB_LAUNCH(grid, GB_THREADS, 0, stream, verify_kernel<float>)(
+			(const float *)c, (const float *)ref, m, n, slot, col, row, v);
 	else
 		return cudaErrorInvalidValue;
 	return cudaGetLastError();
@@ -278,8 +278,8 @@ __global__ static void digest_kernel(const uint32_t *p, size_t n, unsigned long 
 extern "C" cudaError_t gb_launch_stress_digest(const void *p, size_t n_words,
 					       unsigned long long *digest, cudaStream_t stream)
 {
-	GB_LAUNCH(grid_for(n_words), GB_THREADS, 0, stream, digest_kernel)((const uint32_t *)p, n_words,
-								      digest);
+	GB_LAUNCH(grid_for(n_words), GB_THREADS, 0, stream, digest_kernel)(
+		(const uint32_t *)p, n_words, digest);
 	return cudaGetLastError();
 }
 
@@ -359,8 +359,8 @@ __global__ static void memtest_verify_kernel(uint32_t *p, size_t n, int kind, ui
 extern "C" cudaError_t gb_launch_memtest_write(uint32_t *p, size_t n_words, int kind,
 					       uint32_t param, uint64_t seed, cudaStream_t stream)
 {
-	GB_LAUNCH(grid_for(n_words), GB_THREADS, 0, stream, memtest_write_kernel)(p, n_words, kind, param,
-									  seed);
+	GB_LAUNCH(grid_for(n_words), GB_THREADS, 0, stream, memtest_write_kernel)(
+		p, n_words, kind, param, seed);
 	return cudaGetLastError();
 }
 
