@@ -17,6 +17,8 @@
 
 #include "../bench/copy_math.h"
 #include "copy_hd.h"
+#include "launch.cuh"
+#include "ptx.cuh"
 
 namespace {
 
@@ -76,10 +78,7 @@ bool bad_size(size_t bytes)
 /* nanoseconds of the GPU's global timer, which runs at the same rate whatever the SM clock */
 __device__ static unsigned long long global_ns(void)
 {
-	unsigned long long t;
-
-	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-	return t;
+	return gb_ptx_globaltimer();
 }
 
 __global__ static void spin_kernel(const volatile int *release, int *timed_out,
@@ -263,7 +262,7 @@ extern "C" cudaError_t gb_copy_preload(void)
 extern "C" cudaError_t gb_launch_spin_wait(const volatile int *release, int *timed_out,
 					   unsigned long long timeout_ns, cudaStream_t stream)
 {
-	spin_kernel<<<1, 1, 0, stream>>>(release, timed_out, timeout_ns);
+	GB_LAUNCH(1, 1, 0, stream, spin_kernel)(release, timed_out, timeout_ns);
 	return cudaGetLastError();
 }
 
@@ -274,7 +273,8 @@ extern "C" cudaError_t gb_launch_pattern_fill(void *buf, size_t bytes, uint64_t 
 
 	if (bad_size(bytes) || !buf)
 		return cudaErrorInvalidValue;
-	fill_kernel<<<grid_for(words, sm_count), kThreads, 0, stream>>>((uint4 *)buf, words, seed);
+	GB_LAUNCH(grid_for(words, sm_count), kThreads, 0, stream, fill_kernel)(
+		(uint4 *)buf, words, seed);
 	return cudaGetLastError();
 }
 
@@ -286,8 +286,8 @@ extern "C" cudaError_t gb_launch_pattern_verify(const void *buf, size_t bytes, u
 
 	if (bad_size(bytes) || !buf || !mismatches)
 		return cudaErrorInvalidValue;
-	verify_kernel<<<grid_for(words, sm_count), kThreads, 0, stream>>>((const uint4 *)buf, words,
-									 seed, mismatches);
+	GB_LAUNCH(grid_for(words, sm_count), kThreads, 0, stream, verify_kernel)(
+		(const uint4 *)buf, words, seed, mismatches);
 	return cudaGetLastError();
 }
 
@@ -298,8 +298,8 @@ extern "C" cudaError_t gb_launch_sm_copy(void *dst, const void *src, size_t byte
 
 	if (bad_size(bytes) || !dst || !src)
 		return cudaErrorInvalidValue;
-	sm_copy_kernel<<<grid_for(words, sm_count), kThreads, 0, stream>>>((uint4 *)dst,
-									  (const uint4 *)src, words);
+	GB_LAUNCH(grid_for(words, sm_count), kThreads, 0, stream, sm_copy_kernel)(
+		(uint4 *)dst, (const uint4 *)src, words);
 	return cudaGetLastError();
 }
 
@@ -312,7 +312,7 @@ extern "C" cudaError_t gb_launch_sm_copy_bidir(void *dst0, const void *src0, voi
 	if (bad_size(bytes) || !dst0 || !src0 || !dst1 || !src1)
 		return cudaErrorInvalidValue;
 	/* twice the threads of a one-way copy: half of them go each way */
-	sm_copy_bidir_kernel<<<grid_for(2 * words, sm_count), kThreads, 0, stream>>>(
+	GB_LAUNCH(grid_for(2 * words, sm_count), kThreads, 0, stream, sm_copy_bidir_kernel)(
 		(uint4 *)dst0, (const uint4 *)src0, (uint4 *)dst1, (const uint4 *)src1, words);
 	return cudaGetLastError();
 }
@@ -322,8 +322,8 @@ extern "C" cudaError_t gb_launch_pattern_fill_double(double *buf, size_t n, uint
 {
 	if (n % 2 || !buf)
 		return cudaErrorInvalidValue;
-	fill_double_kernel<<<grid_for(n / 2, sm_count), kThreads, 0, stream>>>((double2 *)buf,
-									      n / 2, seed);
+	GB_LAUNCH(grid_for(n / 2, sm_count), kThreads, 0, stream, fill_double_kernel)(
+		(double2 *)buf, n / 2, seed);
 	return cudaGetLastError();
 }
 
@@ -339,16 +339,20 @@ extern "C" cudaError_t gb_launch_stream(enum gb_stream_op op, double *dst, const
 		return cudaErrorInvalidValue;
 	switch (op) {
 	case GB_STREAM_COPY:
-		stream_kernel<GB_STREAM_COPY><<<grid, kThreads, 0, stream>>>(d, a, b, q, n / 2);
+		GB_LAUNCH(grid, kThreads, 0, stream, stream_kernel<GB_STREAM_COPY>)(
+			d, a, b, q, n / 2);
 		break;
 	case GB_STREAM_SCALE:
-		stream_kernel<GB_STREAM_SCALE><<<grid, kThreads, 0, stream>>>(d, a, b, q, n / 2);
+		GB_LAUNCH(grid, kThreads, 0, stream, stream_kernel<GB_STREAM_SCALE>)(
+			d, a, b, q, n / 2);
 		break;
 	case GB_STREAM_ADD:
-		stream_kernel<GB_STREAM_ADD><<<grid, kThreads, 0, stream>>>(d, a, b, q, n / 2);
+		GB_LAUNCH(grid, kThreads, 0, stream, stream_kernel<GB_STREAM_ADD>)(
+			d, a, b, q, n / 2);
 		break;
 	case GB_STREAM_TRIAD:
-		stream_kernel<GB_STREAM_TRIAD><<<grid, kThreads, 0, stream>>>(d, a, b, q, n / 2);
+		GB_LAUNCH(grid, kThreads, 0, stream, stream_kernel<GB_STREAM_TRIAD>)(
+			d, a, b, q, n / 2);
 		break;
 	default:
 		return cudaErrorInvalidValue;
@@ -363,7 +367,7 @@ extern "C" cudaError_t gb_launch_stream_verify(enum gb_stream_op op, const doubl
 {
 	if (n % 2 || !dst || !mismatches || (unsigned)op > GB_STREAM_TRIAD)
 		return cudaErrorInvalidValue;
-	stream_verify_kernel<<<grid_for(n / 2, sm_count), kThreads, 0, stream>>>(
+	GB_LAUNCH(grid_for(n / 2, sm_count), kThreads, 0, stream, stream_verify_kernel)(
 		(int)op, (const double2 *)dst, seed_x, seed_y, q, n / 2, mismatches);
 	return cudaGetLastError();
 }
@@ -375,7 +379,8 @@ extern "C" cudaError_t gb_launch_chase_init(void *buf, size_t bytes, size_t stri
 
 	if (!buf || stride < 128 || stride % 8 || nodes < 2)
 		return cudaErrorInvalidValue;
-	chase_init_kernel<<<grid_for(nodes, 1), kThreads, 0, stream>>>((char *)buf, nodes, stride);
+	GB_LAUNCH(grid_for(nodes, 1), kThreads, 0, stream, chase_init_kernel)(
+		(char *)buf, nodes, stride);
 	return cudaGetLastError();
 }
 
@@ -384,6 +389,6 @@ extern "C" cudaError_t gb_launch_chase(const void *buf, unsigned long long steps
 {
 	if (!buf || !sink)
 		return cudaErrorInvalidValue;
-	chase_kernel<<<1, 1, 0, stream>>>((const unsigned long long *)buf, steps, sink);
+	GB_LAUNCH(1, 1, 0, stream, chase_kernel)((const unsigned long long *)buf, steps, sink);
 	return cudaGetLastError();
 }

@@ -113,7 +113,8 @@ cudaError_t gb_launch_chase(const void *buf, unsigned long long steps, unsigned 
 }
 #endif
 
-#ifdef __CUDACC__
+/* the host build of the kernels (tests/kexec/, GB_KEXEC) runs it too */
+#if defined(__CUDACC__) || defined(GB_KEXEC)
 /*
  * Device side, shared by every verify kernel (copy.cu, nccl_check.cu):
  * count the i < n of this thread's grid-stride share for which bad(i) is

@@ -16,6 +16,7 @@
 #include "kernels/dtype.cuh"
 #include "kernels/fill_hash.h"
 #include "kernels/gemm.h"
+#include "kernels/launch.cuh"
 
 namespace {
 
@@ -60,15 +61,16 @@ unsigned blocks_for(size_t n)
 template <typename T>
 cudaError_t launch_random(void *p, size_t n, uint64_t seed, uint64_t first, cudaStream_t s)
 {
-	fill_random_kernel<T>
-		<<<blocks_for(n), kThreads, 0, s>>>(static_cast<T *>(p), n, seed, first);
+	GB_LAUNCH(blocks_for(n), kThreads, 0, s, fill_random_kernel<T>)(
+		static_cast<T *>(p), n, seed, first);
 	return cudaGetLastError();
 }
 
 template <typename U>
 cudaError_t launch_pattern(void *p, size_t n, U pattern, cudaStream_t s)
 {
-	fill_pattern_kernel<U><<<blocks_for(n), kThreads, 0, s>>>(static_cast<U *>(p), n, pattern);
+	GB_LAUNCH(blocks_for(n), kThreads, 0, s, fill_pattern_kernel<U>)(
+		static_cast<U *>(p), n, pattern);
 	return cudaGetLastError();
 }
 

@@ -37,8 +37,10 @@
 
 #include "bench/own_gemm_math.h"
 #include "kernels/dtype.cuh"
+#include "kernels/launch.cuh"
 #include "kernels/mma_layout.h"
 #include "kernels/own_gemm.h"
+#include "kernels/ptx.cuh"
 
 namespace {
 
@@ -74,46 +76,36 @@ __device__ __forceinline__ uint32_t smem_u32(const void *p)
 /* 16 bytes global -> shared, asynchronously; src_bytes 0 writes zeros and reads nothing */
 __device__ __forceinline__ void cp_async16(uint32_t dst, const void *src, uint32_t src_bytes)
 {
-	asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-		     "r"(src_bytes)
-		     : "memory");
+	gb_ptx_cp_async16(dst, src, src_bytes);
 }
 
 __device__ __forceinline__ void cp_async_commit()
 {
-	asm volatile("cp.async.commit_group;\n" ::: "memory");
+	gb_ptx_cp_async_commit();
 }
 
 template <int kPending>
 __device__ __forceinline__ void cp_async_wait()
 {
-	asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+	gb_ptx_cp_async_wait<kPending>();
 }
 
 __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr)
 {
-	asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-		     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-		     : "r"(addr));
+	gb_ptx_ldmatrix_x4(r, addr);
 }
 
 /* one m16n8k16 MMA, FP32 accumulate in place */
 __device__ __forceinline__ void mma16816(float (&c)[4], const uint32_t (&a)[4],
 					 const uint32_t (&b)[2], __nv_bfloat16)
 {
-	asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-		     "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-		     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-		     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+	gb_ptx_mma_m16n8k16_bf16(c, a, b);
 }
 
 __device__ __forceinline__ void mma16816(float (&c)[4], const uint32_t (&a)[4],
 					 const uint32_t (&b)[2], __half)
 {
-	asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-		     "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-		     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-		     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+	gb_ptx_mma_m16n8k16_f16(c, a, b);
 }
 
 /*
@@ -145,13 +137,10 @@ __device__ __forceinline__ void load_operand(uint32_t tile, const T *const (&src
 #pragma unroll
 			for (int e = 0; e < 8; e++)
 				h[e] = kk + e < k ? p[kk + e] : (unsigned short)0;
-			asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n"
-				     ::"r"(tile + soff[i]),
-				     "r"((uint32_t)h[0] | (uint32_t)h[1] << 16),
-				     "r"((uint32_t)h[2] | (uint32_t)h[3] << 16),
-				     "r"((uint32_t)h[4] | (uint32_t)h[5] << 16),
-				     "r"((uint32_t)h[6] | (uint32_t)h[7] << 16)
-				     : "memory");
+			gb_ptx_st_shared_v4(tile + soff[i], (uint32_t)h[0] | (uint32_t)h[1] << 16,
+					    (uint32_t)h[2] | (uint32_t)h[3] << 16,
+					    (uint32_t)h[4] | (uint32_t)h[5] << 16,
+					    (uint32_t)h[6] | (uint32_t)h[7] << 16);
 		}
 	}
 }
@@ -335,7 +324,7 @@ cudaError_t launch(const void *a, const void *b, void *d, unsigned m, unsigned n
 		return cudaErrorInvalidValue;
 	if ((e = set_smem_once<T, kStages, kVec>((int)kSmemBytes)) != cudaSuccess)
 		return e;
-	mma_kernel<T, kStages, kVec><<<l->grid, l->threads, l->smem_bytes, stream>>>(
+	GB_LAUNCH(l->grid, l->threads, l->smem_bytes, stream, mma_kernel<T, kStages, kVec>)(
 		static_cast<const T *>(b), static_cast<const T *>(a), static_cast<T *>(d), n, m, k,
 		l->tiles_m, l->tiles_n);
 	return cudaGetLastError();

@@ -17,6 +17,7 @@
 
 #include "../bench/nccl_math.h"
 #include "copy.h" /* gb_count_grid */
+#include "launch.cuh"
 
 namespace
 {
@@ -172,8 +173,8 @@ template <typename T>
 static cudaError_t fill_as(void *buf, uint64_t count, int redop, uint64_t seed, int rank,
 			   uint64_t first, cudaStream_t stream)
 {
-	fill_kernel<T><<<grid_for(count), kThreads, 0, stream>>>((T *)buf, count, redop, seed, rank,
-								 first);
+	GB_LAUNCH(grid_for(count), kThreads, 0, stream, fill_kernel<T>)(
+		(T *)buf, count, redop, seed, rank, first);
 	return cudaGetLastError();
 }
 
@@ -184,8 +185,8 @@ static cudaError_t verify_as(const void *buf, uint64_t count, uint64_t first,
 {
 	double tol = gb_nccl_tolerance(e.dtype, e.coll, e.redop, e.nranks);
 
-	verify_kernel<T><<<grid_for(count), kThreads, 0, stream>>>((const T *)buf, count, first, e,
-								   tol, nwrong);
+	GB_LAUNCH(grid_for(count), kThreads, 0, stream, verify_kernel<T>)(
+		(const T *)buf, count, first, e, tol, nwrong);
 	return cudaGetLastError();
 }
 

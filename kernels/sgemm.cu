@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "bench/own_gemm_math.h"
+#include "kernels/launch.cuh"
 #include "kernels/own_gemm.h"
 
 namespace {
@@ -178,10 +179,10 @@ extern "C" cudaError_t gb_launch_sgemm(const float *a, const float *b, float *d,
 	    gb_own_gemm_plan(GB_OWN_SGEMM, m, n, k, &dev, &l))
 		return cudaErrorInvalidValue;
 	if (l.vector_loads)
-		sgemm_kernel<true><<<l.grid, l.threads, 0, stream>>>(
+		GB_LAUNCH(l.grid, l.threads, 0, stream, sgemm_kernel<true>)(
 			b, a, d, (unsigned)n, (unsigned)m, (unsigned)k, l.tiles_m, l.tiles_n);
 	else
-		sgemm_kernel<false><<<l.grid, l.threads, 0, stream>>>(
+		GB_LAUNCH(l.grid, l.threads, 0, stream, sgemm_kernel<false>)(
 			b, a, d, (unsigned)n, (unsigned)m, (unsigned)k, l.tiles_m, l.tiles_n);
 	return cudaGetLastError();
 }

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "bench/own_gemm_math.h"
+#include "kernels/launch.cuh"
 #include "kernels/own_gemm.h"
 
 namespace {
@@ -77,7 +78,7 @@ extern "C" cudaError_t gb_launch_sgemm_tiled(const float *a, const float *b, flo
 		return cudaErrorInvalidValue;
 	if (l.tiles_n > 65535)
 		return cudaErrorInvalidValue;
-	sgemm_tiled_kernel<<<dim3(l.tiles_m, l.tiles_n), dim3(kTile, kTile), 0, stream>>>(
+	GB_LAUNCH(dim3(l.tiles_m, l.tiles_n), dim3(kTile, kTile), 0, stream, sgemm_tiled_kernel)(
 		a, b, d, (unsigned)m, (unsigned)n, (unsigned)k);
 	return cudaGetLastError();
 }

@@ -17,6 +17,7 @@
 
 #include "bench/stress_math.h"
 #include "kernels/dtype.cuh"
+#include "kernels/launch.cuh"
 #include "kernels/stress_hd.h"
 
 #define GB_THREADS 256
@@ -88,8 +89,8 @@ extern "C" cudaError_t gb_launch_stress_fill(void *p, enum gb_dtype t, size_t n,
 		if constexpr (std::is_integral<T>::value) {
 			return cudaErrorInvalidValue;
 		} else {
-			fill_kernel<<<grid_for(n), GB_THREADS, 0, stream>>>(static_cast<T *>(p), n,
-									    key, sig_bits, r);
+			GB_LAUNCH(grid_for(n), GB_THREADS, 0, stream, fill_kernel<T>)(
+				static_cast<T *>(p), n, key, sig_bits, r);
 			return cudaGetLastError();
 		}
 	});
@@ -194,11 +195,11 @@ extern "C" cudaError_t gb_launch_stress_verify(const void *c, const void *ref, e
 	if (!m || !n || grid.y > GB_MAX_BLOCKS || (col == NULL) != (row == NULL))
 		return cudaErrorInvalidValue;
 	if (t == GB_DT_F64)
-		verify_kernel<<<grid, GB_THREADS, 0, stream>>>((const double *)c, (const double *)ref,
-							       m, n, slot, col, row, v);
+		GB_LAUNCH(grid, GB_THREADS, 0, stream, verify_kernel<double>)(
+			(const double *)c, (const double *)ref, m, n, slot, col, row, v);
 	else if (t == GB_DT_F32)
-		verify_kernel<<<grid, GB_THREADS, 0, stream>>>((const float *)c, (const float *)ref, m,
-							       n, slot, col, row, v);
+		GB_LAUNCH(grid, GB_THREADS, 0, stream, verify_kernel<float>)(
+			(const float *)c, (const float *)ref, m, n, slot, col, row, v);
 	else
 		return cudaErrorInvalidValue;
 	return cudaGetLastError();
@@ -255,7 +256,7 @@ extern "C" cudaError_t gb_launch_stress_check_sums(const double *col, const doub
 
 	if (!m || !n || blocks > 0x7fffffffULL)
 		return cudaErrorInvalidValue;
-	check_sums_kernel<<<(unsigned)blocks, GB_THREADS, 0, stream>>>(
+	GB_LAUNCH((unsigned)blocks, GB_THREADS, 0, stream, check_sums_kernel)(
 		col, row, col_exp, col_bound, row_exp, row_bound, m, n, slot, v);
 	return cudaGetLastError();
 }
@@ -277,8 +278,8 @@ __global__ static void digest_kernel(const uint32_t *p, size_t n, unsigned long 
 extern "C" cudaError_t gb_launch_stress_digest(const void *p, size_t n_words,
 					       unsigned long long *digest, cudaStream_t stream)
 {
-	digest_kernel<<<grid_for(n_words), GB_THREADS, 0, stream>>>((const uint32_t *)p, n_words,
-								      digest);
+	GB_LAUNCH(grid_for(n_words), GB_THREADS, 0, stream, digest_kernel)(
+		(const uint32_t *)p, n_words, digest);
 	return cudaGetLastError();
 }
 
@@ -308,7 +309,7 @@ extern "C" cudaError_t gb_launch_stress_flip(void *c, enum gb_dtype t, uint64_t 
 {
 	if (t != GB_DT_F32 && t != GB_DT_F64)
 		return cudaErrorInvalidValue;
-	flip_kernel<<<1, 1, 0, stream>>>(c, t == GB_DT_F64, index, bits);
+	GB_LAUNCH(1, 1, 0, stream, flip_kernel)(c, t == GB_DT_F64, index, bits);
 	return cudaGetLastError();
 }
 
@@ -358,8 +359,8 @@ __global__ static void memtest_verify_kernel(uint32_t *p, size_t n, int kind, ui
 extern "C" cudaError_t gb_launch_memtest_write(uint32_t *p, size_t n_words, int kind,
 					       uint32_t param, uint64_t seed, cudaStream_t stream)
 {
-	memtest_write_kernel<<<grid_for(n_words), GB_THREADS, 0, stream>>>(p, n_words, kind, param,
-									  seed);
+	GB_LAUNCH(grid_for(n_words), GB_THREADS, 0, stream, memtest_write_kernel)(
+		p, n_words, kind, param, seed);
 	return cudaGetLastError();
 }
 
@@ -368,7 +369,7 @@ extern "C" cudaError_t gb_launch_memtest_verify(uint32_t *p, size_t n_words, int
 						int rewrite_complement,
 						struct gb_memtest_report *r, cudaStream_t stream)
 {
-	memtest_verify_kernel<<<grid_for(n_words), GB_THREADS, 0, stream>>>(
+	GB_LAUNCH(grid_for(n_words), GB_THREADS, 0, stream, memtest_verify_kernel)(
 		p, n_words, kind, param, seed, rewrite_complement, r);
 	return cudaGetLastError();
 }

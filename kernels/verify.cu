@@ -14,6 +14,7 @@
 
 #include "kernels/dtype.cuh"
 #include "kernels/gemm.h"
+#include "kernels/launch.cuh"
 #include "kernels/verify_hd.h"
 
 namespace {
@@ -126,9 +127,8 @@ cudaError_t launch_reference(const void *a, const void *b, uint64_t k, const uin
 	size_t per_block = kThreads / kWarp;
 	unsigned blocks = (unsigned)((n + per_block - 1) / per_block);
 
-	reference_kernel<T><<<blocks, kThreads, 0, s>>>(static_cast<const T *>(a),
-							static_cast<const T *>(b), k, rc, n, ref,
-							scale);
+	GB_LAUNCH(blocks, kThreads, 0, s, reference_kernel<T>)(
+		static_cast<const T *>(a), static_cast<const T *>(b), k, rc, n, ref, scale);
 	return cudaGetLastError();
 }
 
@@ -139,8 +139,8 @@ cudaError_t launch_compare(const void *d, uint64_t ldd, const uint32_t *rc, size
 {
 	unsigned blocks = (unsigned)((n + kThreads - 1) / kThreads);
 
-	compare_kernel<T><<<blocks, kThreads, 0, s>>>(static_cast<const T *>(d), ldd, rc, n, ref,
-						      scale, bound, got, c);
+	GB_LAUNCH(blocks, kThreads, 0, s, compare_kernel<T>)(
+		static_cast<const T *>(d), ldd, rc, n, ref, scale, bound, got, c);
 	return cudaGetLastError();
 }
 

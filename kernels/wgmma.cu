@@ -57,6 +57,7 @@
 
 #include "bench/own_gemm_math.h"
 #include "kernels/dtype.cuh"
+#include "kernels/launch.cuh"
 #include "kernels/own_gemm.h"
 #include "kernels/wgmma_layout.h"
 
@@ -674,7 +675,7 @@ cudaError_t launch(DeviceState &st, const CUtensorMap &mx, const CUtensorMap &my
 
 	if (e != cudaSuccess)
 		return e;
-	wgmma_kernel<T><<<l->grid, l->threads, l->smem_bytes, stream>>>(
+	GB_LAUNCH(l->grid, l->threads, l->smem_bytes, stream, wgmma_kernel<T>)(
 		mx, my, static_cast<T *>(d), n, m, k, l->tiles_m, l->tiles_n);
 	return cudaGetLastError();
 }
