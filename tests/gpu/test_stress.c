@@ -135,14 +135,14 @@ static void expect_phases(const struct gb_bench_result *r)
 }
 
 /*
- * A short stress's duration: on the simulated GPU the CPU runs every GEMM
- * and check kernel, and 3 s hold a few batches of these 1024^3 GEMMs even on
- * a loaded host (the checks under test are per batch); a real GPU gets the
- * full time, for its first batches' algorithm search and warm clocks.
+ * A short stress's duration: on the simulated GPU, 1 s of simulated time
+ * holds many batches of these 1024^3 GEMMs (the checks under test are per
+ * batch), and the CPU computes every one of them; a real GPU gets the full
+ * time, for its first batches' algorithm search and warm clocks.
  */
 static const char *short_run(const char *on_gpu)
 {
-	return gb_test_on_simulator() ? "3s" : on_gpu;
+	return gb_test_on_simulator() ? "1s" : on_gpu;
 }
 
 static void test_each_precision(void **state)
@@ -204,8 +204,9 @@ static void test_mixed_batches(void **state)
 	 * run (tests/sim): there the dimension is 1024, which still gives each
 	 * precision its own batches (and its slots fill 1 GiB).
 	 */
-	const char *args[] = { "--duration", "10s", "--mem", "50%", "--interval", "500ms",
-			       "--progress", "none", "--precision", "mixed", "--size", "1024" };
+	const char *args[] = { "--duration", gb_test_on_simulator() ? "2s" : "10s", "--mem", "50%",
+			       "--interval", "500ms", "--progress", "none", "--precision", "mixed",
+			       "--size", "1024" };
 	const int n_args = gb_test_on_simulator() ? 12 : 10;
 	const cJSON *gpu;
 	struct fixture f;
@@ -307,7 +308,8 @@ static void test_inject_fault(void **state)
 
 static void test_memtest(void **state)
 {
-	const char *args[] = { "--memtest", "--duration", "5s", "--mem", "10%", "--progress", "none" };
+	const char *args[] = { "--memtest", "--duration", short_run("5s"), "--mem", "10%",
+			       "--progress", "none" };
 	struct fixture f;
 	const struct gb_bench_result *r;
 
@@ -323,8 +325,9 @@ static void test_memtest(void **state)
 
 static void test_pulse(void **state)
 {
-	const char *args[] = { "--duration", "8s", "--size", "1024", "--mem", "20%", "--profile",
-			       "pulse", "--period", "2s", "--progress", "jsonl" };
+	const char *args[] = { "--duration", gb_test_on_simulator() ? "2s" : "8s", "--size", "1024",
+			       "--mem", "20%", "--profile", "pulse", "--period",
+			       gb_test_on_simulator() ? "1s" : "2s", "--progress", "jsonl" };
 	struct fixture f;
 	const struct gb_bench_result *r;
 

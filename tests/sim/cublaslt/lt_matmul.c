@@ -905,7 +905,12 @@ static struct lt_cache_entry *cache_put(const uint64_t key[2], const void *data,
  * GEMM into the same D replaces it. So gemm's thousands of timed GEMMs into
  * one D cost a lookup each. The bits D ends up with are the same.
  */
-#define LT_PENDING_MAX 64
+/*
+ * Enough for every result slot stress keeps on every GPU (1024^2 FP32 slots in
+ * half of a 512 MiB GPU are about 60 a GPU): a full table writes its oldest
+ * entry at each GEMM, a copy of a whole D every time.
+ */
+#define LT_PENDING_MAX 1024
 
 struct lt_pending {
 	void *d;                   /* NULL: a free slot */
