@@ -59,4 +59,6 @@ expect_check "$REPORT" bandwidth h2d_ce_pinned_gbps_efficiency passed
 expect_check "$REPORT" bandwidth d2h_ce_pinned_gbps_efficiency passed
 expect_check "$REPORT" gemm verify_bf16 passed
 expect_check "$REPORT" bandwidth data_verified passed
+# and each copy at the rates this file's efficiencies predict (memory at 0.5)
+expect_predicted bandwidth "$REPORT"
 finish
