@@ -388,9 +388,7 @@ static const struct gbsim_gpu *sim_gpu(nvmlDevice_t d)
 /* The catalog's links per GPU of this model (0: none listed). */
 static int sim_own_links(unsigned i)
 {
-	const struct gb_gpu_spec *spec = gb_gpu_spec_by_key(fake.sim->gpus[i].model);
-
-	return spec ? spec->nvlink_links : 0;
+	return fake.sim->gpus[i].model_nvlink_links;
 }
 
 static void sim_pair_links(unsigned i, int *total, int *most)
@@ -712,16 +710,14 @@ nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, unsigned in
 nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t device,
 						   unsigned int *maxLinkGenDevice)
 {
-	const struct gb_gpu_spec *spec;
-
 	ENTER_DEV(device);
 	*maxLinkGenDevice = 5;
 	/* the card's own generation: a slot of a lower one is what max_gen names */
-	spec = fake.sim ? gb_gpu_spec_by_key(sim_gpu(device)->model) : NULL;
-	if (fake.sim)
+	if (fake.sim) {
 		*maxLinkGenDevice = (unsigned)sim_gpu(device)->pcie_max_gen;
-	if (spec && (unsigned)spec->pcie_gen > *maxLinkGenDevice)
-		*maxLinkGenDevice = (unsigned)spec->pcie_gen;
+		if ((unsigned)sim_gpu(device)->model_pcie_gen > *maxLinkGenDevice)
+			*maxLinkGenDevice = (unsigned)sim_gpu(device)->model_pcie_gen;
+	}
 	return NVML_SUCCESS;
 }
 
@@ -782,14 +778,13 @@ static nvmlReturn_t sim_nvlink_version(unsigned i, unsigned link, unsigned *vers
 	static const unsigned by_gen[] = { NVML_NVLINK_VERSION_INVALID, NVML_NVLINK_VERSION_1_0,
 					   NVML_NVLINK_VERSION_2_0,	NVML_NVLINK_VERSION_3_0,
 					   NVML_NVLINK_VERSION_4_0,	NVML_NVLINK_VERSION_5_0 };
-	const struct gb_gpu_spec *spec = gb_gpu_spec_by_key(fake.sim->gpus[i].model);
 	nvmlReturn_t rc = sim_link_check(i, link);
 	int gen = fake.sim->nvlink_gen;
 
 	if (rc != NVML_SUCCESS)
 		return rc;
-	if (gen <= 0 && spec)
-		gen = spec->nvlink_gen;
+	if (gen <= 0)
+		gen = fake.sim->gpus[i].model_nvlink_gen;
 	if (gen <= 0 || gen >= (int)(sizeof(by_gen) / sizeof(by_gen[0])))
 		return NVML_ERROR_NOT_SUPPORTED;
 	*version = by_gen[gen];

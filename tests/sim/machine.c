@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * machine.c - the simulated machine: a JSON machine file (docs/simulation.md)
- * read into struct gbsim_machine, with every GPU derived from the product's
- * catalog (report/theory.c), so the simulator and the product's theory agree
- * on names, peaks and bandwidths by construction.
+ * read into struct gbsim_machine, with every GPU built from the simulator's
+ * own catalog (tests/sim/catalog.c) and the file's efficiencies, never from
+ * the product's theory: what the product measures on a simulated GPU is then
+ * checked against figures it did not compute. The product's catalog is only
+ * asked whether it recognises each device name as the model it came from.
  *
  * Validation is strict: a key this file does not know, a number out of range
  * or of the wrong type, an unknown model or fault kind is an error naming the
@@ -12,6 +14,7 @@
 #include "tests/sim/sim.h"
 
 #include "report/theory.h"
+#include "tests/sim/catalog.h"
 
 #include <cjson/cJSON.h>
 
@@ -30,6 +33,20 @@
 #define MAX_NVLINKS_PER_PAIR 36            /* NVML_NVLINK_MAX_LINKS */
 #define DEFAULT_NOISE 0.01
 #define DEFAULT_SEED 1
+/*
+ * The shares of the spec figures a healthy machine reaches, when the file
+ * gives none: just above the product's pass limits (GEMM 0.70, host copies
+ * 0.75, memory 0.80 of peak in `run --profile quick`), as a good real
+ * machine is. cuBLAS reaches 75-90% of a dense peak at large sizes, copies
+ * 85-92% of the link; NCCL's ring about 20 of NVLink's 25 GB/s per link.
+ */
+#define DEFAULT_GEMM_EFFICIENCY 0.85
+#define DEFAULT_MEMORY_EFFICIENCY 0.9
+#define DEFAULT_PCIE_EFFICIENCY 0.85
+#define DEFAULT_PCIE_P2P_EFFICIENCY 0.8
+#define DEFAULT_NVLINK_EFFICIENCY 0.85
+#define DEFAULT_NCCL_NVLINK_EFFICIENCY 0.8
+#define DEFAULT_NCCL_PCIE_EFFICIENCY 0.85
 
 /* ---------------------------------------------------------------- errors */
 
@@ -261,48 +278,6 @@ static int get_size(const struct ctx *c, const cJSON *obj, const char *path, con
 
 /* ---------------------------------------------------------------- models */
 
-/*
- * What the CUDA runtime and NVML call each catalog model, and its memory bus.
- * The names are the devices' own (a V100 says "Tesla V100-SXM2-32GB"), so the
- * simulator exercises the product's name matching as a real GPU would; the
- * loader still checks that gb_gpu_spec_match finds the same model again.
- */
-struct model_facts {
-	const char *key;
-	const char *device_name;
-	int bus_bits;
-};
-
-static const struct model_facts model_facts[] = {
-	{ "v100-sxm2", "Tesla V100-SXM2-32GB", 4096 },
-	{ "v100-pcie", "Tesla V100-PCIE-16GB", 4096 },
-	{ "t4", "Tesla T4", 256 },
-	{ "a10", "NVIDIA A10", 384 },
-	{ "a100-sxm4-80gb", "NVIDIA A100-SXM4-80GB", 5120 },
-	{ "a100-pcie-80gb", "NVIDIA A100 80GB PCIe", 5120 },
-	{ "a100-40gb", "NVIDIA A100-SXM4-40GB", 5120 },
-	{ "a100-pcie-40gb", "NVIDIA A100-PCIE-40GB", 5120 },
-	{ "rtx3090", "NVIDIA GeForce RTX 3090", 384 },
-	{ "rtx4090", "NVIDIA GeForce RTX 4090", 384 },
-	{ "l4", "NVIDIA L4", 192 },
-	{ "l40s", "NVIDIA L40S", 384 },
-	{ "h100-sxm", "NVIDIA H100 80GB HBM3", 5120 },
-	{ "h100-pcie", "NVIDIA H100 PCIe", 5120 },
-	{ "h100-nvl", "NVIDIA H100 NVL", 6144 },
-	{ "h200", "NVIDIA H200", 6144 },
-	{ "b200", "NVIDIA B200", 8192 },
-	{ "b300", "NVIDIA B300", 8192 },
-	{ "rtx5090", "NVIDIA GeForce RTX 5090", 512 },
-};
-
-static const struct model_facts *facts_of(const char *key)
-{
-	for (size_t i = 0; i < sizeof(model_facts) / sizeof(model_facts[0]); i++)
-		if (strcasecmp(model_facts[i].key, key) == 0)
-			return &model_facts[i];
-	return NULL;
-}
-
 /* Levenshtein distance, case-folded, of two short strings (keys). */
 static size_t edit_distance(const char *a, const char *b)
 {
@@ -339,7 +314,7 @@ static const char *nearest_key(const char *key)
 	const char *best = NULL;
 	size_t best_d = 4; /* farther than 3 edits is no suggestion */
 
-	for (const struct gb_gpu_spec *s = gb_gpu_catalog(); s->key; s++) {
+	for (const struct gbsim_model *s = gbsim_models(); s->key; s++) {
 		size_t d = edit_distance(key, s->key);
 
 		if (strncasecmp(s->key, key, strlen(key)) == 0 && d > 1)
@@ -352,42 +327,32 @@ static const char *nearest_key(const char *key)
 	return best;
 }
 
-/* Our precisions by name in the product's enum ("fp64" is the CUDA-core rate). */
-static double catalog_peak(const struct gb_gpu_spec *spec, enum gbsim_precision p)
-{
-	static const char *const names[GBSIM_PREC_COUNT] = {
-		[GBSIM_FP64] = "fp64", [GBSIM_FP32] = "fp32", [GBSIM_TF32] = "tf32",
-		[GBSIM_FP16] = "fp16", [GBSIM_BF16] = "bf16", [GBSIM_FP8] = "fp8",
-		[GBSIM_INT8] = "int8",
-	};
-	int gp = gb_precision_from_name(names[p]);
-
-	return gp < 0 ? 0 : gb_gpu_spec_peak_flops(spec, (enum gb_precision)gp);
-}
-
-/* Device name: the facts table's, else the catalog's; either must match back. */
-static int derive_name(const struct ctx *c, const char *where, const struct gb_gpu_spec *spec,
+/*
+ * The device's own name (a V100 says "Tesla V100-SXM2-32GB"), so the
+ * simulator exercises the product's name matching as a real GPU would. A
+ * check, not a source of numbers: the product must recognise the name, with
+ * the SM count, as the same model.
+ */
+static int derive_name(const struct ctx *c, const char *where, const struct gbsim_model *model,
 		       struct gbsim_gpu *g)
 {
-	const struct model_facts *f = facts_of(spec->key);
-	const char *name = f ? f->device_name : spec->name;
+	const struct gb_gpu_spec *found;
 
-	snprintf(g->name, sizeof(g->name), "%s", name);
-	if (gb_gpu_spec_match(g->name, spec->sm_count) != spec)
-		return fail(c, where, "model '%s': its device name '%s' is not recognised as it "
-			    "by gb_gpu_spec_match", spec->key, g->name);
+	snprintf(g->name, sizeof(g->name), "%s", model->device_name);
+	found = gb_gpu_spec_match(g->name, model->sm_count);
+	if (!found || strcasecmp(found->key, model->key) != 0)
+		return fail(c, where, "model '%s': the product does not recognise its device name "
+			    "'%s' as it (gb_gpu_spec_match: %s)", model->key, g->name,
+			    found ? found->key : "no model");
 	return 0;
 }
 
-/* memory clock such that 2 x clock x 1e6 x bus / 8 = the catalog bandwidth */
-static void derive_memory_bus(const struct gb_gpu_spec *spec, struct gbsim_gpu *g)
+/* memory clock such that 2 x clock x 1e6 x bus / 8 = the spec bandwidth */
+static void derive_memory_bus(const struct gbsim_model *model, struct gbsim_gpu *g)
 {
-	const struct model_facts *f = facts_of(spec->key);
-	int bus = f ? f->bus_bits : (spec->mem_bw_bps >= 1e12 ? 5120 : 384);
-
-	g->mem_bus_width = bus;
-	g->mem_clock_mhz = (int)lround(spec->mem_bw_bps / (2.0 * 1e6 * bus / 8.0));
-	g->mem_bw_bps = spec->mem_bw_bps;
+	g->mem_bus_width = model->bus_bits;
+	g->mem_bw_bps = model->mem_bw_gbps * 1e9;
+	g->mem_clock_mhz = (int)lround(g->mem_bw_bps / (2.0 * 1e6 * model->bus_bits / 8.0));
 }
 
 /* 32-bit FNV-1a, to derive stable identifiers from the machine's name */
@@ -419,10 +384,10 @@ static void derive_ids(const char *machine_name, struct gbsim_gpu *g)
 /* ---------------------------------------------------------------- gpus */
 
 static int parse_pcie(const struct ctx *c, const cJSON *obj, const char *path,
-		      const struct gb_gpu_spec *spec, struct gbsim_gpu *g)
+		      const struct gbsim_model *model, struct gbsim_gpu *g)
 {
 	static const char *const known[] = { "gen", "width", "max_gen", "max_width", NULL };
-	int gen = spec->pcie_gen, width = 16, max_gen = -1, max_width = -1;
+	int gen = model->pcie_gen, width = 16, max_gen = -1, max_width = -1;
 	static const int widths[] = { 1, 2, 4, 8, 16, 32 };
 	bool width_ok = false, max_width_ok = false;
 
@@ -436,7 +401,7 @@ static int parse_pcie(const struct ctx *c, const cJSON *obj, const char *path,
 		return -1;
 	/* the card's own maximum unless told: a slot that trains lower is a finding */
 	if (max_gen < 0)
-		max_gen = gen > spec->pcie_gen ? gen : spec->pcie_gen;
+		max_gen = gen > model->pcie_gen ? gen : model->pcie_gen;
 	if (max_width < 0)
 		max_width = width > 16 ? width : 16;
 	for (size_t i = 0; i < sizeof(widths) / sizeof(widths[0]); i++) {
@@ -456,7 +421,7 @@ static int parse_pcie(const struct ctx *c, const cJSON *obj, const char *path,
 }
 
 static int parse_model(const struct ctx *c, const cJSON *obj, const char *path,
-		       const struct gb_gpu_spec **spec)
+		       const struct gbsim_model **model)
 {
 	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, "model");
 	char where[PATH_LEN];
@@ -467,8 +432,8 @@ static int parse_model(const struct ctx *c, const cJSON *obj, const char *path,
 		return fail(c, where, "missing (a key of 'gpubench theory --list')");
 	if (!cJSON_IsString(it))
 		return fail(c, where, "expected a string (a key of 'gpubench theory --list')");
-	*spec = gb_gpu_spec_by_key(it->valuestring);
-	if (*spec)
+	*model = gbsim_model_by_key(it->valuestring);
+	if (*model)
 		return 0;
 	near = nearest_key(it->valuestring);
 	if (near)
@@ -558,31 +523,34 @@ static int parse_gpu(const struct ctx *c, const cJSON *obj, const char *path, in
 {
 	static const char *const known[] = { "model", "memory", "l2", "speed", "name", "uuid",
 					     "pci_bus_id", "pcie", "numa_node", NULL };
-	const struct gb_gpu_spec *spec;
+	const struct gbsim_model *model;
 	char pcie_path[PATH_LEN];
 
 	if (!cJSON_IsObject(obj))
 		return fail(c, path, "expected an object like {\"model\": \"h100-sxm\"}");
-	if (check_keys(c, obj, path, known) || parse_model(c, obj, path, &spec))
+	if (check_keys(c, obj, path, known) || parse_model(c, obj, path, &model))
 		return -1;
 	memset(g, 0, sizeof(*g));
 	g->index = index;
-	snprintf(g->model, sizeof(g->model), "%s", spec->key);
-	if (derive_name(c, path, spec, g))
+	snprintf(g->model, sizeof(g->model), "%s", model->key);
+	if (derive_name(c, path, model, g))
 		return -1;
-	g->cc_major = spec->cc_major;
-	g->cc_minor = spec->cc_minor;
-	g->sm_count = spec->sm_count;
-	g->sm_clock_mhz = (int)lround(spec->boost_mhz);
-	derive_memory_bus(spec, g);
+	g->cc_major = model->cc_major;
+	g->cc_minor = model->cc_minor;
+	g->sm_count = model->sm_count;
+	g->sm_clock_mhz = model->boost_mhz;
+	derive_memory_bus(model, g);
 	/* marketed GB are binary on HBM and GDDR parts alike: 80 GB is 80 GiB of chips */
-	g->memory_bytes = (uint64_t)(spec->memory_gb * 1073741824.0);
+	g->memory_bytes = (uint64_t)(model->memory_gb * 1073741824.0);
 	g->l2_bytes = arch_l2_bytes(g->cc_major, g->cc_minor);
 	for (int p = 0; p < GBSIM_PREC_COUNT; p++)
-		g->peak_flops[p] = catalog_peak(spec, (enum gbsim_precision)p);
+		g->peak_flops[p] = model->dense_tflops[p] * 1e12;
 	g->speed = 1.0;
-	g->geforce = spec->cls == GB_CLASS_GEFORCE;
-	g->power_limit_w = spec->tdp_w;
+	g->geforce = model->geforce;
+	g->power_limit_w = model->tdp_w;
+	g->model_pcie_gen = model->pcie_gen;
+	g->model_nvlink_gen = model->nvlink_gen;
+	g->model_nvlink_links = model->nvlink_links;
 	/* spread over the NUMA nodes in order, as sockets hold consecutive GPUs */
 	g->numa_node = m->numa_nodes > 0 ? index * m->numa_nodes / m->gpu_count : -1;
 	derive_ids(m->name, g);
@@ -593,7 +561,7 @@ static int parse_gpu(const struct ctx *c, const cJSON *obj, const char *path, in
 	    parse_identity(c, obj, path, g))
 		return -1;
 	sub_key(pcie_path, path, "pcie");
-	return parse_pcie(c, cJSON_GetObjectItemCaseSensitive(obj, "pcie"), pcie_path, spec, g);
+	return parse_pcie(c, cJSON_GetObjectItemCaseSensitive(obj, "pcie"), pcie_path, model, g);
 }
 
 /* Two GPUs may not share a uuid or a bus id: CUDA<->NVML mapping relies on both. */
@@ -666,9 +634,7 @@ static int parse_pair(const struct ctx *c, const cJSON *it, const char *where, i
 /* The most links a GPU of this model has (the catalog's), or the NVML ceiling. */
 static int links_of(const struct gbsim_gpu *g)
 {
-	const struct gb_gpu_spec *spec = gb_gpu_spec_by_key(g->model);
-
-	return spec && spec->nvlink_links > 0 ? spec->nvlink_links : MAX_NVLINKS_PER_PAIR;
+	return g->model_nvlink_links > 0 ? g->model_nvlink_links : MAX_NVLINKS_PER_PAIR;
 }
 
 /*
@@ -740,7 +706,6 @@ static int parse_links(const struct ctx *c, const cJSON *root, struct gbsim_mach
 	static const char *const known[] = { "nvlink_gen", "nvlink", "p2p", NULL };
 	const cJSON *links = cJSON_GetObjectItemCaseSensitive(root, "links");
 	const cJSON *nv = links ? cJSON_GetObjectItemCaseSensitive(links, "nvlink") : NULL;
-	const struct gb_gpu_spec *spec = gb_gpu_spec_by_key(m->gpus[0].model);
 	bool any = false;
 	int gen = 0;
 
@@ -756,12 +721,98 @@ static int parse_links(const struct ctx *c, const cJSON *root, struct gbsim_mach
 			any |= m->nvlinks[a][b] > 0;
 	/* the catalog's generation when the file names none; none without links */
 	if (any && !gen)
-		gen = spec ? spec->nvlink_gen : 0;
+		gen = m->gpus[0].model_nvlink_gen;
 	if (any && !gen)
 		return fail(c, "links.nvlink_gen", "model '%s' has no NVLink in the catalog; "
 			    "give the generation", m->gpus[0].model);
 	m->nvlink_gen = any ? gen : 0;
 	return parse_p2p(c, links ? cJSON_GetObjectItemCaseSensitive(links, "p2p") : NULL, m);
+}
+
+/* ---------------------------------------------------------------- efficiency */
+
+static const char *const precision_names[GBSIM_PREC_COUNT] = {
+	[GBSIM_FP64] = "fp64", [GBSIM_FP32] = "fp32", [GBSIM_TF32] = "tf32", [GBSIM_FP16] = "fp16",
+	[GBSIM_BF16] = "bf16", [GBSIM_FP8] = "fp8",   [GBSIM_INT8] = "int8",
+};
+
+static void default_efficiency(struct gbsim_efficiency *e)
+{
+	for (int p = 0; p < GBSIM_PREC_COUNT; p++)
+		e->gemm[p] = DEFAULT_GEMM_EFFICIENCY;
+	e->memory = DEFAULT_MEMORY_EFFICIENCY;
+	e->pcie = DEFAULT_PCIE_EFFICIENCY;
+	e->pcie_p2p = DEFAULT_PCIE_P2P_EFFICIENCY;
+	e->nvlink = DEFAULT_NVLINK_EFFICIENCY;
+	e->nccl_nvlink = DEFAULT_NCCL_NVLINK_EFFICIENCY;
+	e->nccl_pcie = DEFAULT_NCCL_PCIE_EFFICIENCY;
+}
+
+/* An efficiency: a number in (0, 1]. */
+static int get_share(const struct ctx *c, const cJSON *obj, const char *path, const char *key,
+		     double *out)
+{
+	return get_double(c, obj, path, key, 0, true, 1, out);
+}
+
+/*
+ * "key": a share for every field of out, or {"name": share, ...} with the
+ * names given (NULL-terminated, one per field); fields not named keep theirs.
+ */
+static int parse_shares(const struct ctx *c, const cJSON *obj, const char *path, const char *key,
+			const char *const *names, double *const *out)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+	char where[PATH_LEN];
+	double all = -1;
+
+	if (!it)
+		return 0;
+	sub_key(where, path, key);
+	if (cJSON_IsNumber(it)) {
+		if (get_share(c, obj, path, key, &all))
+			return -1;
+		for (int i = 0; names[i]; i++)
+			*out[i] = all;
+		return 0;
+	}
+	if (!cJSON_IsObject(it))
+		return fail(c, where, "expected a number in (0, 1] or an object of them by kind");
+	if (check_keys(c, it, where, names))
+		return -1;
+	for (int i = 0; names[i]; i++)
+		if (get_share(c, it, where, names[i], out[i]))
+			return -1;
+	return 0;
+}
+
+static int parse_efficiency(const struct ctx *c, const cJSON *root, struct gbsim_efficiency *e)
+{
+	static const char *const known[] = { "gemm", "memory", "pcie", "pcie_p2p", "nvlink", "nccl",
+					     NULL };
+	static const char *const nccl_names[] = { "nvlink", "pcie", NULL };
+	const char *gemm_names[GBSIM_PREC_COUNT + 1] = { NULL };
+	double *gemm[GBSIM_PREC_COUNT], *nccl[] = { &e->nccl_nvlink, &e->nccl_pcie };
+	const cJSON *obj = cJSON_GetObjectItemCaseSensitive(root, "efficiency");
+
+	default_efficiency(e);
+	if (!obj)
+		return 0;
+	if (!cJSON_IsObject(obj))
+		return fail(c, "efficiency", "expected an object like {\"gemm\": 0.8, \"memory\": 0.9}");
+	for (int p = 0; p < GBSIM_PREC_COUNT; p++) {
+		gemm_names[p] = precision_names[p];
+		gemm[p] = &e->gemm[p];
+	}
+	if (check_keys(c, obj, "efficiency", known) ||
+	    parse_shares(c, obj, "efficiency", "gemm", gemm_names, gemm) ||
+	    get_share(c, obj, "efficiency", "memory", &e->memory) ||
+	    get_share(c, obj, "efficiency", "pcie", &e->pcie) ||
+	    get_share(c, obj, "efficiency", "pcie_p2p", &e->pcie_p2p) ||
+	    get_share(c, obj, "efficiency", "nvlink", &e->nvlink) ||
+	    parse_shares(c, obj, "efficiency", "nccl", nccl_names, nccl))
+		return -1;
+	return 0;
 }
 
 /* ---------------------------------------------------------------- faults */
@@ -874,7 +925,8 @@ static void default_name(const char *path, char *out, size_t len)
 static int parse_top(const struct ctx *c, const cJSON *root, struct gbsim_machine *m)
 {
 	static const char *const known[] = { "name", "description", "seed", "noise", "lazy",
-					     "numa_nodes", "gpus", "links", "faults", NULL };
+					     "numa_nodes", "efficiency", "gpus", "links", "faults",
+					     NULL };
 	char description[1024];
 	long seed = DEFAULT_SEED;
 
@@ -893,7 +945,8 @@ static int parse_top(const struct ctx *c, const cJSON *root, struct gbsim_machin
 	    get_int(c, root, "", "numa_nodes", 1, GBSIM_MAX_GPUS, &m->numa_nodes))
 		return -1;
 	m->seed = (uint64_t)seed;
-	if (parse_gpus(c, root, m) || parse_links(c, root, m) || parse_faults(c, root, m))
+	if (parse_efficiency(c, root, &m->efficiency) || parse_gpus(c, root, m) ||
+	    parse_links(c, root, m) || parse_faults(c, root, m))
 		return -1;
 	return 0;
 }

@@ -70,6 +70,23 @@ struct gbsim_gpu {
 	int numa_node;             /* -1 = none */
 	double power_limit_w;
 	bool geforce;              /* GeForce product (half-rate FP32-accumulate tensor math) */
+	int model_pcie_gen;        /* the model's own PCIe generation (the card's maximum) */
+	int model_nvlink_gen;      /* the model's NVLink generation, 0 = none */
+	int model_nvlink_links;    /* the model's NVLink links, 0 = none */
+};
+
+/*
+ * Shares of the spec figures the cost model reaches (the machine file's
+ * "efficiency", docs/simulation.md). Each is in (0, 1].
+ */
+struct gbsim_efficiency {
+	double gemm[GBSIM_PREC_COUNT]; /* kernel and library arithmetic, of the dense peak */
+	double memory;             /* device-memory traffic, of the memory bandwidth */
+	double pcie;               /* host <-> device copies from pinned memory, of the link */
+	double pcie_p2p;           /* peer copies over PCIe, of the slower GPU's link */
+	double nvlink;             /* peer copies over NVLink, of links x the per-link rate */
+	double nccl_nvlink;        /* collectives' ring bandwidth over NVLink */
+	double nccl_pcie;          /* collectives' ring bandwidth over PCIe */
 };
 
 /* fault kinds of issue 18; the runtime ignores what it does not implement yet */
@@ -115,6 +132,7 @@ struct gbsim_machine {
 	uint64_t seed;             /* noise seed */
 	double noise;              /* relative standard deviation of timings, 0.01 = 1% */
 	bool lazy;                 /* queued work runs only when the host synchronises */
+	struct gbsim_efficiency efficiency;
 	int fault_count;
 	struct gbsim_fault faults[GBSIM_MAX_FAULTS];
 };

@@ -3,8 +3,10 @@
  * test_sim_machine.c - the simulated machine's loader (tests/sim/machine.c):
  * every machine file in tests/sim/machines/ loads into what it says, every
  * catalog model becomes a device the product's name matching recognises as
- * that model, and each kind of mistake in a file is an error naming the file
- * and the key.
+ * that model, with the simulator's own spec figures (tests/sim/catalog.c),
+ * which agree with the product's theory within rounding but are not taken
+ * from it; efficiencies come from the file or their defaults; and each kind
+ * of mistake in a file is an error naming the file and the key.
  *
  * The fake NVML (tests/fake_nvml) is then checked against each machine file:
  * it must say what the machine says, so CUDA and NVML agree.
@@ -21,6 +23,7 @@
 #include <cmocka.h>
 
 #include "report/theory.h"
+#include "tests/sim/catalog.h"
 #include "tests/sim/sim.h"
 
 #include <dlfcn.h>
@@ -84,9 +87,11 @@ static void expect_error(const char *text, const char *want)
 static void check_gpu_consistent(const struct gbsim_gpu *g, int index)
 {
 	const struct gb_gpu_spec *spec = gb_gpu_spec_by_key(g->model);
+	const struct gbsim_model *model = gbsim_model_by_key(g->model);
 	double bw;
 
 	assert_non_null(spec);
+	assert_non_null(model);
 	assert_int_equal(g->index, index);
 	/* the product recognises the simulated device as the model it was made from */
 	assert_ptr_equal(gb_gpu_spec_match(g->name, g->sm_count), spec);
@@ -97,15 +102,12 @@ static void check_gpu_consistent(const struct gbsim_gpu *g, int index)
 	assert_int_equal(gb_product_class_of(g->name, NULL), spec->cls);
 	/* 2 x memory clock x bus / 8 is the catalog bandwidth, to the clock's rounding */
 	bw = gb_mem_bandwidth_bps(g->mem_clock_mhz, g->mem_bus_width);
-	assert_true(fabs(bw - spec->mem_bw_bps) <= 0.001 * spec->mem_bw_bps);
-	assert_true(g->mem_bw_bps == spec->mem_bw_bps);
-	assert_true(g->peak_flops[GBSIM_FP32] ==
-		    gb_gpu_spec_peak_flops(spec, GB_PREC_FP32));
-	assert_true(g->peak_flops[GBSIM_BF16] ==
-		    gb_gpu_spec_peak_flops(spec, GB_PREC_BF16));
-	assert_true(g->peak_flops[GBSIM_FP64] ==
-		    gb_gpu_spec_peak_flops(spec, GB_PREC_FP64));
-	assert_true(g->power_limit_w == spec->tdp_w);
+	assert_true(fabs(bw - g->mem_bw_bps) <= 0.001 * g->mem_bw_bps);
+	/* the figures are the simulator's own spec sheet's, not the product's theory */
+	assert_true(g->mem_bw_bps == model->mem_bw_gbps * 1e9);
+	for (int p = 0; p < GBSIM_PREC_COUNT; p++)
+		assert_true(g->peak_flops[p] == model->dense_tflops[p] * 1e12);
+	assert_true(g->power_limit_w == model->tdp_w);
 	assert_int_equal(strlen(g->uuid), 40);
 	assert_memory_equal(g->uuid, "GPU-", 4);
 	assert_int_equal(strlen(g->pci_bus_id), 16);
@@ -215,6 +217,134 @@ static void test_8x_h100_nvlink(void **state)
 			assert_int_equal(machine.p2p[i][j], i != j);
 		}
 	}
+}
+
+/* ---- the simulator's catalog ---- */
+
+/* a/b within rel of 1, or both 0 */
+static bool agree(double a, double b, double rel)
+{
+	return (a == 0 && b == 0) || (a > 0 && b > 0 && fabs(a / b - 1) <= rel);
+}
+
+/*
+ * The simulator's spec sheets and the product's theory are written apart; they
+ * must still tell the same story (within 5%, spec sheets round), or the
+ * product's "% of peak" on a simulated GPU would be off by the difference.
+ * Every product model has a simulator entry, so any key works in a machine file.
+ */
+static void test_catalog_agrees_with_product(void **state)
+{
+	static const enum gb_precision prec[GBSIM_PREC_COUNT] = {
+		[GBSIM_FP64] = GB_PREC_FP64, [GBSIM_FP32] = GB_PREC_FP32,
+		[GBSIM_TF32] = GB_PREC_TF32, [GBSIM_FP16] = GB_PREC_FP16,
+		[GBSIM_BF16] = GB_PREC_BF16, [GBSIM_FP8] = GB_PREC_FP8,
+		[GBSIM_INT8] = GB_PREC_INT8,
+	};
+	int n_product = 0, n_sim = 0;
+
+	(void)state;
+	for (const struct gb_gpu_spec *s = gb_gpu_catalog(); s->key; s++, n_product++) {
+		const struct gbsim_model *m = gbsim_model_by_key(s->key);
+
+		if (!m)
+			fail_msg("the product's model '%s' has no simulator entry", s->key);
+		assert_int_equal(m->cc_major * 10 + m->cc_minor, s->cc_major * 10 + s->cc_minor);
+		assert_int_equal(m->sm_count, s->sm_count);
+		assert_int_equal(m->geforce, s->cls == GB_CLASS_GEFORCE);
+		assert_int_equal(m->pcie_gen, s->pcie_gen);
+		assert_int_equal(m->nvlink_gen, s->nvlink_gen);
+		assert_int_equal(m->nvlink_links, s->nvlink_links);
+		assert_true(agree(m->mem_bw_gbps * 1e9, s->mem_bw_bps, 0.001));
+		assert_true(agree(m->boost_mhz, s->boost_mhz, 0.05));
+		for (int p = 0; p < GBSIM_PREC_COUNT; p++) {
+			double theirs = gb_gpu_spec_peak_flops(s, prec[p]);
+
+			if (!agree(m->dense_tflops[p] * 1e12, theirs, 0.05))
+				fail_msg("%s %s: simulator %.2f TFLOP/s, product %.2f", s->key,
+					 gb_precision_name(prec[p]), m->dense_tflops[p], theirs / 1e12);
+		}
+	}
+	for (const struct gbsim_model *m = gbsim_models(); m->key; m++, n_sim++)
+		assert_non_null(gb_gpu_spec_by_key(m->key));
+	assert_int_equal(n_sim, n_product);
+}
+
+/* The link rates, per direction: PCIe per lane less its encoding, NVLink per link. */
+static void test_link_rates(void **state)
+{
+	(void)state;
+	assert_true(agree(gbsim_pcie_bps(1, 1), 0.25e9, 1e-9));
+	assert_true(agree(gbsim_pcie_bps(2, 1), 0.5e9, 1e-9));
+	assert_true(agree(gbsim_pcie_bps(3, 1), 0.985e9, 0.001));
+	assert_true(agree(gbsim_pcie_bps(4, 16), 16 * 1.969e9, 0.001));
+	assert_true(agree(gbsim_pcie_bps(5, 16), 16 * 3.938e9, 0.001));
+	assert_true(agree(gbsim_pcie_bps(6, 16), 16 * 7.5625e9, 1e-9));
+	assert_true(gbsim_pcie_bps(7, 16) == 0 && gbsim_pcie_bps(4, 0) == 0);
+	assert_true(gbsim_nvlink_link_bps(1) == 20e9);
+	for (int gen = 2; gen <= 4; gen++)
+		assert_true(gbsim_nvlink_link_bps(gen) == 25e9);
+	assert_true(gbsim_nvlink_link_bps(5) == 50e9);
+	assert_true(gbsim_nvlink_link_bps(0) == 0 && gbsim_nvlink_link_bps(6) == 0);
+}
+
+/* ---- efficiency ---- */
+
+static void test_efficiency_defaults(void **state)
+{
+	const struct gbsim_efficiency *e = &machine.efficiency;
+
+	(void)state;
+	if (load_named("h100-sxm.json"))
+		fail_msg("%s", err);
+	for (int p = 0; p < GBSIM_PREC_COUNT; p++)
+		assert_true(e->gemm[p] == 0.85);
+	assert_true(e->memory == 0.9 && e->pcie == 0.85 && e->pcie_p2p == 0.8);
+	assert_true(e->nvlink == 0.85 && e->nccl_nvlink == 0.8 && e->nccl_pcie == 0.85);
+}
+
+static void test_efficiency_keys(void **state)
+{
+	const struct gbsim_efficiency *e = &machine.efficiency;
+
+	(void)state;
+	/* one number for every kind of a key */
+	if (load_text("{\"efficiency\": {\"gemm\": 0.5, \"memory\": 0.6, \"pcie\": 0.7,"
+		      " \"pcie_p2p\": 0.65, \"nvlink\": 0.75, \"nccl\": 0.55},"
+		      " \"gpus\": [{\"model\": \"t4\"}]}"))
+		fail_msg("%s", err);
+	for (int p = 0; p < GBSIM_PREC_COUNT; p++)
+		assert_true(e->gemm[p] == 0.5);
+	assert_true(e->memory == 0.6 && e->pcie == 0.7 && e->pcie_p2p == 0.65);
+	assert_true(e->nvlink == 0.75 && e->nccl_nvlink == 0.55 && e->nccl_pcie == 0.55);
+	/* by kind: the kinds not named keep their defaults */
+	if (load_text("{\"efficiency\": {\"gemm\": {\"bf16\": 0.5, \"fp8\": 1},"
+		      " \"nccl\": {\"pcie\": 0.4}}, \"gpus\": [{\"model\": \"t4\"}]}"))
+		fail_msg("%s", err);
+	assert_true(e->gemm[GBSIM_BF16] == 0.5 && e->gemm[GBSIM_FP8] == 1);
+	assert_true(e->gemm[GBSIM_FP32] == 0.85 && e->gemm[GBSIM_FP16] == 0.85);
+	assert_true(e->nccl_pcie == 0.4 && e->nccl_nvlink == 0.8 && e->memory == 0.9);
+}
+
+static void test_errors_efficiency(void **state)
+{
+	(void)state;
+	expect_error("{\"efficiency\": 0.8, \"gpus\": [{\"model\": \"t4\"}]}",
+		     "efficiency: expected an object");
+	expect_error("{\"efficiency\": {\"gemmm\": 0.8}, \"gpus\": [{\"model\": \"t4\"}]}",
+		     "efficiency.gemmm: unknown key (known: gemm, memory,");
+	expect_error("{\"efficiency\": {\"gemm\": {\"bf17\": 0.8}}, \"gpus\": [{\"model\": \"t4\"}]}",
+		     "efficiency.gemm.bf17: unknown key (known: fp64, fp32,");
+	expect_error("{\"efficiency\": {\"memory\": 0}, \"gpus\": [{\"model\": \"t4\"}]}",
+		     "efficiency.memory: 0 is out of range (0, 1]");
+	expect_error("{\"efficiency\": {\"pcie\": 1.2}, \"gpus\": [{\"model\": \"t4\"}]}",
+		     "efficiency.pcie: 1.2 is out of range (0, 1]");
+	expect_error("{\"efficiency\": {\"gemm\": {\"fp32\": \"high\"}}, \"gpus\": [{\"model\": \"t4\"}]}",
+		     "efficiency.gemm.fp32: expected a number");
+	expect_error("{\"efficiency\": {\"nccl\": [0.8]}, \"gpus\": [{\"model\": \"t4\"}]}",
+		     "efficiency.nccl: expected a number in (0, 1] or an object");
+	expect_error("{\"efficiency\": {\"nccl\": {\"ib\": 0.8}}, \"gpus\": [{\"model\": \"t4\"}]}",
+		     "efficiency.nccl.ib: unknown key (known: nvlink, pcie)");
 }
 
 /* ---- derived from the catalog ---- */
@@ -758,6 +888,11 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_2x_a100_nvlink),
 		cmocka_unit_test(test_8x_h100_nvlink),
 		cmocka_unit_test(test_every_catalog_model),
+		cmocka_unit_test(test_catalog_agrees_with_product),
+		cmocka_unit_test(test_link_rates),
+		cmocka_unit_test(test_efficiency_defaults),
+		cmocka_unit_test(test_efficiency_keys),
+		cmocka_unit_test(test_errors_efficiency),
 		cmocka_unit_test(test_defaults_and_overrides),
 		cmocka_unit_test(test_default_p2p_follows_nvlink),
 		cmocka_unit_test(test_faults),

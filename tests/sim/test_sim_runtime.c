@@ -680,8 +680,92 @@ static int scenario_faults(void)
 	return 0;
 }
 
+/* ---- peer access is one way (added with issue 25) ---- */
+
+/* Simulated seconds of one cudaMemcpyPeerAsync of bytes from src to dst, on GPU 0's stream. */
+static double timed_peer_copy_s(void *dst, int dst_dev, const void *src, int src_dev, size_t bytes)
+{
+	cudaEvent_t a, b;
+	float ms = -1;
+
+	if (cudaSetDevice(0) != cudaSuccess || cudaEventCreate(&a) != cudaSuccess ||
+	    cudaEventCreate(&b) != cudaSuccess)
+		return -1;
+	cudaEventRecord(a, NULL);
+	if (cudaMemcpyPeerAsync(dst, dst_dev, src, src_dev, bytes, NULL) != cudaSuccess)
+		ms = -1;
+	cudaEventRecord(b, NULL);
+	if (cudaEventSynchronize(b) != cudaSuccess || cudaEventElapsedTime(&ms, a, b) != cudaSuccess)
+		ms = -1;
+	cudaEventDestroy(a);
+	cudaEventDestroy(b);
+	return ms / 1e3;
+}
+
+/* within 5% (the machine's noise is 1%) */
+static bool near(double got, double want)
+{
+	return got > 0.95 * want && got < 1.05 * want;
+}
+
+/*
+ * cudaDeviceEnablePeerAccess(1) on GPU 0 opens 0 -> 1 only: a copy from GPU 0
+ * to GPU 1 runs over NVLink, the copy back is staged through the host (and
+ * costs so), and a kernel on GPU 1 may not touch GPU 0's memory. Once GPU 1
+ * enables its side too, both directions are peer copies. The expected times
+ * are the cost model's (docs/simulation.md) from the machine file: 12 NVLink
+ * 3 links of 25 GB/s at efficiency 0.85, PCIe Gen4 x16 staged at half.
+ */
+static int scenario_peer_one_way(void)
+{
+	const size_t bytes = 16u << 20;
+	const double nvlink_s = 10e-6 + bytes / (0.85 * 12 * 25e9);
+	const double staged_s = 20e-6 + bytes / (0.5 * 16 * 16e9 * 128 / 130 / 8);
+	void *d0, *d1;
+
+	CHECK(gbsim_machine()->nvlinks[0][1] == 12 && gbsim_machine()->nvlink_gen == 3);
+	CHECK(cudaMalloc(&d0, bytes) == cudaSuccess);
+	CHECK(cudaSetDevice(1) == cudaSuccess);
+	CHECK(cudaMalloc(&d1, bytes) == cudaSuccess);
+	CHECK(cudaSetDevice(0) == cudaSuccess);
+	/* nothing enabled: both ways staged */
+	CHECK(near(timed_peer_copy_s(d1, 1, d0, 0, bytes), staged_s));
+	CHECK(near(timed_peer_copy_s(d0, 0, d1, 1, bytes), staged_s));
+	CHECK(cudaDeviceEnablePeerAccess(1, 0) == cudaSuccess);
+	CHECK(near(timed_peer_copy_s(d1, 1, d0, 0, bytes), nvlink_s));
+	CHECK(near(timed_peer_copy_s(d0, 0, d1, 1, bytes), staged_s));
+	CHECK(gbsim_check_access(0, d1, bytes, "test") == cudaSuccess);
+	CHECK(gbsim_check_access(1, d0, bytes, "test") == cudaErrorIllegalAddress);
+	/* the other side too: both ways over NVLink */
+	CHECK(cudaSetDevice(1) == cudaSuccess);
+	CHECK(cudaDeviceEnablePeerAccess(0, 0) == cudaSuccess);
+	CHECK(gbsim_check_access(1, d0, bytes, "test") == cudaSuccess);
+	CHECK(near(timed_peer_copy_s(d0, 0, d1, 1, bytes), nvlink_s));
+	/* and off again from GPU 0: 0 -> 1 is staged, 1 -> 0 still a peer copy */
+	CHECK(cudaSetDevice(0) == cudaSuccess);
+	CHECK(cudaDeviceDisablePeerAccess(1) == cudaSuccess);
+	CHECK(near(timed_peer_copy_s(d1, 1, d0, 0, bytes), staged_s));
+	CHECK(near(timed_peer_copy_s(d0, 0, d1, 1, bytes), nvlink_s));
+	CHECK(cudaDeviceSynchronize() == cudaSuccess);
+	CHECK(cudaFree(d0) == cudaSuccess);
+	CHECK(cudaFree(d1) == cudaSuccess);
+	return 0;
+}
+
+static void test_peer_one_way(void **state)
+{
+	char err[4096];
+
+	(void)state;
+	assert_int_equal(run_child("peer_one_way", machine("2x-a100-nvlink.json"), "1", err,
+				   sizeof(err)), 0);
+	assert_non_null(strstr(err, "without peer access"));
+}
+
 static int run_scenario(const char *name)
 {
+	if (!strcmp(name, "peer_one_way"))
+		return scenario_peer_one_way();
 	if (!strcmp(name, "leak"))
 		return scenario_leak();
 	if (!strcmp(name, "clean"))
@@ -716,6 +800,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_faults),
 		cmocka_unit_test(test_write_stamps),
 		cmocka_unit_test(test_copy_memo),
+		cmocka_unit_test(test_peer_one_way),
 	};
 	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
 

@@ -15,6 +15,7 @@ export GPUBENCH_SIM_MACHINE=$MACHINE
 export NO_COLOR=1
 # every leak of a device allocation, stream, event, graph or communicator fails the test
 export GBSIM_LEAKS_FATAL=1
+SIM_E2E=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 GPUS=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["gpus"]))' "$MACHINE")
 MACHINE_NAME=$(basename "$MACHINE" .json)
 
@@ -95,6 +96,20 @@ print(" ".join(c["status"] for b in d["benchmarks"] if b["name"] == sys.argv[2]
 	*" $4 "*) [ "$(printf '%s\n' $got | sort -u)" = "$4" ] || fail "$2 check $3: statuses '$got', expected all $4" ;;
 	*) fail "$2 check $3: '$got', expected $4" ;;
 	esac
+}
+
+# expect_predicted KIND FILE: every value of the report that expect.py can
+# predict from the machine file (GPUBENCH_SIM_MACHINE, the one the run used)
+# and the simulator's catalog lies within the file's noise of the prediction
+expect_predicted() {
+	checks=$((checks + 1))
+	local said
+	if ! said=$(python3 "$SIM_E2E/expect.py" "$1" "$2" "$GPUBENCH_SIM_MACHINE" 2>&1); then
+		fail "$1 on $MACHINE_NAME measured other values than the machine file predicts:
+$said"
+	else
+		printf '%s\n' "$said"
+	fi
 }
 
 # expect_bench_status FILE BENCH "passed failed": the benchmark's status is one of these

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# p2p on the simulated machine: bandwidth and latency matrices, data verified;
-# on one GPU it says why it cannot run.
+# p2p on the simulated machine: bandwidth and latency matrices, data verified,
+# every bandwidth cell as the pair's links predict (one-way at the NVLink or
+# PCIe peer rate, two-way at twice it, staged through the host at half the
+# slower PCIe link); on one GPU it says why it cannot run.
 . "$(dirname "$0")/lib_sim.sh"
 
 sim_run p2p p2p --bytes 1M --samples 3 --loops 2
@@ -17,5 +19,7 @@ expect_bench_status "$REPORT" p2p "passed failed"
 expect_check "$REPORT" p2p data_verified passed
 expect_metric "$REPORT" p2p "gbps"
 expect_metric "$REPORT" p2p "latency"
-# the simulated links show: NVLink pairs are faster than the PCIe-only ones
+# the simulated links show: NVLink pairs are faster than the PCIe-only ones, and a
+# pair whose peer access is enabled one way only is slow (staged) the other way
+expect_predicted p2p "$REPORT"
 finish

@@ -18,14 +18,17 @@
  *   hop     per step: 3.4 us over NVLink, 5.7 us over PCIe (NCCL's own
  *           Simple-protocol ring constants, src/graph/tuning.cc)
  *   B_ring  the smallest pair bandwidth around the ring (rank i to i+1):
- *             NVLink: links x per-link rate of the generation x 0.8
- *                     (per direction: gen 1 20 GB/s, gen 2-4 25, gen 5 50;
- *                     0.8 is the 20 of 25 GB/s NCCL reaches per link)
- *             else PCIe: the slower GPU's gen/width, per lane per direction
- *                     0.25, 0.5, 0.985, 1.969, 3.938, 7.563 GB/s (gen 1-6),
- *                     x 0.85 for packet overhead; halved when peer access
- *                     between the two is not allowed (staged through host
- *                     memory: two crossings of the host bridge)
+ *             NVLink: links x per-link rate of the generation x the machine
+ *                     file's efficiency.nccl nvlink share (default 0.8, the
+ *                     20 of 25 GB/s NCCL reaches per link)
+ *             else PCIe: the slower GPU's gen/width x its nccl pcie share
+ *                     (default 0.85, packet overhead); halved when peer
+ *                     access between the two is not allowed (staged through
+ *                     host memory: two crossings of the host bridge)
+ *           The link rates are the simulator's own (tests/sim/catalog.c):
+ *           per direction, NVLink gen 1 20 GB/s a link, gen 2-4 25, gen 5
+ *           50; PCIe 0.25, 0.5, 0.985, 1.969, 3.938, 7.563 GB/s a lane
+ *           (gen 1-6).
  *
  * One rank: nothing crosses a link; t = base + S x 2 / memory bandwidth
  * (a local copy, read and write). A send/receive pair: base + one hop +
@@ -33,36 +36,13 @@
  * share (sim.h, struct gbsim_work).
  */
 #include "nccl_sim.h"
+#include "tests/sim/catalog.h"
 
 #include <math.h>
 
 #define BASE_S 8e-6
 #define HOP_NVLINK_S 3.4e-6
 #define HOP_PCIE_S 5.7e-6
-#define NVLINK_EFFICIENCY 0.8
-#define PCIE_EFFICIENCY 0.85
-
-/* NVLink bytes/s per link per direction, by generation */
-static double nvlink_link_bps(int gen)
-{
-	if (gen <= 0)
-		return 0;
-	if (gen == 1)
-		return 20e9;
-	return gen >= 5 ? 50e9 : 25e9;
-}
-
-/* PCIe bytes/s per lane per direction, by generation (128b/130b from gen 3) */
-static double pcie_lane_bps(int gen)
-{
-	static const double lane[] = { 0, 0.25e9, 0.5e9, 0.985e9, 1.969e9, 3.938e9, 7.563e9 };
-
-	if (gen < 1)
-		gen = 1;
-	if (gen > 6)
-		gen = 6;
-	return lane[gen];
-}
 
 static const struct gbsim_gpu *gpu_of(int d)
 {
@@ -71,12 +51,14 @@ static const struct gbsim_gpu *gpu_of(int d)
 	return d >= 0 && d < m->gpu_count ? &m->gpus[d] : NULL;
 }
 
+/* what NCCL reaches over a GPU's PCIe link, bytes/s per direction */
 static double pcie_bps(int d)
 {
 	const struct gbsim_gpu *g = gpu_of(d);
 	int width = g && g->pcie_width > 0 ? g->pcie_width : 16;
+	int gen = g && g->pcie_gen > 0 ? g->pcie_gen : 4;
 
-	return pcie_lane_bps(g ? g->pcie_gen : 4) * width * PCIE_EFFICIENCY;
+	return gbsim_pcie_bps(gen, width) * gbsim_machine()->efficiency.nccl_pcie;
 }
 
 static int nvlinks_between(int a, int b)
@@ -95,7 +77,7 @@ double gbn_pair_bw_bps(int a, int b)
 	double bw;
 
 	if (links > 0)
-		return links * nvlink_link_bps(m->nvlink_gen) * NVLINK_EFFICIENCY;
+		return links * gbsim_nvlink_link_bps(m->nvlink_gen) * m->efficiency.nccl_nvlink;
 	bw = fmin(pcie_bps(a), pcie_bps(b));
 	if (a >= 0 && b >= 0 && a < GBSIM_MAX_GPUS && b < GBSIM_MAX_GPUS && a != b && !m->p2p[a][b])
 		bw /= 2;

@@ -14,31 +14,35 @@
  * stream reached them.
  *
  * Costs, with speed = the GPU's "speed" (times value/100, or 1/2 if value is
- * 0, under a "slow" fault):
- *   kernel / library work  max(flops / (peak[prec] * speed * 0.85),
- *                              bytes / (mem_bw * speed * 0.9)) + fixed + 1.5 us
+ * 0, under a "slow" fault) and e = the machine file's "efficiency" (defaults
+ * in brackets):
+ *   kernel / library work  max(flops / (peak[prec] * speed * e.gemm[prec] (0.85)),
+ *                              bytes / (mem_bw * speed * e.memory (0.9)))
+ *                          + fixed + 1.5 us
  *                          (a precision without a peak runs at the FP32 peak)
- *   host <-> device copy   8 us + n / (0.85 * pcie(gen, width)) when the host
- *                          side is pinned or managed; pageable: 15 us +
- *                          n / (0.6 * 0.85 * pcie)
- *   same-device copy       1.5 us + 2n / (mem_bw * speed * 0.9), memset n bytes
- *   peer copy              10 us + n / (0.85 * links * nvlink(gen)) over
- *                          NVLink with peer access on; without NVLink but with
- *                          peer access: 10 us + n / (0.8 * min(pcie)); without
- *                          peer access, staged through the host:
+ *   host <-> device copy   8 us + n / (e.pcie (0.85) * pcie(gen, width)) when the
+ *                          host side is pinned or managed; pageable: 15 us +
+ *                          n / (0.6 * e.pcie * pcie)
+ *   same-device copy       1.5 us + 2n / (mem_bw * speed * e.memory), memset n bytes
+ *   peer copy a -> b       with peer access enabled from a to b (the direction
+ *                          the copy goes; cudaDeviceEnablePeerAccess(b) on a):
+ *                          10 us + n / (e.nvlink (0.85) * links * nvlink(gen))
+ *                          over NVLink, else 10 us + n / (e.pcie_p2p (0.8) *
+ *                          min(pcie)); without it, staged through the host:
  *                          20 us + n / (0.5 * min(pcie))
  *   host <-> host copy     1 us + n / 10 GB/s
- * pcie() and nvlink() are the product's theory (report/theory.c), per
- * direction, with the machine file's generation and width.
+ * pcie() and nvlink() are the simulator's own per-direction link rates
+ * (tests/sim/catalog.c), with the machine file's generation and width.
  */
 #include "tests/sim/runtime/rt.h"
-#include "report/theory.h"
+#include "tests/sim/catalog.h"
 
 #include <math.h>
 
-static const double flop_efficiency = 0.85; /* cuBLAS reaches ~75% of a dense peak at large sizes */
-static const double mem_efficiency = 0.9;
-static const double pcie_efficiency = 0.85;
+/* a pageable copy is staged by the driver through a pinned buffer: 0.6 of a pinned one */
+#define PAGEABLE_SHARE 0.6
+/* a staged peer copy crosses the host twice, each crossing sharing the slower link */
+#define STAGED_PEER_SHARE 0.5
 
 /*
  * Is a fault of this kind active on device? Its trigger is the first of
@@ -88,22 +92,29 @@ static double speed_of(int device)
 
 double gbsim_cost_seconds(int device, const struct gbsim_cost *c)
 {
+	const struct gbsim_efficiency *eff;
 	const struct gbsim_gpu *g;
 	double speed, t_flops = 0, t_bytes = 0, peak;
 
 	if (!c || !rt_device_valid(device))
 		return RT_LAUNCH_OVERHEAD_S;
 	g = &gbsim_machine()->gpus[device];
+	eff = &gbsim_machine()->efficiency;
 	speed = speed_of(device);
 	if (c->flops > 0) {
-		peak = c->prec >= 0 && c->prec < GBSIM_PREC_COUNT ? g->peak_flops[c->prec] : 0;
-		if (peak <= 0)
-			peak = g->peak_flops[GBSIM_FP32];
+		enum gbsim_precision p = c->prec >= 0 && c->prec < GBSIM_PREC_COUNT ? c->prec
+										    : GBSIM_FP32;
+
+		peak = g->peak_flops[p];
+		if (peak <= 0) {
+			p = GBSIM_FP32;
+			peak = g->peak_flops[p];
+		}
 		if (peak > 0)
-			t_flops = c->flops / (peak * speed * flop_efficiency);
+			t_flops = c->flops / (peak * speed * eff->gemm[p]);
 	}
 	if (c->bytes > 0 && g->mem_bw_bps > 0)
-		t_bytes = c->bytes / (g->mem_bw_bps * speed * mem_efficiency);
+		t_bytes = c->bytes / (g->mem_bw_bps * speed * eff->memory);
 	return (t_flops > t_bytes ? t_flops : t_bytes) + (c->fixed_s > 0 ? c->fixed_s : 0) +
 	       RT_LAUNCH_OVERHEAD_S;
 }
@@ -111,23 +122,30 @@ double gbsim_cost_seconds(int device, const struct gbsim_cost *c)
 static double pcie_bps(int device)
 {
 	const struct gbsim_gpu *g = &gbsim_machine()->gpus[device];
-	double bw = gb_pcie_bandwidth_bps(g->pcie_gen, g->pcie_width);
+	double bw = gbsim_pcie_bps(g->pcie_gen, g->pcie_width);
 
-	return bw > 0 ? bw : gb_pcie_bandwidth_bps(4, 16);
+	return bw > 0 ? bw : gbsim_pcie_bps(4, 16);
 }
 
+/*
+ * A copy from a's memory to b's. It goes directly only over a direction
+ * whose peer access is on: a enabled access to b. Access b enabled to a
+ * alone does not carry it (as a kernel on a may not touch b's memory then),
+ * so a product that enables one direction of a pair sees the other direction
+ * at the staged cost, not quietly at the peer rate.
+ */
 static double peer_seconds(double n, int a, int b)
 {
 	const struct gbsim_machine *m = gbsim_machine();
-	double pcie = fmin(pcie_bps(a), pcie_bps(b));
-	bool peer = rt_peer_enabled(a, b) || rt_peer_enabled(b, a);
+	const struct gbsim_efficiency *eff = &m->efficiency;
+	double pcie = fmin(pcie_bps(a), pcie_bps(b)), link_bps = gbsim_nvlink_link_bps(m->nvlink_gen);
 	int links = m->nvlinks[a][b];
 
-	if (peer && links > 0 && gb_nvlink_link_bps(m->nvlink_gen) > 0)
-		return 10e-6 + n / (pcie_efficiency * links * gb_nvlink_link_bps(m->nvlink_gen));
-	if (peer)
-		return 10e-6 + n / (0.8 * pcie);
-	return 20e-6 + n / (0.5 * pcie);
+	if (!rt_peer_enabled(a, b))
+		return 20e-6 + n / (STAGED_PEER_SHARE * pcie);
+	if (links > 0 && link_bps > 0)
+		return 10e-6 + n / (eff->nvlink * links * link_bps);
+	return 10e-6 + n / (eff->pcie_p2p * pcie);
 }
 
 static bool on_device(enum gbsim_mem_kind k)
@@ -138,7 +156,7 @@ static bool on_device(enum gbsim_mem_kind k)
 double rt_copy_seconds(size_t bytes, int src_device, enum gbsim_mem_kind src_kind,
 		       int dst_device, enum gbsim_mem_kind dst_kind)
 {
-	double n = (double)bytes;
+	double n = (double)bytes, eff;
 	int dev;
 	bool pinned;
 
@@ -147,15 +165,17 @@ double rt_copy_seconds(size_t bytes, int src_device, enum gbsim_mem_kind src_kin
 			return peer_seconds(n, src_device, dst_device);
 		dev = src_device;
 		return RT_LAUNCH_OVERHEAD_S + 2 * n / (gbsim_machine()->gpus[dev].mem_bw_bps *
-						       speed_of(dev) * mem_efficiency);
+						       speed_of(dev) *
+						       gbsim_machine()->efficiency.memory);
 	}
 	if (!on_device(src_kind) && !on_device(dst_kind))
 		return 1e-6 + n / 10e9;
 	dev = on_device(src_kind) ? src_device : dst_device;
 	pinned = on_device(src_kind) ? dst_kind != GBSIM_MEM_UNKNOWN : src_kind != GBSIM_MEM_UNKNOWN;
+	eff = gbsim_machine()->efficiency.pcie;
 	if (pinned)
-		return 8e-6 + n / (pcie_efficiency * pcie_bps(dev));
-	return 15e-6 + n / (0.6 * pcie_efficiency * pcie_bps(dev));
+		return 8e-6 + n / (eff * pcie_bps(dev));
+	return 15e-6 + n / (PAGEABLE_SHARE * eff * pcie_bps(dev));
 }
 
 /* splitmix64: a good 64-bit mix, so neighbouring (stream, op) pairs are independent */

@@ -13,7 +13,7 @@
  * memory bandwidth. Traffic that crosses a link (pinned host memory over
  * PCIe, a peer's memory over NVLink or PCIe) is charged here, in
  * cost->fixed_s, at the link's per-direction bandwidth from the machine
- * file times the efficiency below; the two directions of a link are
+ * file times its efficiency (below); the two directions of a link are
  * independent (full duplex), so a two-way copy takes the longer of the two.
  * The pointer chase costs a fixed latency per dependent load, by where the
  * ring lies (see chase_step_s). These are plausible figures, not
@@ -29,17 +29,16 @@
 #include <string.h>
 
 #include "kernels/copy_hd.h"
-#include "report/theory.h"
+#include "tests/sim/catalog.h"
 
 /*
- * Share of a link's per-direction bandwidth SM loads and stores reach, as the
- * runtime's copy model has it (tests/sim/runtime/timing.c): 0.85 over NVLink
- * and over the GPU's own PCIe link to host memory, 0.8 peer to peer over PCIe
+ * The share of a link's per-direction bandwidth SM loads and stores reach is
+ * the runtime copy model's (tests/sim/runtime/timing.c), from the machine
+ * file's "efficiency": nvlink (0.85) over NVLink, pcie (0.85) over the GPU's
+ * own PCIe link to host memory, pcie_p2p (0.8) peer to peer over PCIe
  * (measured Gen4 x16 copies reach about 26 of 31.5 GB/s, NVLink 3 about 250
  * of 300).
  */
-#define LINK_EFFICIENCY 0.85
-#define PCIE_P2P_EFFICIENCY 0.8
 /* the spin twin looks at its flag again after this much simulated time, doubling */
 #define SPIN_POLL_FIRST_S 1e-6
 #define SPIN_POLL_MAX_S 1e-3
@@ -55,26 +54,26 @@ struct range {
 
 static double pcie_bps(const struct gbsim_gpu *g)
 {
-	double bps = gb_pcie_bandwidth_bps(g->pcie_gen, g->pcie_width);
+	double bps = gbsim_pcie_bps(g->pcie_gen, g->pcie_width);
 
 	/* a machine file without PCIe facts: a Gen4 x16 slot, as the runtime assumes */
-	return bps > 0 ? bps : gb_pcie_bandwidth_bps(4, 16);
+	return bps > 0 ? bps : gbsim_pcie_bps(4, 16);
 }
 
 /* bytes/s SM traffic reaches in one direction from GPU `me` to memory of `kind` on `peer` */
 static double link_bps(int me, enum gbsim_mem_kind kind, int peer)
 {
 	const struct gbsim_machine *m = gbsim_machine();
+	const struct gbsim_efficiency *eff = &m->efficiency;
 
 	if (kind == GBSIM_MEM_DEVICE && peer >= 0 && peer < m->gpu_count) {
-		if (m->nvlinks[me][peer] > 0 && gb_nvlink_link_bps(m->nvlink_gen) > 0)
-			return LINK_EFFICIENCY * m->nvlinks[me][peer] *
-			       gb_nvlink_link_bps(m->nvlink_gen);
+		if (m->nvlinks[me][peer] > 0 && gbsim_nvlink_link_bps(m->nvlink_gen) > 0)
+			return eff->nvlink * m->nvlinks[me][peer] *
+			       gbsim_nvlink_link_bps(m->nvlink_gen);
 		/* P2P over PCIe runs at the slower of the two GPUs' links */
-		return PCIE_P2P_EFFICIENCY *
-		       fmin(pcie_bps(&m->gpus[me]), pcie_bps(&m->gpus[peer]));
+		return eff->pcie_p2p * fmin(pcie_bps(&m->gpus[me]), pcie_bps(&m->gpus[peer]));
 	}
-	return LINK_EFFICIENCY * pcie_bps(&m->gpus[me]);
+	return eff->pcie * pcie_bps(&m->gpus[me]);
 }
 
 /* true when a range is memory of the launching GPU itself (no link crossed) */
