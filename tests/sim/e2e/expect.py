@@ -400,7 +400,12 @@ def check_scaling(mach, report, j):
         bw, _ = mach.nccl_ring(devs)
         got = metric(b, "allreduce_busbw_gbps_n%d" % n)
         if got is not None:
-            j.near("scaling all-reduce busbw on %d GPUs" % n, got * 1e9, bw)
+            # Within 25 %, not the file's noise: under simulated time the sweep's
+            # group all-reduces are queued by a host thread that polls between
+            # them, so ranks arrive apart and the slowest rank's event time
+            # carries that skew (3+ GPUs on the 8-GPU machine read 306-445 GB/s
+            # against 360); a wrong bus factor is 2x and still fails.
+            j.near("scaling all-reduce busbw on %d GPUs" % n, got * 1e9, bw, 0.25)
 
 
 def main(argv):

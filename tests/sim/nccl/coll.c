@@ -465,6 +465,7 @@ static int xp_wait(struct gbn_op *o, uint64_t target, bool arrived)
 {
 	struct ncclComm *c = o->comm;
 	struct gbn_xp_seg *seg = c->clique->seg;
+	double since_s = gbn_wall_s();
 
 	for (long spins = 0;; spins++) {
 		int behind = -1;
@@ -490,8 +491,15 @@ static int xp_wait(struct gbn_op *o, uint64_t target, bool arrived)
 				  "aborted, revoked or lost a peer", o->what, c->rank, c->device);
 			return -1;
 		}
-		/* yield first (a peer is usually microseconds behind), then sleep a little */
-		gbn_timed_wait_locked(spins < 64 ? 1 : 200);
+		/*
+		 * yield first (a peer is usually microseconds behind), then sleep a
+		 * little, holding this process's clock (GBN_XP_HOLD_S); a peer that
+		 * stays away longer is stuck: simulated time then goes on, 1 ms a turn
+		 */
+		if (gbn_wall_s() - since_s < GBN_XP_HOLD_S)
+			gbn_timed_wait_locked(spins < 64 ? 1 : 200);
+		else
+			gbsim_vc_wait(&gbn_cv, &gbn_mu, gbsim_vc_now() + 1e-3);
 		pthread_mutex_unlock(&gbn_mu);
 	}
 }

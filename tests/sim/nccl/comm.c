@@ -154,6 +154,14 @@ void gbn_timed_wait_locked(long us)
 	pthread_cond_timedwait(&gbn_cv, &gbn_mu, &t);
 }
 
+double gbn_wall_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
 void gbn_wait_locked(void)
 {
 	gbsim_vc_wait(&gbn_cv, &gbn_mu, INFINITY);
@@ -945,6 +953,13 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newc
 
 /* ---- state and queries ---- */
 
+/* Does c wait on ranks of other processes (its own, its split's or its parent's)? (locked) */
+static bool other_processes(const struct ncclComm *c)
+{
+	return (c->clique && c->clique->xp) || c->xp_parent ||
+	       (c->split_child && c->split_child->xp_parent);
+}
+
 ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)
 {
 	ncclResult_t r;
@@ -953,8 +968,16 @@ ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)
 		return gbn_fail(ncclInvalidArgument, "ncclCommGetAsyncError: asyncError is NULL");
 	pthread_mutex_lock(&gbn_mu);
 	r = gbn_comm_check_locked(comm, "ncclCommGetAsyncError");
-	if (r == ncclSuccess)
+	if (r == ncclSuccess) {
+		double until_s = gbn_wall_s() + GBN_XP_QUERY_WAIT_S;
+
 		*asyncError = gbn_comm_state_locked(comm);
+		while (*asyncError == ncclInProgress && other_processes(comm) &&
+		       gbn_wall_s() < until_s) {
+			gbn_timed_wait_locked(1000);
+			*asyncError = gbn_comm_state_locked(comm);
+		}
+	}
 	pthread_mutex_unlock(&gbn_mu);
 	return r;
 }

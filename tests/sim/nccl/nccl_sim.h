@@ -174,6 +174,25 @@ void gbn_group_fail(ncclResult_t r);
 void gbn_timed_wait_locked(long us);
 /* Wait on gbn_cv (locked) with no limit, in simulated time: for this process's own threads. */
 void gbn_wait_locked(void);
+
+/*
+ * Real time that a wait for another process holds this process's simulated
+ * clock (docs/simulation.md): the other process's clock is its own, so while
+ * it has not arrived, time here stands still; past this much real time, the
+ * other is taken as stuck and the clock moves on, so that the product's own
+ * timeouts, in simulated time, can come.
+ */
+#define GBN_XP_HOLD_S 2.0
+/*
+ * A state query (ncclCommGetAsyncError) of a communicator that waits for
+ * another process waits up to this much real time for it, holding the
+ * clock, before it answers ncclInProgress: the product then sleeps a little
+ * simulated time and asks again, so the clock drifts by that sleep per this
+ * much real time, not per query, while the other process starts up.
+ */
+#define GBN_XP_QUERY_WAIT_S 0.02
+/* Seconds on the real monotonic clock. */
+double gbn_wall_s(void);
 /* Wake every waiter of gbn_cv, of both kinds. */
 void gbn_broadcast(void);
 

@@ -38,6 +38,7 @@
 #include "tests/sim/catalog.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 /* a pageable copy is staged by the driver through a pinned buffer: 0.6 of a pinned one */
 #define PAGEABLE_SHARE 0.6
@@ -75,10 +76,38 @@ bool rt_fault_active(enum gbsim_fault_kind kind, int device, long launch, long a
 }
 
 /* The GPU's speed now: the machine file's, halved (or value%) by a triggered "slow" fault. */
+/*
+ * GBSIM_SPEED_SCALE=X, 0 < X <= 1 (tests): every GPU's compute and memory
+ * speed times X. Simulated time gives a command all the work its GPUs do in
+ * that time, and the CPU computes it: the tests of stress's checks need
+ * batches, not speed, and a simulated second of 256^3 GEMMs at full speed is
+ * hundreds of thousands of them. Anything else is an error, said once.
+ */
+static double speed_scale;
+static pthread_once_t speed_scale_once = PTHREAD_ONCE_INIT;
+
+static void read_speed_scale(void)
+{
+	const char *v = getenv("GBSIM_SPEED_SCALE");
+	char *end;
+
+	speed_scale = 1.0;
+	if (!v || !*v)
+		return;
+	speed_scale = strtod(v, &end);
+	if (*end || !(speed_scale > 0 && speed_scale <= 1)) {
+		gbsim_log("GBSIM_SPEED_SCALE='%s': want a number in (0, 1]; using 1", v);
+		speed_scale = 1.0;
+	}
+}
+
 static double speed_of(int device)
 {
 	const struct gbsim_machine *m = gbsim_machine();
 	double speed = m->gpus[device].speed > 0 ? m->gpus[device].speed : 1.0;
+
+	pthread_once(&speed_scale_once, read_speed_scale);
+	speed *= speed_scale;
 
 	for (int i = 0; i < m->fault_count; i++) {
 		const struct gbsim_fault *f = &m->faults[i];
