@@ -5,8 +5,9 @@
 # once alone and once beside two busy loops that take both of CI's cores, and
 # the two reports (less run.started_at, run.finished_at and any hostname) must
 # be equal. The commands are the ones with the most threads: stress (a worker
-# per GPU, the monitor, the telemetry sampler, the watchdogs), nccl (a rank
-# per GPU in one process) and scaling (DDP workers meeting in all-reduces).
+# per GPU, the monitor, the telemetry sampler, the watchdogs) and nccl (a rank
+# per GPU in one process), and p2p's latency (host-polled pointer chases on
+# two GPUs).
 # shellcheck source=../../cli/lib.sh
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../../cli/lib.sh"
 
@@ -67,6 +68,6 @@ same() {
 
 same stress 2x-rtx4090-pcie stress --duration 3s --mem 20%
 same nccl 2x-a100-nvlink nccl --max-bytes 1M
-same scaling 2x-a100-nvlink scaling --steps 10 --step-ms 20 --grad-bytes 24M
+same p2p 2x-a100-nvlink p2p --latency-only
 
 finish
