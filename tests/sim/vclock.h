@@ -66,14 +66,6 @@ int gbsim_vc_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg);
 /* Join such a thread unless the clock reaches deadline_s first (false). */
 bool gbsim_vc_thread_join(pthread_t thread, double deadline_s);
 
-/*
- * Hold the clock while waiting for something it cannot see, such as another
- * process (hold), and let it go again (release). Holds count like running
- * threads.
- */
-void gbsim_vc_hold(void);
-void gbsim_vc_release(void);
-
 #ifdef __cplusplus
 }
 #endif

@@ -4,7 +4,7 @@
  * (bench/clock.h) served from it as `gbsim_clock_ops`.
  *
  * State, all under one leaf lock: the clock, the number of participants
- * running (the main thread, the threads started here, holds), the list of
+ * running (the main thread and the threads started here), the list of
  * waiters (each on its own stack, with its channel and deadline), and the
  * threads started here (so that a join can wait in simulated time).
  */
@@ -202,21 +202,6 @@ void gbsim_vc_settle(void)
 {
 	pthread_mutex_lock(&vc_lock);
 	wait_locked(NULL, NULL, now_s);
-	pthread_mutex_unlock(&vc_lock);
-}
-
-void gbsim_vc_hold(void)
-{
-	pthread_mutex_lock(&vc_lock);
-	running++;
-	pthread_mutex_unlock(&vc_lock);
-}
-
-void gbsim_vc_release(void)
-{
-	pthread_mutex_lock(&vc_lock);
-	running--;
-	advance_locked();
 	pthread_mutex_unlock(&vc_lock);
 }
 
