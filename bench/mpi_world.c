@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "mpi_dl.h"
 
 #if GPUBENCH_HAVE_MPI
@@ -109,20 +110,14 @@ bool gb_mpi_running(void)
 	return init && !fin;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Polling, not blocking, is the point: sleep briefly between tests (0.2 ms). */
+/*
+ * Waits on other processes run on the real clock (bench/clock.h's gb_wall_*):
+ * under the simulator each rank's simulated clock is its own. Polling, not
+ * blocking, is the point: sleep briefly between tests (0.2 ms).
+ */
 static void nap(void)
 {
-	struct timespec ts = { 0, 200000 };
-
-	nanosleep(&ts, NULL);
+	gb_wall_sleep_s(200e-6);
 }
 
 static void mpi_error(int code, const char *call, char *err, size_t errlen)
@@ -178,7 +173,7 @@ static int wait_req(MPI_Request *req, double deadline, const char *call, char *e
 		}
 		if (flag)
 			return 0;
-		if (now_s() > deadline)
+		if (gb_wall_now_s() > deadline)
 			return 1;
 		nap();
 	}
@@ -226,7 +221,7 @@ static int local_ranks(struct gb_mpi_world *w, char *err, size_t errlen)
 		abort();
 	rc = gb_mpi.MPI_Iallgather(w->host, (int)hl, gb_mpi.type_char, all, (int)hl,
 				   gb_mpi.type_char, gb_mpi.comm_world, &req);
-	rc = finish_collective(rc, &req, now_s() + w->timeout_s, "MPI_Iallgather", err, errlen);
+	rc = finish_collective(rc, &req, gb_wall_now_s() + w->timeout_s, "MPI_Iallgather", err, errlen);
 	if (rc > 0) {
 		not_joined(w, err, errlen);
 		return -1; /* all is left allocated: the abandoned gather may still fill it */
@@ -247,7 +242,7 @@ static int dup_barrier_comm(const struct gb_mpi_world *w, char *err, size_t errl
 	MPI_Request req;
 	int rc = gb_mpi.MPI_Comm_idup(gb_mpi.comm_world, &barrier_comm, &req);
 
-	rc = finish_collective(rc, &req, now_s() + w->timeout_s, "MPI_Comm_idup", err, errlen);
+	rc = finish_collective(rc, &req, gb_wall_now_s() + w->timeout_s, "MPI_Comm_idup", err, errlen);
 	if (rc > 0)
 		not_joined(w, err, errlen);
 	/* when it failed, it is not usable, and never freed */
@@ -289,7 +284,7 @@ int gb_mpi_world_init_host(struct gb_mpi_world *w, int launcher_size, double tim
 /* Whether every abandoned collective has completed by now (a short last chance). */
 static bool drain_abandoned(const struct gb_mpi_world *w)
 {
-	double deadline = now_s() + (w->timeout_s < 5 ? w->timeout_s : 5);
+	double deadline = gb_wall_now_s() + (w->timeout_s < 5 ? w->timeout_s : 5);
 	char err[160];
 
 	for (int i = 0; i < n_abandoned; i++)
@@ -345,7 +340,7 @@ int gb_mpi_bcast(const struct gb_mpi_world *w, void *buf, size_t len, const char
 	}
 	rc = gb_mpi.MPI_Ibcast(buf, (int)len, gb_mpi.type_byte, 0, gb_mpi.comm_world, &req);
 	/* rank 0 may itself have waited a whole timeout for another rank first */
-	rc = finish_collective(rc, &req, now_s() + 2 * w->timeout_s, "MPI_Ibcast", err, errlen);
+	rc = finish_collective(rc, &req, gb_wall_now_s() + 2 * w->timeout_s, "MPI_Ibcast", err, errlen);
 	if (rc > 0)
 		snprintf(err, errlen,
 			 "rank %d on host %s: %s did not arrive from rank 0 within %g s", w->rank,
@@ -361,7 +356,7 @@ int gb_mpi_barrier(const struct gb_mpi_world *w, const char *what, char *err, si
 	if (!w->active || w->size < 2)
 		return 0;
 	rc = gb_mpi.MPI_Ibarrier(has_barrier_comm ? barrier_comm : gb_mpi.comm_world, &req);
-	rc = finish_collective(rc, &req, now_s() + w->timeout_s, "MPI_Ibarrier", err, errlen);
+	rc = finish_collective(rc, &req, gb_wall_now_s() + w->timeout_s, "MPI_Ibarrier", err, errlen);
 	if (rc > 0)
 		snprintf(err, errlen,
 			 "rank %d on host %s: not every rank reached %s within %g s (a rank "
@@ -378,7 +373,7 @@ static int gather_send(const struct gb_mpi_world *w, int tag, const void *mine, 
 {
 	uint64_t n = len;
 	MPI_Request req[2];
-	double deadline = now_s() + w->timeout_s;
+	double deadline = gb_wall_now_s() + w->timeout_s;
 	int rc;
 
 	if (len > INT_MAX) {
@@ -485,7 +480,7 @@ static int gather_root(const struct gb_mpi_world *w, int tag, struct gb_mpi_part
 {
 	struct gather g;
 	size_t n = (size_t)w->size;
-	double deadline = now_s() + w->timeout_s;
+	double deadline = gb_wall_now_s() + w->timeout_s;
 	int pending = w->size - 1, rc = 0;
 
 	g.lreq = calloc(n, sizeof(MPI_Request));
@@ -518,7 +513,7 @@ static int gather_root(const struct gb_mpi_world *w, int tag, struct gb_mpi_part
 			break;
 		}
 		rc = 0;
-		if (pending > 0 && now_s() > deadline) {
+		if (pending > 0 && gb_wall_now_s() > deadline) {
 			gather_cancel(&g, parts, w->size);
 			rc = 1;
 			break;
