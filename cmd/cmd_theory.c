@@ -16,6 +16,7 @@
 #include "cmd.h"
 #include "log.h"
 #include "report/exitcodes.h"
+#include "report/published.h"
 #include "report/scaling.h"
 #include "report/theory.h"
 
@@ -620,6 +621,50 @@ static void print_peaks(FILE *out, const struct theory_config *cfg, size_t n)
 	}
 }
 
+static void published_cell(const struct gb_gpu_spec *s, size_t row, char *b, size_t n)
+{
+	const struct gb_published *f = gb_published_get(s->key, gb_published_figures[row].figure);
+	int pr = gb_published_figures[row].precision;
+
+	if (!f)
+		snprintf(b, n, "-");
+	else if (pr >= 0 && s->spec_tflops[pr] > 0)
+		snprintf(b, n, "%.4g %s, %.0f%% of spec", f->value, gb_published_figures[row].unit,
+			 f->value / s->spec_tflops[pr] * 100);
+	else
+		snprintf(b, n, "%.4g %s", f->value, gb_published_figures[row].unit);
+}
+
+/* What healthy GPUs of the model reach, measured by others (docs/published.md). */
+static void print_published(FILE *out, const struct theory_config *cfg, size_t n)
+{
+	char label[48], cell[CELL];
+
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++)
+		any |= gb_published_count(cfg[i].spec->key) > 0;
+	if (!any) {
+		fputs("\nmeasured by others: nothing published for this model yet "
+		      "(docs/published.md)\n",
+		      out);
+		return;
+	}
+	fputs("\nmeasured by others: what healthy GPUs reach (sources: docs/published.md)\n", out);
+	for (size_t r = 0; r < GB_PUBLISHED_N_FIGURES; r++) {
+		snprintf(label, sizeof(label), "  %s", gb_published_figures[r].label);
+		put_padded(out, label, LABEL_W);
+		for (size_t i = 0; i < n; i++) {
+			published_cell(cfg[i].spec, r, cell, sizeof(cell));
+			if (i + 1 < n)
+				put_padded(out, cell, COL_W);
+			else
+				fputs(cell, out);
+		}
+		fputc('\n', out);
+	}
+}
+
 static void cell_step(const struct theory_config *c, const struct theory_params *p, char *b,
 		      size_t n)
 {
@@ -824,6 +869,7 @@ static void print_text(FILE *out, const struct theory_config *cfg, size_t n,
 {
 	print_identity(out, cfg, n, p);
 	print_peaks(out, cfg, n);
+	print_published(out, cfg, n);
 	print_scaling(out, cfg, n, p);
 	print_price(out, cfg, n, p);
 	fputc('\n', out);
@@ -910,6 +956,24 @@ static void add_peak_metrics(struct gb_bench_result *b, const struct gb_gpu_spec
 			   NAN);
 }
 
+/* "published_gemm_bf16_tflops": the figure, its source in the description; none: absent. */
+static void add_published_metrics(struct gb_bench_result *b, const struct gb_gpu_spec *s)
+{
+	for (size_t r = 0; r < GB_PUBLISHED_N_FIGURES; r++) {
+		const struct gb_published *f = gb_published_get(s->key, gb_published_figures[r].figure);
+		struct gb_metric *m;
+		char name[64];
+
+		if (!f)
+			continue;
+		snprintf(name, sizeof(name), "published_%s", f->figure);
+		m = gb_bench_add_value(b, name, gb_published_figures[r].unit, GB_BETTER_HIGHER, -1,
+				       f->value, NAN);
+		m->description = gb_strdupf("measured by others: %s; %s", f->source,
+					    f->conditions ? f->conditions : "conditions not stated");
+	}
+}
+
 static void add_scaling_metrics(struct gb_bench_result *b, const struct theory_config *c)
 {
 	const struct gb_scaling_out *o = &c->out;
@@ -952,6 +1016,7 @@ static void fill_result(struct gb_run *run, const struct theory_config *c,
 
 	add_params(b, c, p, primary);
 	add_peak_metrics(b, c->spec);
+	add_published_metrics(b, c->spec);
 	add_scaling_metrics(b, c);
 	add_cost_metric(b, c);
 	b->duration_s = 0;

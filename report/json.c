@@ -23,6 +23,7 @@
 #include "formats.h"
 #include "json_util.h"
 #include "outfile.h"
+#include "published.h"
 #include "theory.h"
 
 static cJSON *num_array(const double *v, size_t n)
@@ -196,6 +197,31 @@ static cJSON *stats_json(const struct gb_stats *st)
 	return o;
 }
 
+/*
+ * What healthy GPUs of this model reach (report/published.h), the value as a
+ * fraction of it, and where the figure comes from; null when there is none.
+ */
+static cJSON *published_json(const struct gb_metric *m)
+{
+	const struct gb_published *p = m->published;
+	cJSON *o;
+
+	if (!p)
+		return cJSON_CreateNull();
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "figure", p->figure);
+	cJSON_AddStringToObject(o, "model", p->model);
+	gb_json_add_num(o, "value", p->value);
+	gb_json_add_num(o, "low", p->low);
+	gb_json_add_num(o, "high", p->high);
+	gb_json_add_num(o, "fraction", m->value / p->value);
+	gb_json_add_str(o, "source", p->source);
+	gb_json_add_str(o, "url", p->url);
+	gb_json_add_str(o, "conditions", p->conditions);
+	cJSON_AddNumberToObject(o, "sources", (double)p->n_sources);
+	return o;
+}
+
 static cJSON *metric_json(const struct gb_metric *m)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -211,6 +237,7 @@ static cJSON *metric_json(const struct gb_metric *m)
 	cJSON_AddItemToObject(o, "samples", num_array(m->samples, m->n_samples));
 	if (m->description)
 		cJSON_AddStringToObject(o, "description", m->description);
+	cJSON_AddItemToObject(o, "published", published_json(m));
 	return o;
 }
 

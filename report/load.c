@@ -29,6 +29,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "published.h"
 #include "theory.h"
 
 #define REPORT_MAX_BYTES ((size_t)256 << 20)
@@ -906,6 +907,8 @@ static int load_doc(struct ld *ld, const cJSON *doc, struct gb_run *run)
 	}
 	if (run->exit_code < 0)
 		run->exit_code = gb_exit_code_for_status(run->verdict);
+	/* derived from the devices' models, as the writer derived it */
+	gb_published_annotate(run);
 	return 0;
 }
 

@@ -22,6 +22,7 @@
 #define GB_REPORT_SCHEMA "gpubench.report/1"
 
 struct cJSON;
+struct gb_published;
 
 /* Status of a run, a benchmark, or a check. */
 enum gb_status {
@@ -60,6 +61,9 @@ struct gb_metric {
 	double peak;         /* theoretical peak in the same unit, NAN if none */
 	double efficiency;   /* value / peak, a fraction; NAN if no peak */
 	char *description;   /* optional human text, may be NULL */
+	/* what healthy GPUs of this model reach (report/published.h), NULL if no figure;
+	 * static data, not owned; set by gb_published_annotate() */
+	const struct gb_published *published;
 };
 
 /* One pass/fail judgement, e.g. "bf16 TFLOPS at least 70% of peak". */

@@ -13,6 +13,7 @@
 
 #include "fleet.h"
 #include "formats.h"
+#include "published.h"
 #include "theory.h"
 
 static const char *status_color(enum gb_status s)
@@ -88,6 +89,30 @@ static void int_or_dash(FILE *out, const char *fmt, int v)
 		fputs("-", out);
 }
 
+/* What healthy GPUs of this model reach, measured by others (report/published.h). */
+static void print_published_figures(FILE *out, const struct gb_device_info *d)
+{
+	const char *sep = "";
+
+	if (!d->spec_key)
+		return;
+	if (gb_published_count(d->spec_key) == 0) {
+		fputs("    measured by others: nothing published for this model yet\n", out);
+		return;
+	}
+	fputs("    measured by others: ", out);
+	for (size_t i = 0; i < GB_PUBLISHED_N_FIGURES; i++) {
+		const struct gb_published_kind *k = &gb_published_figures[i];
+		const struct gb_published *f = gb_published_get(d->spec_key, k->figure);
+
+		if (!f)
+			continue;
+		fprintf(out, "%s%s %.4g %s", sep, k->label, f->value, k->unit);
+		sep = "; ";
+	}
+	fputs(" (docs/published.md)\n", out);
+}
+
 static void print_device_detail(FILE *out, const struct gb_device_info *d, const char *node)
 {
 	char now[32], max[32];
@@ -135,6 +160,7 @@ static void print_device_detail(FILE *out, const struct gb_device_info *d, const
 	else
 		fputs("-\n", out);
 	print_peaks(out, d);
+	print_published_figures(out, d);
 }
 
 /* "NV18 yes", "SYS no", "PHB -" */
@@ -250,6 +276,10 @@ static void print_metric(FILE *out, const struct gb_metric *m, const char *node)
 			m->stats.min, m->stats.max);
 	if (isfinite(m->efficiency))
 		fprintf(out, "  %.1f%% of peak", m->efficiency * 100);
+	if (m->published && isfinite(m->value))
+		fprintf(out, "  %.0f%% of published %s (%.4g)",
+			m->value / m->published->value * 100, m->published->model,
+			m->published->value);
 	if (node)
 		fprintf(out, "  [%s]", node);
 	fputc('\n', out);

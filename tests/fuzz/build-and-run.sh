@@ -91,6 +91,21 @@ for src in "${core_src[@]}"; do
 	fi
 	objs+=("$obj")
 done
+# report/published.json's bytes, as CMake generates them (cmake/published_json.c.in)
+pub_c="$build/published_json.c"
+if [ ! -f "$pub_c" ] || [ report/published.json -nt "$pub_c" ]; then
+	{
+		printf '#include <stddef.h>\n#include "report/published.h"\n'
+		printf 'const unsigned char gb_published_json[] = {'
+		od -An -v -tx1 report/published.json | tr -s ' \n' '  ' | sed 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g'
+		printf ' 0x00 };\nconst size_t gb_published_json_len = %s;\n' "$(wc -c <report/published.json)"
+	} >"$pub_c"
+	rm -f "$build/obj/published_json.o"
+fi
+if [ ! -f "$build/obj/published_json.o" ]; then
+	"$cc" "${cflags[@]}" -c "$pub_c" -o "$build/obj/published_json.o" || die "cannot compile $pub_c"
+fi
+objs+=("$build/obj/published_json.o")
 # objects of sources that were removed since the last build must not be linked
 rm -f "$build/libcore.a"
 ar rcs "$build/libcore.a" "${objs[@]}"
