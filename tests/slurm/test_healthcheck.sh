@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# test_healthcheck.sh - scripts/slurm-healthcheck.sh against a real slurmctld
+# and slurmd (one node, named as this host: the script finds its node by
+# `hostname -s`, as on a real cluster). gpubench is the simulator; the node's
+# GPUs are two H100 of 128 MiB (a machine file per case), and the check is
+# the quick profile's stress step alone (-- --only stress --stress-duration 2s,
+# the GPUs at a thousandth of their speed: the checks need batches, not speed).
+# The node's state and reason are read back from sinfo and scontrol (a node
+# just resumed may read "idle*", not responding, until slurmctld pings it):
+#   1. healthy: exit 0, the node stays idle, no reason
+#   2. GPU 1 at half speed (the `slow` fault): exit 1, the node drained, the
+#      reason "gpubench: GPU 1 <the report's first failed check>: <its
+#      message>", taken from the report the script kept
+#   3. healthy again: exit 0, resumed (idle, no reason)
+#   4. a hang: a stress of an hour at full speed under a 3 s limit (the
+#      simulated hour costs the CPU far more than 3 s): drained, "gpubench:
+#      hung in stress past the 3s limit"; healthy again: resumed
+#   5. drained by an admin ("fan replaced"): a sick and a healthy check both
+#      leave it drained with that reason, and say so
+#   6. --dry-run on a sick machine: exit 1, says what it would do, the node
+#      not drained
+#   7. a node Slurm does not know, a bad time limit: exit 2, no change
+# Exits 77 (skipped) only where Slurm cannot start (tests/slurm/lib_slurm.sh).
+HERE_SL=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../cli/lib.sh
+. "$HERE_SL/../cli/lib.sh"
+# shellcheck source=lib_slurm.sh
+. "$HERE_SL/lib_slurm.sh"
+
+NODE=$(hostname -s)
+slurm_start "$NODE"
+HC="$HERE_SL/../../scripts/slurm-healthcheck.sh"
+export GPUBENCH="$BIN" GPUBENCH_HEALTHCHECK_DIR="$TMP/hc" NO_COLOR=1 GBSIM_SPEED_SCALE=0.001
+QUICK=(-- --only stress --stress-duration 2s)
+
+# machine FILE [FAULT-JSON]: two H100 of 128 MiB, optionally one fault
+machine() {
+	cat >"$1" <<EOF
+{
+	"name": "slurm-hc",
+	"seed": 1,
+	"noise": 0,
+	"gpus": [
+		{ "model": "h100-sxm", "memory": "128M", "l2": "4M" },
+		{ "model": "h100-sxm", "memory": "128M", "l2": "4M" }
+	],
+	"faults": [ ${2:-} ]
+}
+EOF
+}
+machine "$TMP/healthy.json"
+machine "$TMP/slow.json" '{ "kind": "slow", "gpu": 1, "value": 50 }'
+
+# hc MACHINE ARGS...: the health check on that machine, at most 120 s
+hc() {
+	local m=$1
+	shift
+	GPUBENCH_SIM_MACHINE="$TMP/$m.json" run timeout 120 "$HC" "$@"
+}
+
+# expect_node STATE-REGEX REASON-REGEX DESCRIPTION: sinfo's state and reason,
+# and scontrol's, agree with them
+expect_node() {
+	local st state reason sc
+	st=$(node_state "$NODE")
+	state=${st%%|*}
+	reason=${st#*|}
+	checks=$((checks + 1))
+	if ! [[ "$state" =~ $1 ]] || ! [[ "$reason" =~ $2 ]]; then
+		fail "$3: sinfo says '$state' '$reason', expected '$1' '$2'"
+	fi
+	sc=$(timeout 30 scontrol show node "$NODE" -o)
+	checks=$((checks + 1))
+	case "$1" in
+	*drain*) [[ "$sc" =~ State=[A-Z+]*DRAIN ]] || fail "$3: scontrol does not say DRAIN: $sc" ;;
+	*) [[ "$sc" =~ State=[A-Z+]*DRAIN ]] && fail "$3: scontrol says DRAIN: $sc" ;;
+	esac
+}
+
+# ---- 1. healthy ----
+hc healthy "${QUICK[@]}"
+expect_rc 0 "healthy node: the check passes"
+expect_node '^idle\*?$' '^none$' "healthy node: not drained"
+
+# ---- 2. GPU 1 at half speed ----
+hc slow "${QUICK[@]}"
+expect_rc 1 "slow GPU 1: the check fails"
+# the reason the report predicts: its first failed check, on GPU 1
+want=$(python3 -c '
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+c = next(c for b in d["benchmarks"] for c in b["checks"] if c["status"] == "failed")
+assert c["device"] == 1, c
+r = "gpubench: GPU 1 %s: %s" % (c["name"], re.sub(r"\s+", " ", c["message"]))
+print(r if len(r) <= 200 else r[:197] + "...")' "$TMP/hc/healthcheck.json" 2>&1)
+checks=$((checks + 1))
+case "$want" in "gpubench: GPU 1 "*) ;; *) fail "the kept report has no failed check on GPU 1: $want" ;; esac
+# the slow GPU is half as fast as its peer: the message says 50% below GPU 0
+checks=$((checks + 1))
+[[ "$want" =~ 50\.0%\ below\ GPU\ 0 ]] || fail "the first failed check does not say GPU 1 is 50% below GPU 0: $want"
+expect_node '^drained$' "^$(printf '%s' "$want" | sed 's/[][\.*^$()+?{}|]/\\&/g')\$" "slow GPU 1: drained with the report's reason"
+checks=$((checks + 1))
+grep -q "failed: $want" <<<"$err" || fail "the script does not say why it drained: $err"
+
+# ---- 3. healthy again ----
+hc healthy "${QUICK[@]}"
+expect_rc 0 "healthy again: the check passes"
+expect_node '^idle\*?$' '^none$' "healthy again: resumed"
+checks=$((checks + 1))
+grep -q "passed again: resuming" <<<"$err" || fail "the script does not say it resumed the node: $err"
+
+# ---- 4. a hang: the script's own time limit ----
+GBSIM_SPEED_SCALE=1 hc healthy --time-limit 3s -- --only stress --stress-duration 1h
+expect_rc 1 "a check past its time limit fails"
+expect_node '^drained$' '^gpubench: hung in stress past the 3s limit$' "a hang: drained, naming the step"
+hc healthy "${QUICK[@]}"
+expect_rc 0 "after the hang, healthy: passes"
+expect_node '^idle\*?$' '^none$' "after the hang, healthy: resumed"
+
+# ---- 5. drained by an admin: never touched ----
+timeout 30 scontrol update nodename="$NODE" state=drain reason="fan replaced"
+for m in slow healthy; do
+	hc "$m" "${QUICK[@]}"
+	expect_rc 0 "drained by an admin, $m machine: left alone"
+	expect_node '^drained$' '^fan replaced$' "drained by an admin, $m machine: still drained with the admin's reason"
+	checks=$((checks + 1))
+	grep -q "by someone else ('fan replaced'): not checked" <<<"$err" ||
+		fail "$m: the script does not say it left the admin's drain: $err"
+done
+timeout 30 scontrol update nodename="$NODE" state=resume
+
+# ---- 6. --dry-run ----
+hc slow --dry-run "${QUICK[@]}"
+expect_rc 1 "--dry-run on the slow machine: the check fails"
+expect_node '^idle\*?$' '^none$' "--dry-run: not drained"
+checks=$((checks + 1))
+grep -q "dry run: would run: scontrol update nodename=$NODE state=drain reason=gpubench: GPU 1 " <<<"$err" ||
+	fail "--dry-run does not say what it would do: $err"
+
+# ---- 7. usage errors: no change ----
+hc slow --node no-such-node "${QUICK[@]}"
+expect_rc 2 "a node Slurm does not know"
+hc slow --time-limit soon "${QUICK[@]}"
+expect_rc 2 "a time limit that is not one"
+expect_node '^idle\*?$' '^none$' "usage errors: the node unchanged"
+
+finish
