@@ -23,6 +23,11 @@
 #   6. --dry-run on a sick machine: exit 1, says what it would do, the node
 #      not drained
 #   7. a node Slurm does not know, a bad time limit: exit 2, no change
+#   8. run by slurmd itself: HealthCheckProgram (every 3 s) is a wrapper that
+#      starts the script with --background (slurmd gives it no arguments,
+#      only SLURMD_NODENAME in its environment, and kills it after 60 s):
+#      with the slow machine the node ends drained with a "gpubench: GPU 1"
+#      reason, then with the healthy one resumed (each awaited up to 90 s)
 # Exits 77 (skipped) only where Slurm cannot start (tests/slurm/lib_slurm.sh).
 HERE_SL=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../cli/lib.sh
@@ -146,5 +151,44 @@ expect_rc 2 "a node Slurm does not know"
 hc slow --time-limit soon "${QUICK[@]}"
 expect_rc 2 "a time limit that is not one"
 expect_node '^idle\*?$' '^none$' "usage errors: the node unchanged"
+
+# ---- 8. as slurmd's HealthCheckProgram ----
+echo slow >"$TMP/hcp-machine"
+cat >"$TMP/hcp-wrapper" <<EOF
+#!/bin/sh
+# slurmd passes only SLURMD_NODENAME: everything else is set here
+[ -e "$TMP/hcp-stop" ] && exit 0
+export SLURM_CONF="$SLURM_CONF" GPUBENCH="$BIN" GPUBENCH_HEALTHCHECK_DIR="$TMP/hcp"
+export GBSIM_SPEED_SCALE=0.001 NO_COLOR=1
+export GPUBENCH_SIM_MACHINE="$TMP/\$(cat "$TMP/hcp-machine").json"
+exec "$HC" --background -- --only stress --stress-duration 2s
+EOF
+chmod +x "$TMP/hcp-wrapper"
+cp "$SLURM_CONF" "$TMP/slurm.conf.orig"
+printf 'HealthCheckProgram=%s\nHealthCheckInterval=3\n' "$TMP/hcp-wrapper" >>"$SLURM_CONF"
+timeout 30 scontrol reconfigure
+
+# await_node STATE-REGEX REASON-REGEX DESCRIPTION: up to 90 s for sinfo to say so
+await_node() {
+	local st=""
+	for _ in $(seq 180); do
+		st=$(node_state "$NODE")
+		[[ "${st%%|*}" =~ $1 ]] && [[ "${st#*|}" =~ $2 ]] && break
+		sleep 0.5
+	done
+	expect_node "$1" "$2" "$3"
+}
+await_node '^drained\*?$' '^gpubench: GPU 1 ' "HealthCheckProgram, slow GPU 1: drained by slurmd's health check"
+echo healthy >"$TMP/hcp-machine"
+await_node '^idle\*?$' '^none$' "HealthCheckProgram, healthy again: resumed"
+# no new check from here; the one still running in the background ends
+# before the cluster goes
+touch "$TMP/hcp-stop"
+cp "$TMP/slurm.conf.orig" "$SLURM_CONF"
+timeout 30 scontrol reconfigure
+timeout 90 flock "$TMP/hcp/healthcheck.lock" true
+checks=$((checks + 1))
+grep -q "node '$NODE' passed again: resuming it" "$TMP/hcp/background.log" ||
+	fail "the background checks' log does not say they resumed the node: $(tail -3 "$TMP/hcp/background.log")"
 
 finish
