@@ -4,9 +4,10 @@
 # Slurm cluster (two slurmd on this host, nodes sim-node-1 and sim-node-2:
 # tests/slurm/lib_slurm.sh), `sbatch -N 2 --wait`, with the simulator.
 # Each node is its own simulated machine (GPUBENCH_SIM_MACHINE with %r, the
-# rank srun gives the node's task) of two H100 of 16 MiB (bandwidth then sweeps small sizes: quick); on the second node
-# GPU 0's PCIe link is trained at Gen5 x8 of x16, so its host copies run at
-# half the rate of the fleet's three other GPUs. The suite is `run --only
+# rank srun gives the node's task) of two H100 of 16 MiB (bandwidth then
+# sweeps small sizes: quick); on the second node GPU 0's PCIe link is
+# trained at Gen5 x8 of x16, so its host copies run at half the rate of the
+# fleet's three other GPUs. The suite is `run --only
 # bandwidth`. GPUBENCH is a two-line wrapper that gives each node's gpubench
 # its Slurm node name as host name (GPUBENCH_TEST_HOSTNAME): both nodes are
 # this one host, and gpubench's fleet refuses two ranks of one host.
@@ -17,8 +18,9 @@
 # checked: the job's exit code is 1 and the fleet report's verdict says
 # failed with exit code 1; one row per node, sim-node-1 then sim-node-2
 # (under merge: their reports' files; the host name in each is this host's,
-# as --no-fleet reports the machine's own name), two H100 each; h2d_ce_pinned_gbps and d2h_ce_pinned_gbps are failed outliers
-# on sim-node-2's GPU 0 and on no other GPU; under mpi the launcher is srun.
+# as --no-fleet reports the machine's own name), two H100 each;
+# h2d_ce_pinned_gbps and d2h_ce_pinned_gbps are failed outliers on
+# sim-node-2's GPU 0 and on no other GPU; under mpi the launcher is srun.
 # Exits 77 (skipped) only where Slurm cannot start.
 HERE_SL=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../cli/lib.sh
