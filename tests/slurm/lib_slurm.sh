@@ -22,13 +22,22 @@
 # by srun find each other through Slurm's PMIx server; with mpi/none or
 # mpi/pmi2 Debian's Open MPI 4.1 aborts in MPI_Init.
 #
-# Exits 77 (skipped), saying why, where Slurm cannot start: not root, a
-# daemon or client missing, munged or slurmctld not coming up.
+# Exits 77 (skipped), saying why, where Slurm cannot start: not root, or a
+# daemon or client not installed. Once they are there, a munged or cluster
+# that does not come up is a failure (exit 1, with the daemons' logs), never
+# a skip.
 
 # skip REASON: this machine cannot run a Slurm cluster
 slurm_skip() {
 	echo "skipped: $*"
 	exit 77
+}
+
+# slurm_fail REASON: it should have, and did not
+slurm_fail() {
+	echo "FAIL: $*" >&2
+	slurm_log_tail >&2
+	exit 1
 }
 
 [ "$(id -u)" = 0 ] || slurm_skip "Slurm's daemons run as root here (SlurmUser=root); this is uid $(id -u)"
@@ -99,7 +108,7 @@ print(" ".join(str(s.getsockname()[1]) for s in socks))' "$1"
 # slurm_log_tail: the daemons' last lines, for a failure message
 slurm_log_tail() {
 	local f
-	for f in "$SL"/*.log; do
+	for f in "$SL"/*.log "$SL"/*.out; do
 		[ -f "$f" ] && { echo "== $f"; tail -n 5 "$f"; }
 	done
 }
@@ -123,7 +132,7 @@ slurm_start() {
 		--pid-file="$SL/munged.pid" --log-file="$SL/munged.log" --seed-file="$SL/munge/seed"
 	for _ in $(seq 50); do [ -S "$SL/munge.sock" ] && break; sleep 0.2; done
 	timeout 10 munge -n -S "$SL/munge.sock" 2>/dev/null | timeout 10 unmunge -S "$SL/munge.sock" >/dev/null 2>&1 ||
-		slurm_skip "munged did not start: $(tail -n 3 "$SL/munged.log" "$SL/munged.out" 2>/dev/null | tr '\n' ' ')"
+		slurm_fail "munged did not start"
 
 	read -r -a ports <<<"$(free_ports $(($# + 1)))"
 	{
@@ -177,7 +186,7 @@ slurm_start() {
 		[ "$(timeout 10 sinfo -h -N -o '%T' 2>/dev/null | grep -c '^idle$')" -eq $# ] && return 0
 		sleep 0.3
 	done
-	slurm_skip "the cluster did not come up within 30 s: $(timeout 10 sinfo -N 2>&1 | tr '\n' ' '); $(slurm_log_tail | tr '\n' ' ' | cut -c1-800)"
+	slurm_fail "the cluster did not come up within 30 s: $(timeout 10 sinfo -N 2>&1 | tr '\n' ' ')"
 }
 
 # node_state NODE: "STATE|REASON" as sinfo prints them (e.g. "drained|gpubench: ...")
