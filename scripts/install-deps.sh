@@ -8,8 +8,11 @@
 #   package, unpacked into .deps/nvml/include (ignored by git).
 #
 # With --test it also installs what only the tests need: the jsonschema Python
-# package (reports are validated against docs/report.schema.json) and Chromium
-# (the HTML report is rendered headless and its screenshot checked).
+# package (reports are validated against docs/report.schema.json), Chromium
+# (the HTML report is rendered headless and its screenshot checked), and
+# Slurm's daemons, clients and munge (slurmctld, slurmd, slurm-client, munge:
+# tests/slurm/ starts a cluster of its own; the packages' own services are
+# not used).
 #
 # Idempotent; safe to run on every `make`. Uses sudo when not root.
 set -euo pipefail
@@ -37,6 +40,13 @@ if [ "$for_tests" -eq 1 ]; then
 		need_pkgs+=(chromium)
 	# libFuzzer and the sanitizer runtimes (clang only recommends the latter)
 	command -v clang >/dev/null 2>&1 || need_pkgs+=(clang)
+	# a throwaway Slurm cluster (tests/slurm/lib_slurm.sh)
+	# (daemons in /usr/sbin, which a user's PATH may lack)
+	have_sbin() { command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ]; }
+	have_sbin slurmctld || need_pkgs+=(slurmctld)
+	have_sbin slurmd || need_pkgs+=(slurmd)
+	command -v srun >/dev/null 2>&1 || need_pkgs+=(slurm-client)
+	have_sbin munged || need_pkgs+=(munge)
 	ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||
 		need_pkgs+=(libclang-rt-dev)
 fi
