@@ -16,7 +16,7 @@
 #   3. healthy again: exit 0, resumed (idle, no reason)
 #   4. a hang: a stress of an hour at full speed under a 10 s limit (the
 #      simulated hour costs the CPU hours; the step starts within about a
-#      second): drained, "gpubench: hung in stress past the 10s limit";
+#      second): drained, "gpubench: hung in stress past the 20s limit";
 #      healthy again: resumed
 #   5. drained by an admin ("fan replaced"): a sick and a healthy check both
 #      leave it drained with that reason, and say so
@@ -119,9 +119,9 @@ checks=$((checks + 1))
 grep -q "passed again: resuming" <<<"$err" || fail "the script does not say it resumed the node: $err"
 
 # ---- 4. a hang: the script's own time limit ----
-GBSIM_SPEED_SCALE=1 hc healthy --time-limit 10s -- --only stress --stress-duration 1h
+GBSIM_SPEED_SCALE=1 hc healthy --time-limit 20s -- --only stress --stress-duration 1h
 expect_rc 1 "a check past its time limit fails"
-expect_node '^drained\*?$' '^gpubench: hung in stress past the 10s limit$' "a hang: drained, naming the step"
+expect_node '^drained\*?$' '^gpubench: hung in stress past the 20s limit$' "a hang: drained, naming the step"
 hc healthy "${QUICK[@]}"
 expect_rc 0 "after the hang, healthy: passes"
 expect_node '^idle\*?$' '^none$' "after the hang, healthy: resumed"
