@@ -8,6 +8,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,15 +102,23 @@ const struct gb_published *gb_published_get(const char *model, const char *figur
 	return NULL;
 }
 
+/*
+ * Tolerances (docs/published.md): a GEMM's rate follows its clock, which
+ * cooling, power limit and data move by 10-15% between healthy GPUs (DCGM
+ * keeps 0.75x, gpu-fryer 10% below the best); host copies differ by copy
+ * method (the sources mix SM and copy-engine copies) and by the host; device
+ * copies, NVLink and all-reduce sit close to their published figures (Azure's
+ * health checks pass all-reduce 4% below its measurement).
+ */
 const struct gb_published_kind gb_published_figures[GB_PUBLISHED_N_FIGURES] = {
-	{ "gemm_bf16_tflops", "bf16 GEMM", "TFLOP/s", GB_PREC_BF16 },
-	{ "gemm_fp16_tflops", "fp16 GEMM", "TFLOP/s", GB_PREC_FP16 },
-	{ "gemm_fp8_tflops", "fp8 GEMM", "TFLOP/s", GB_PREC_FP8 },
-	{ "device_copy_gbps", "device copy (read+write)", "GB/s", -1 },
-	{ "h2d_gbps", "host to device, pinned", "GB/s", -1 },
-	{ "d2h_gbps", "device to host, pinned", "GB/s", -1 },
-	{ "nvlink_oneway_gbps", "GPU to GPU, one way", "GB/s", -1 },
-	{ "allreduce_busbw_gbps_8gpu", "8-GPU all-reduce busbw", "GB/s", -1 },
+	{ "gemm_bf16_tflops", "bf16 GEMM", "TFLOP/s", GB_PREC_BF16, 0.15 },
+	{ "gemm_fp16_tflops", "fp16 GEMM", "TFLOP/s", GB_PREC_FP16, 0.15 },
+	{ "gemm_fp8_tflops", "fp8 GEMM", "TFLOP/s", GB_PREC_FP8, 0.15 },
+	{ "device_copy_gbps", "device copy (read+write)", "GB/s", -1, 0.10 },
+	{ "h2d_gbps", "host to device, pinned", "GB/s", -1, 0.15 },
+	{ "d2h_gbps", "device to host, pinned", "GB/s", -1, 0.15 },
+	{ "nvlink_oneway_gbps", "GPU to GPU, one way", "GB/s", -1, 0.10 },
+	{ "allreduce_busbw_gbps_8gpu", "8-GPU all-reduce busbw", "GB/s", -1, 0.10 },
 };
 
 size_t gb_published_count(const char *model)
@@ -227,4 +236,78 @@ void gb_published_annotate(struct gb_run *run)
 		for (size_t j = 0; j < b->n_metrics; j++)
 			b->metrics[j].published = figure_for(run, b, &b->metrics[j]);
 	}
+}
+
+static const struct gb_published_kind *kind_of(const char *figure)
+{
+	for (size_t i = 0; i < GB_PUBLISHED_N_FIGURES; i++)
+		if (strcmp(gb_published_figures[i].figure, figure) == 0)
+			return &gb_published_figures[i];
+	return NULL;
+}
+
+/* One metric against its figure: "published_gemm_bf16_tflops" on the metric's GPU. */
+static void judge_metric(struct gb_bench_result *b, const struct gb_metric *m, double tolerance)
+{
+	const struct gb_published *p = m->published;
+	const struct gb_published_kind *k = kind_of(p->figure);
+	double tol = isfinite(tolerance) ? tolerance : k ? k->tolerance : 0.15;
+	double floor_v = isfinite(p->low) ? p->low : p->value, limit = (1 - tol) * floor_v;
+	char name[96];
+	bool ok;
+
+	snprintf(name, sizeof(name), "published_%s", p->figure);
+	if (!isfinite(m->value)) {
+		gb_bench_add_check(b, name, GB_STATUS_SKIPPED, GB_SEV_INFO, m->device, NAN, limit,
+				   "%s was not measured: nothing to set against the published %.4g",
+				   m->name, p->value);
+		return;
+	}
+	ok = m->value >= limit;
+	gb_bench_add_check(b, name, ok ? GB_STATUS_PASSED : GB_STATUS_FAILED,
+			   ok ? GB_SEV_INFO : GB_SEV_ERROR, m->device, m->value, limit,
+			   "%s is %.4g %s, %.0f%% of what healthy %s reach (%.4g, %s); %s %.0f%% "
+			   "below it",
+			   m->name, m->value, m->unit ? m->unit : "", m->value / p->value * 100,
+			   p->model, p->value, p->source, ok ? "within" : "more than", tol * 100);
+}
+
+/* GPUs whose model has no figure: one skipped check each, so the run says so. */
+static size_t note_unpublished(struct gb_run *run)
+{
+	struct gb_bench_result *b = run->n_benches ? &run->benches[0] : NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; b && i < run->n_devices; i++) {
+		const struct gb_device_info *d = &run->devices[i];
+
+		if (d->spec_key && gb_published_count(d->spec_key) > 0)
+			continue;
+		gb_bench_add_check(b, "published_figures", GB_STATUS_SKIPPED, GB_SEV_INFO, d->index,
+				   NAN, NAN,
+				   "no published figures for %s (docs/published.md): GPU %d is judged "
+				   "against the spec sheet only",
+				   d->spec_key ? d->spec_key : d->name ? d->name : "this GPU", d->index);
+		n++;
+	}
+	return n;
+}
+
+size_t gb_published_judge(struct gb_run *run, double tolerance)
+{
+	size_t n = 0, n_metrics;
+
+	for (size_t i = 0; i < run->n_benches; i++) {
+		struct gb_bench_result *b = &run->benches[i];
+
+		/* checks are added to the same benchmark: walk only the metrics it had */
+		n_metrics = b->n_metrics;
+		for (size_t j = 0; j < n_metrics; j++) {
+			if (!b->metrics[j].published)
+				continue;
+			judge_metric(b, &b->metrics[j], tolerance);
+			n++;
+		}
+	}
+	return n + note_unpublished(run);
 }

@@ -42,6 +42,7 @@ struct gb_published_kind {
 	const char *label;  /* "bf16 GEMM" */
 	const char *unit;   /* "TFLOP/s" */
 	int precision;      /* enum gb_precision of the spec peak it compares with, -1: none */
+	double tolerance;   /* default for `run --expect published`: how far below is still healthy */
 };
 #define GB_PUBLISHED_N_FIGURES 8
 extern const struct gb_published_kind gb_published_figures[GB_PUBLISHED_N_FIGURES];
@@ -67,6 +68,16 @@ const char *gb_published_figure_of(const char *bench, const char *metric, int pe
  * too, so a report read back shows what the writer showed.
  */
 void gb_published_annotate(struct gb_run *run);
+
+/*
+ * `run --expect published`: a check per metric that has a figure, passed when
+ * the value reaches (1 - tolerance) x the figure (the low end of a range),
+ * with the kind's own tolerance when `tolerance` is NAN. GPUs of a model with
+ * no figure at all get one skipped check saying so: they are judged by the
+ * spec sheet only. Call after gb_published_annotate(). Returns the number of
+ * checks added.
+ */
+size_t gb_published_judge(struct gb_run *run, double tolerance);
 
 /* Whether the embedded file parses and has the expected schema (for tests and `theory`). */
 int gb_published_ok(void);

@@ -175,6 +175,81 @@ static void test_annotate_write_load(void **state)
 	gb_run_release(&run);
 }
 
+static const struct gb_check *find_check(const struct gb_bench_result *b, const char *name,
+					 int device)
+{
+	for (size_t i = 0; i < b->n_checks; i++)
+		if (strcmp(b->checks[i].name, name) == 0 && b->checks[i].device == device)
+			return &b->checks[i];
+	return NULL;
+}
+
+/* run --expect published: 15% below a GEMM figure is healthy, more is not. */
+static void test_judge(void **state)
+{
+	struct gb_run run;
+	const struct gb_check *c;
+
+	(void)state;
+	make_run(&run);
+	/* GPU 0 reaches 761 of 794.5 (96%); a second H100 figure at 600 (76%) fails */
+	add_metric(&run.benches[0], "tflops_fp8", 0, 1402.6 * 0.84);
+	gb_published_annotate(&run);
+	assert_int_equal(gb_published_judge(&run, NAN), 3);
+	c = find_check(&run.benches[0], "published_gemm_bf16_tflops", 0);
+	assert_non_null(c);
+	assert_int_equal(c->status, GB_STATUS_PASSED);
+	assert_true(fabs(c->threshold - 0.85 * 794.5) < 1e-9);
+	assert_non_null(strstr(c->message, "96% of what healthy h100-sxm reach (794.5"));
+	c = find_check(&run.benches[0], "published_gemm_fp8_tflops", 0);
+	assert_non_null(c);
+	assert_int_equal(c->status, GB_STATUS_FAILED);
+	assert_int_equal(run.benches[0].status, GB_STATUS_FAILED);
+	/* the GPU no source measured: said, and skipped, never passed */
+	c = find_check(&run.benches[0], "published_figures", 1);
+	assert_non_null(c);
+	assert_int_equal(c->status, GB_STATUS_SKIPPED);
+	assert_non_null(strstr(c->message, "spec sheet only"));
+	gb_run_release(&run);
+
+	/* a tolerance given: 20% lets 84% pass */
+	make_run(&run);
+	add_metric(&run.benches[0], "tflops_fp8", 0, 1402.6 * 0.84);
+	gb_published_annotate(&run);
+	gb_published_judge(&run, 0.20);
+	assert_int_equal(find_check(&run.benches[0], "published_gemm_fp8_tflops", 0)->status,
+			 GB_STATUS_PASSED);
+	gb_run_release(&run);
+}
+
+/* A range is judged from its low end: the RTX 4090's host copies, 23.9..26.38 GB/s. */
+static void test_judge_range(void **state)
+{
+	struct gb_run run;
+	struct gb_bench_result *b;
+	struct gb_device_info *d;
+	static int dev0[] = { 0 };
+
+	(void)state;
+	gb_run_init(&run, "bandwidth", 0, NULL);
+	d = gb_run_add_device(&run);
+	d->index = 0;
+	d->spec_key = gb_strdup("rtx4090");
+	b = gb_run_add_bench(&run, "bandwidth");
+	b->devices = malloc(sizeof(dev0));
+	memcpy(b->devices, dev0, sizeof(dev0));
+	b->n_devices = 1;
+	gb_bench_add_value(b, "h2d_ce_pinned_gbps", "GB/s", GB_BETTER_HIGHER, 0, 23.9 * 0.86, NAN);
+	gb_bench_add_value(b, "d2h_ce_pinned_gbps", "GB/s", GB_BETTER_HIGHER, 0, 26.25 * 0.84, NAN);
+	gb_published_annotate(&run);
+	gb_published_judge(&run, NAN);
+	assert_int_equal(find_check(b, "published_h2d_gbps", 0)->status, GB_STATUS_PASSED);
+	assert_true(fabs(find_check(b, "published_h2d_gbps", 0)->threshold - 0.85 * 23.9) < 1e-9);
+	assert_int_equal(find_check(b, "published_d2h_gbps", 0)->status, GB_STATUS_FAILED);
+	assert_null(find_check(b, "published_figures", 0));
+	gb_run_release(&run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -182,6 +257,8 @@ int main(void)
 		cmocka_unit_test(test_every_entry_is_sourced),
 		cmocka_unit_test(test_metric_to_figure),
 		cmocka_unit_test(test_annotate_write_load),
+		cmocka_unit_test(test_judge),
+		cmocka_unit_test(test_judge_range),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
