@@ -687,10 +687,12 @@ static void write_d(const struct lt_work *w, const void *packed)
 /*
  * gemm rotates among enough copies of A and B to exceed twice the L2 (about
  * 100 with 256^3 FP64 on an H100), so the cache holds many results, within
- * a byte budget; the least recently used go first.
+ * a byte budget; the least recently used go first. One result may take a
+ * quarter of it: stress's default 4096^2 FP32 results are 64 MiB each, and a
+ * product not kept is computed again at every GEMM (minutes of CPU each).
  */
 #define LT_CACHE_ENTRIES 1024
-#define LT_CACHE_BUDGET_BYTES (128u << 20)
+#define LT_CACHE_BUDGET_BYTES ((size_t)1 << 30)
 
 struct lt_cache_entry {
 	uint64_t key[2];
