@@ -149,6 +149,19 @@ static void test_wgmma_bf16(void **state)
 }
 
 /*
+ * Whether the planted copy exists: one whose text left wgmma.cu is a stub
+ * answering cudaErrorNotYetImplemented (tests/kexec/CMakeLists.txt), which
+ * must fail here rather than pass as "caught". The real launcher refuses
+ * m = 0 before any CUDA call.
+ */
+static void assert_planted(gemm_fn fn, const char *name)
+{
+	if (fn(NULL, NULL, NULL, GB_DT_F16, 0, 0, 0, 0) == cudaErrorNotYetImplemented)
+		fail_msg("the %s plant's text is no longer in kernels/wgmma.cu: update "
+			 "GB_KX_WGMMA_PLANTS in tests/kexec/CMakeLists.txt", name);
+}
+
+/*
  * wgmma.wait_group 2 instead of 1: the consumers hand a stage back while the
  * wgmma of its slice may still read it, and the producer's next TMA into
  * it is a WAR hazard (6 slices: the ring comes round). The k-loop bound
@@ -157,6 +170,8 @@ static void test_wgmma_bf16(void **state)
 static void test_planted_pipeline_bounds_fail(void **state)
 {
 	(void)state;
+	assert_planted(gb_kx_wgmma_planted_wait_group, "wait_group");
+	assert_planted(gb_kx_wgmma_planted_k_loop, "k_loop");
 	assert_true(gemm_ok(gb_launch_gemm_wgmma, GB_DT_F16, 40, 20, 384, 7));
 	assert_false(gemm_ok(gb_kx_wgmma_planted_wait_group, GB_DT_F16, 40, 20, 384, 7));
 	assert_true(gemm_ok(gb_launch_gemm_wgmma, GB_DT_F16, 40, 20, 100, 8));
