@@ -36,6 +36,19 @@ cudaError_t gb_kx_wgmma_planted_wait_group(const void *a, const void *b, void *d
 					   cudaStream_t stream);
 cudaError_t gb_kx_wgmma_planted_k_loop(const void *a, const void *b, void *d, enum gb_dtype t,
 				       uint64_t m, uint64_t n, uint64_t k, cudaStream_t stream);
+cudaError_t gb_kx_wgmma_planted_full_parity(const void *a, const void *b, void *d,
+					    enum gb_dtype t, uint64_t m, uint64_t n, uint64_t k,
+					    cudaStream_t stream);
+cudaError_t gb_kx_wgmma_planted_empty_ring(const void *a, const void *b, void *d,
+					   enum gb_dtype t, uint64_t m, uint64_t n, uint64_t k,
+					   cudaStream_t stream);
+
+/* what one run gave: the launch's error, the checkers' findings, the elements out of bound */
+struct outcome {
+	cudaError_t e;
+	struct gb_kx_findings f;
+	uint64_t bad;
+};
 
 static float to_float(uint16_t h, enum gb_dtype t)
 {
@@ -53,10 +66,10 @@ static uint16_t from_float(float f, enum gb_dtype t)
  * finds anything, every element of D is within FP32 accumulation over k
  * (k u sum |a b|, doubled for order; u = 2^-24) plus one rounding to the
  * 16-bit type (2^-11 relative for f16, 2^-8 for bf16) of the FP64 sum over
- * the stored inputs. What failed is printed.
+ * the stored inputs. What failed is printed, and kept in *out when given.
  */
-static int gemm_ok(gemm_fn fn, enum gb_dtype t, uint64_t m, uint64_t n, uint64_t k,
-		   uint64_t seed)
+static int gemm_ok_out(gemm_fn fn, enum gb_dtype t, uint64_t m, uint64_t n, uint64_t k,
+		       uint64_t seed, struct outcome *out)
 {
 	uint16_t *a = malloc(k * m * 2), *b = malloc(k * n * 2), *d = malloc(m * n * 2);
 	const double round = t == GB_DT_BF16 ? 0x1p-8 : 0x1p-11;
@@ -113,8 +126,16 @@ static int gemm_ok(gemm_fn fn, enum gb_dtype t, uint64_t m, uint64_t n, uint64_t
 	free(a);
 	free(b);
 	free(d);
+	if (out)
+		*out = (struct outcome){ e, f, bad };
 	return e == cudaSuccess && gb_kx_launches() == before + 1 && !f.memcheck && !f.racecheck &&
 	       !f.synccheck && !bad;
+}
+
+static int gemm_ok(gemm_fn fn, enum gb_dtype t, uint64_t m, uint64_t n, uint64_t k,
+		   uint64_t seed)
+{
+	return gemm_ok_out(fn, t, m, n, k, seed, NULL);
 }
 
 /*
@@ -162,20 +183,38 @@ static void assert_planted(gemm_fn fn, const char *name)
 }
 
 /*
- * wgmma.wait_group 2 instead of 1: the consumers hand a stage back while the
- * wgmma of its slice may still read it, and the producer's next TMA into
- * it is a WAR hazard (6 slices: the ring comes round). The k-loop bound
- * rounded down: the last partial slice is never multiplied.
+ * Each planted bug fails the check, and by the checker meant to catch it:
+ *   wait_group   wgmma.wait_group 2, not 1: a stage goes back to the
+ *                producer while the wgmma of its slice may still read it;
+ *                the next TMA into it is a WAR hazard (racecheck; 6 slices,
+ *                so the ring comes round)
+ *   k_loop       the k-loop bound rounded down: the last partial slice is
+ *                never multiplied (wrong sums)
+ *   full_parity  the consumers wait on the full barrier's other parity, so
+ *                not for the TMA: wgmma reads bytes not landed (racecheck RAW)
+ *   empty_ring   one initial empty arrival too few: the producer waits for
+ *                a stage nobody frees, the consumers for its data (a hang)
+ * Each time the unchanged kernel passes the same shape.
  */
 static void test_planted_pipeline_bounds_fail(void **state)
 {
+	struct outcome o;
+
 	(void)state;
 	assert_planted(gb_kx_wgmma_planted_wait_group, "wait_group");
 	assert_planted(gb_kx_wgmma_planted_k_loop, "k_loop");
+	assert_planted(gb_kx_wgmma_planted_full_parity, "full_parity");
+	assert_planted(gb_kx_wgmma_planted_empty_ring, "empty_ring");
 	assert_true(gemm_ok(gb_launch_gemm_wgmma, GB_DT_F16, 40, 20, 384, 7));
-	assert_false(gemm_ok(gb_kx_wgmma_planted_wait_group, GB_DT_F16, 40, 20, 384, 7));
+	assert_false(gemm_ok_out(gb_kx_wgmma_planted_wait_group, GB_DT_F16, 40, 20, 384, 7, &o));
+	assert_true(o.f.racecheck > 0);
+	assert_false(gemm_ok_out(gb_kx_wgmma_planted_full_parity, GB_DT_F16, 40, 20, 384, 7, &o));
+	assert_true(o.f.racecheck > 0);
+	assert_false(gemm_ok_out(gb_kx_wgmma_planted_empty_ring, GB_DT_F16, 40, 20, 384, 7, &o));
+	assert_true(o.f.synccheck > 0 && o.e == cudaErrorLaunchTimeout);
 	assert_true(gemm_ok(gb_launch_gemm_wgmma, GB_DT_F16, 40, 20, 100, 8));
-	assert_false(gemm_ok(gb_kx_wgmma_planted_k_loop, GB_DT_F16, 40, 20, 100, 8));
+	assert_false(gemm_ok_out(gb_kx_wgmma_planted_k_loop, GB_DT_F16, 40, 20, 100, 8, &o));
+	assert_true(o.e == cudaSuccess && o.bad > 0);
 }
 
 /* sm_90a code runs on compute capability 9.0 only: the launcher refuses others unlaunched */
