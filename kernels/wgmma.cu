@@ -59,6 +59,7 @@
 #include "kernels/dtype.cuh"
 #include "kernels/launch.cuh"
 #include "kernels/own_gemm.h"
+#include "kernels/ptx.cuh"
 #include "kernels/wgmma_layout.h"
 
 namespace {
@@ -108,7 +109,9 @@ static_assert(kProducerRegs % 8 == 0 && kConsumerRegs % 8 == 0 && kProducerRegs 
 static_assert(kProducerRegs * 128 + kConsumerRegs * 256 <= kEntryRegs * kThreads,
 	      "setmaxnreg.inc would wait forever for registers the block does not have");
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+/* the device code: sm_90a, and the CPU executor's host build (tests/kexec/, GB_KEXEC) */
+#if (defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)) || \
+	defined(GB_KEXEC)
 #define GB_HAVE_SM90A 1
 #else
 #define GB_HAVE_SM90A 0
@@ -121,45 +124,6 @@ __device__ __forceinline__ uint32_t smem_u32(const void *p)
 	return (uint32_t)__cvta_generic_to_shared(p);
 }
 
-__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count)
-{
-	asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-
-/* makes the initialised barriers visible to the async proxy (TMA's complete_tx) */
-__device__ __forceinline__ void fence_barrier_init()
-{
-	asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-}
-
-__device__ __forceinline__ void mbar_arrive(uint32_t bar)
-{
-	asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-
-/* one arrival, and `bytes` more transaction bytes the phase waits for */
-__device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes)
-{
-	asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar),
-		     "r"(bytes)
-		     : "memory");
-}
-
-__device__ __forceinline__ bool mbar_try_wait(uint32_t bar, uint32_t parity)
-{
-	uint32_t done;
-
-	asm volatile("{\n"
-		     ".reg .pred p;\n"
-		     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-		     "selp.u32 %0, 1, 0, p;\n"
-		     "}\n"
-		     : "=r"(done)
-		     : "r"(bar), "r"(parity)
-		     : "memory");
-	return done != 0;
-}
-
 /*
  * Until the phase of parity `parity` has completed. A stage takes
  * microseconds; one still pending after ~2^35 cycles (over 15 s) means the
@@ -169,131 +133,26 @@ __device__ __forceinline__ bool mbar_try_wait(uint32_t bar, uint32_t parity)
  */
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
 {
-	if (mbar_try_wait(bar, parity))
+	if (gb_ptx_mbarrier_try_wait_parity(bar, parity))
 		return;
 	const long long t0 = clock64();
 
-	while (!mbar_try_wait(bar, parity))
+	while (!gb_ptx_mbarrier_try_wait_parity(bar, parity))
 		if (clock64() - t0 > (1ll << 35))
 			__trap();
 }
 
-/* TMA: the box at (k0, row0) of `map` into shared memory, completing on `bar` */
-__device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap *map, uint32_t bar,
-					 int k0, int row0)
-{
-	asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile"
-		     ".mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
-		     "l"(reinterpret_cast<uint64_t>(map)), "r"(k0), "r"(row0), "r"(bar)
-		     : "memory");
-}
-
-__device__ __forceinline__ void wgmma_fence()
-{
-	asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-}
-
-__device__ __forceinline__ void wgmma_commit()
-{
-	asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-}
-
-template <int kPending>
-__device__ __forceinline__ void wgmma_wait()
-{
-	asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
-}
-
-template <int kRegs>
-__device__ __forceinline__ void setmaxnreg_inc()
-{
-	asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
-}
-
-template <int kRegs>
-__device__ __forceinline__ void setmaxnreg_dec()
-{
-	asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));
-}
-
-/* the 128 accumulators of m64n256 as operands %0..%127 */
-#define GB_WGMMA_D \
-	"{%0, %1, %2, %3, %4, %5, %6, %7, " \
-	"%8, %9, %10, %11, %12, %13, %14, %15, " \
-	"%16, %17, %18, %19, %20, %21, %22, %23, " \
-	"%24, %25, %26, %27, %28, %29, %30, %31, " \
-	"%32, %33, %34, %35, %36, %37, %38, %39, " \
-	"%40, %41, %42, %43, %44, %45, %46, %47, " \
-	"%48, %49, %50, %51, %52, %53, %54, %55, " \
-	"%56, %57, %58, %59, %60, %61, %62, %63, " \
-	"%64, %65, %66, %67, %68, %69, %70, %71, " \
-	"%72, %73, %74, %75, %76, %77, %78, %79, " \
-	"%80, %81, %82, %83, %84, %85, %86, %87, " \
-	"%88, %89, %90, %91, %92, %93, %94, %95, " \
-	"%96, %97, %98, %99, %100, %101, %102, %103, " \
-	"%104, %105, %106, %107, %108, %109, %110, %111, " \
-	"%112, %113, %114, %115, %116, %117, %118, %119, " \
-	"%120, %121, %122, %123, %124, %125, %126, %127}"
-
-#define GB_WGMMA_D_REGS(d) \
-	"+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), \
-	"+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
-	"+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), \
-	"+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
-	"+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), \
-	"+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
-	"+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), \
-	"+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
-	"+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), \
-	"+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
-	"+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), \
-	"+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
-	"+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), \
-	"+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
-	"+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), \
-	"+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
-	"+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), \
-	"+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
-	"+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), \
-	"+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
-	"+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), \
-	"+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
-	"+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), \
-	"+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), \
-	"+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), \
-	"+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), \
-	"+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), \
-	"+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
-	"+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), \
-	"+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
-	"+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), \
-	"+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-
-/* D += X_tile Y_tile^T for one k16 step; scale-d = 1 (the accumulators start at zero) */
+/* D += X_tile Y_tile^T for one k16 step (kernels/ptx.cuh) */
 __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t dx, uint64_t dy,
 						 __nv_bfloat16)
 {
-	asm volatile("{\n"
-		     ".reg .pred p;\n"
-		     "setp.ne.b32 p, %130, 0;\n"
-		     "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " GB_WGMMA_D
-		     ", %128, %129, p, 1, 1, 0, 0;\n"
-		     "}\n"
-		     : GB_WGMMA_D_REGS(d)
-		     : "l"(dx), "l"(dy), "r"(1));
+	gb_ptx_wgmma_m64n256k16_bf16(d, dx, dy);
 }
 
 __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t dx, uint64_t dy,
 						 __half)
 {
-	asm volatile("{\n"
-		     ".reg .pred p;\n"
-		     "setp.ne.b32 p, %130, 0;\n"
-		     "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " GB_WGMMA_D
-		     ", %128, %129, p, 1, 1, 0, 0;\n"
-		     "}\n"
-		     : GB_WGMMA_D_REGS(d)
-		     : "l"(dx), "l"(dy), "r"(1));
+	gb_ptx_wgmma_m64n256k16_f16(d, dx, dy);
 }
 
 #endif /* GB_HAVE_SM90A */
@@ -324,16 +183,16 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 	if (t == 0) {
 		for (int s = 0; s < kStages; s++) {
-			mbar_init(smem_u32(&full[s]), 1);  /* the producer's arrive.expect_tx */
-			mbar_init(smem_u32(&empty[s]), kConsumerWarps);
+			gb_ptx_mbarrier_init(smem_u32(&full[s]), 1);  /* the producer's arrive.expect_tx */
+			gb_ptx_mbarrier_init(smem_u32(&empty[s]), kConsumerWarps);
 		}
-		fence_barrier_init();
+		gb_ptx_fence_mbarrier_init();
 	}
 	__syncthreads();
 
 	if (wg == 0) {
 		/* producer: all 128 threads give registers back, one issues the loads */
-		setmaxnreg_dec<kProducerRegs>();
+		gb_ptx_setmaxnreg_dec<kProducerRegs>();
 		if (tid == 0) {
 			unsigned s = 0, phase = 0;
 
@@ -344,9 +203,9 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 				mbar_wait(smem_u32(&empty[s]), phase);
 				/* TMA counts the whole box, zero-filled parts included */
-				mbar_arrive_expect_tx(fb, kStageBytes);
-				tma_load(xs, &map_x, fb, (int)(sl * kBk), (int)r0);
-				tma_load(ys, &map_y, fb, (int)(sl * kBk), (int)c0);
+				gb_ptx_mbarrier_arrive_expect_tx(fb, kStageBytes);
+				gb_ptx_tma_load_2d(xs, &map_x, fb, (int)(sl * kBk), (int)r0);
+				gb_ptx_tma_load_2d(ys, &map_y, fb, (int)(sl * kBk), (int)c0);
 				if (++s == kStages) {
 					s = 0;
 					phase ^= 1;
@@ -354,7 +213,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 			}
 		}
 	} else {
-		setmaxnreg_inc<kConsumerRegs>();
+		gb_ptx_setmaxnreg_inc<kConsumerRegs>();
 		const unsigned cw = wg - 1;  /* X rows cw*64 .. cw*64+63 of the tile */
 		const bool signaller = tid % 32 == 0;
 		float d[128];
@@ -366,30 +225,30 @@ __global__ void __launch_bounds__(kThreads, 1)
 		/* every stage starts empty: complete phase 0 of each empty barrier */
 		if (signaller)
 			for (int i = 0; i < kStages; i++)
-				mbar_arrive(smem_u32(&empty[i]));
+				gb_ptx_mbarrier_arrive(smem_u32(&empty[i]));
 		for (unsigned sl = 0; sl < n_slices; sl++) {
 			const uint32_t xs = gb_wgmma_consumer_x(gb_wgmma_stage_x(tiles, s), cw);
 			const uint64_t dx = gb_wgmma_desc(xs);
 			const uint64_t dy = gb_wgmma_desc(gb_wgmma_stage_y(tiles, s));
 
 			mbar_wait(smem_u32(&full[s]), phase);
-			wgmma_fence();
+			gb_ptx_wgmma_fence();
 #pragma unroll
 			for (unsigned kk = 0; kk < GB_WGMMA_KSTEPS; kk++)
 				wgmma_m64n256k16(d, gb_wgmma_desc_k16(dx, kk),
 						 gb_wgmma_desc_k16(dy, kk), T());
-			wgmma_commit();
+			gb_ptx_wgmma_commit_group();
 			/* slice sl - 1's MMAs are done reading their stage: hand it back */
-			wgmma_wait<1>();
+			gb_ptx_wgmma_wait_group<1>();
 			if (sl > 0 && signaller)
-				mbar_arrive(smem_u32(&empty[prev]));
+				gb_ptx_mbarrier_arrive(smem_u32(&empty[prev]));
 			prev = s;
 			if (++s == kStages) {
 				s = 0;
 				phase ^= 1;
 			}
 		}
-		wgmma_wait<0>();
+		gb_ptx_wgmma_wait_group<0>();
 
 		/* O[r][c] at out[c + r * rows_y]: the pair (c, c + 1) is adjacent */
 #pragma unroll

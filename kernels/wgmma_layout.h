@@ -197,6 +197,75 @@ static inline GB_HD int gb_wgmma_store_pair(unsigned c, unsigned rows_y)
 	return rows_y % 2 == 0 && c + 1 < rows_y;
 }
 
+
+/* ---- the hardware's side, from the documents (never called by the kernel) ---- */
+
+/*
+ * What TMA and wgmma do, written from the documents independently of the
+ * kernel's index functions above, for the emulations that run the kernel
+ * against them: tests/test_wgmma_layout.c (the data path alone) and the CPU
+ * executor's wgmma.mma_async (tests/kexec/kexec_wgmma.cc, the kernel as
+ * written). One model, so the two cannot disagree.
+ */
+
+/* CuTe's Swizzle<B,4,3> on a byte address: bits [4, 4+B) ^= bits [7, 7+B) */
+static inline uint32_t gb_wgmma_hw_swizzle(uint32_t addr, unsigned bits)
+{
+	uint32_t mask = ((1u << bits) - 1) << 4;
+
+	return addr ^ ((addr >> 3) & mask);
+}
+
+/*
+ * The shared-memory byte where wgmma reads element (row, k) of a K-major
+ * 16-bit operand named by `desc`, PTX ISA "Matrix Descriptor Format" and
+ * "Canonical Layouts" (asynchronous warpgroup level matrix shared memory
+ * layout): fields start, LBO, SBO (<< 4), base offset, swizzle mode;
+ * K-major layout ((8,m),(T,2k)):((S T,SBO),(1,T)) in elements (T = 8
+ * halves, S = 8, 4, 2 for 128-, 64-, 32-byte swizzle; no swizzle:
+ * ((8,m),(T,2k)):((1T,SBO),(1,LBO))), then Swizzle<B,4,3> on the byte
+ * address (B = 3, 2, 1). *valid is cleared when the descriptor breaks the
+ * format: bits it leaves unused set, a swizzled layout's LBO other than the
+ * "assumed 1", or a base offset that is not where the start address puts
+ * the pattern.
+ */
+static inline uint32_t gb_wgmma_hw_desc_addr(uint64_t desc, unsigned row, unsigned k, int *valid)
+{
+	const uint32_t start = (uint32_t)(desc & 0x3FFF) << 4;
+	const uint32_t lbo = (uint32_t)((desc >> 16) & 0x3FFF) << 4;
+	const uint32_t sbo = (uint32_t)((desc >> 32) & 0x3FFF) << 4;
+	const unsigned base_offset = (unsigned)(desc >> 49) & 7, mode = (unsigned)(desc >> 62);
+	const unsigned t = 8; /* T: 16-bit elements per 128 bits */
+	/* 128-, 64-, 32-byte swizzle: 8-row group rows 8T, 4T, 2T elements apart */
+	static const unsigned swz_bits[4] = { 0, 3, 2, 1 };
+	uint32_t addr;
+
+	*valid = (desc & (3ull << 14 | 3ull << 30 | 7ull << 46 | 0x3FFull << 52)) == 0;
+	if (mode == 0)
+		return start + (row % 8) * t * 2 + (row / 8) * sbo + (k % t) * 2 + (k / t) * lbo;
+	if (lbo >> 4 != 1 || ((start >> 7) & ((1u << swz_bits[mode]) - 1)) != base_offset)
+		*valid = 0;
+	addr = start + (row % 8) * ((1u << swz_bits[mode]) * t * 2) + (row / 8) * sbo +
+	       (k % t) * 2 + (k / t) * t * 2;
+	return gb_wgmma_hw_swizzle(addr, swz_bits[mode]);
+}
+
+/*
+ * Thread t's (0..127) accumulator i of an m64nN f32 wgmma result: (row,
+ * column), CUTLASS's CLayout_64xN (the PTX ISA figure "WGMMA .m64nNk16
+ * register fragment layout for accumulator matrix D" in CuTe form): index
+ * 128 (t%4) + (t/4)%8 + 16 (t/32) + 64 (i%2) + 8 ((i/2)%2) + 512 (i/4),
+ * row index % 64, column index / 64.
+ */
+static inline void gb_wgmma_hw_acc(unsigned t, unsigned i, unsigned *row, unsigned *col)
+{
+	unsigned idx = 128 * (t % 4) + (t / 4) % 8 + 16 * (t / 32) + 64 * (i % 2) +
+		       8 * ((i / 2) % 2) + 512 * (i / 4);
+
+	*row = idx % 64;
+	*col = idx / 64;
+}
+
 #ifdef __cplusplus
 }
 #endif

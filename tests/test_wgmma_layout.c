@@ -11,7 +11,9 @@
  * The kernel's side (tile base, stage and consumer offsets, descriptor,
  * k16 advance, accumulator map, output index, pair stores, tile order,
  * padded pitch) calls the same functions wgmma.cu calls. The hardware's
- * side is written here from the documents, independently of the kernel:
+ * side is written from the documents, independently of the kernel, in
+ * kernels/wgmma_layout.h (gb_wgmma_tma_smem_addr, gb_wgmma_hw_*), where the
+ * CPU executor's TMA and wgmma (tests/kexec/) use the same models:
  *
  *   TMA      box element (row, e) lands at the CUDA C++ Programming Guide's
  *            SWIZZLE_128B index relation (16-byte chunk x of 128-byte row y
@@ -108,49 +110,14 @@ static void tma_load(struct smem *sm, uint32_t dst, const struct tmap *m, uint64
 		}
 }
 
-/* CuTe's Swizzle<B,4,3> on a byte address: bits [4, 4+B) ^= bits [7, 7+B) */
-static uint32_t cute_swizzle(uint32_t addr, unsigned bits)
-{
-	uint32_t mask = ((1u << bits) - 1) << 4;
-
-	return addr ^ ((addr >> 3) & mask);
-}
-
-/* where wgmma reads element (row, k) of a K-major 16-bit operand named by desc */
+/* where wgmma reads element (row, k): kernels/wgmma_layout.h's model, which must be well formed */
 static uint32_t desc_addr(uint64_t desc, unsigned row, unsigned k)
 {
-	const uint32_t start = (uint32_t)(desc & 0x3FFF) << 4;
-	const uint32_t lbo = (uint32_t)((desc >> 16) & 0x3FFF) << 4;
-	const uint32_t sbo = (uint32_t)((desc >> 32) & 0x3FFF) << 4;
-	const unsigned base_offset = (unsigned)(desc >> 49) & 7, mode = (unsigned)(desc >> 62);
-	const unsigned t = 8;  /* T: 16-bit elements per 128 bits */
-	/* 128-, 64-, 32-byte swizzle: 8-row group rows 8T, 4T, 2T elements apart */
-	static const unsigned swz_bits[4] = { 0, 3, 2, 1 };
-	uint32_t addr;
+	int valid;
+	uint32_t addr = gb_wgmma_hw_desc_addr(desc, row, k, &valid);
 
-	/* bits the format leaves unused stay 0 */
-	assert_int_equal(desc & (3ull << 14 | 3ull << 30 | 7ull << 46 | 0x3FFull << 52), 0);
-	if (mode == 0) {
-		addr = start + (row % 8) * t * 2 + (row / 8) * sbo + (k % t) * 2 + (k / t) * lbo;
-		return addr;
-	}
-	/* swizzled K-major: LBO "not used, assumed to be 1" (encoded) */
-	assert_int_equal(lbo >> 4, 1);
-	/* the pattern of rows 0..7 must start where base offset says it does */
-	assert_int_equal((start >> 7) & ((1u << swz_bits[mode]) - 1), base_offset);
-	addr = start + (row % 8) * ((1u << swz_bits[mode]) * t * 2) + (row / 8) * sbo +
-	       (k % t) * 2 + (k / t) * t * 2;
-	return cute_swizzle(addr, swz_bits[mode]);
-}
-
-/* thread t's accumulator i of an m64nN f32 result: (row, column), from CLayout_64xN */
-static void acc_model(unsigned t, unsigned i, unsigned *row, unsigned *col)
-{
-	unsigned idx = 128 * (t % 4) + (t / 4) % 8 + 16 * (t / 32) + 64 * (i % 2) +
-		       8 * ((i / 2) % 2) + 512 * (i / 4);
-
-	*row = idx % 64;
-	*col = idx / 64;
+	assert_true(valid);
+	return addr;
 }
 
 /* one warpgroup's 128 x 128 accumulators */
@@ -172,7 +139,7 @@ static void wgmma_m64n256k16(const struct smem *sm, wg_acc d, uint64_t da, uint6
 			unsigned r, c;
 			int64_t s = 0;
 
-			acc_model(t, i, &r, &c);
+			gb_wgmma_hw_acc(t, i, &r, &c);
 			for (unsigned k = 0; k < 16; k++)
 				s += (int64_t)a[r][k] * b[c][k];
 			d[t][i] += s;
@@ -366,16 +333,16 @@ static void test_models(void **state)
 		for (unsigned row = 0; row < 16; row++)
 			for (unsigned e = 0; e < 64; e++)
 				assert_int_equal(gb_wgmma_tma_smem_addr(dst, row, e),
-						 cute_swizzle(dst + row * 128 + e * 2, 3));
+						 gb_wgmma_hw_swizzle(dst + row * 128 + e * 2, 3));
 	/* wgmma, 128-byte swizzle, SBO 1024: row 9 is row 1 of the second group */
 	assert_int_equal(desc_addr(gb_wgmma_desc(2048), 9, 0), (2048 + 1024 + 128) ^ 16);
 	assert_int_equal(desc_addr(gb_wgmma_desc(2048), 0, 15), 2048 + 30);
 	/* the PTX ISA figure: thread 0 holds (0,0) (0,1) (8,0) (8,1) (0,8) ... */
-	acc_model(0, 2, &r, &c);
+	gb_wgmma_hw_acc(0, 2, &r, &c);
 	assert_true(r == 8 && c == 0);
-	acc_model(0, 4, &r, &c);
+	gb_wgmma_hw_acc(0, 4, &r, &c);
 	assert_true(r == 0 && c == 8);
-	acc_model(37, 0, &r, &c);
+	gb_wgmma_hw_acc(37, 0, &r, &c);
 	assert_true(r == 17 && c == 2);
 }
 
@@ -390,7 +357,7 @@ static void test_acc_map(void **state)
 		for (unsigned i = 0; i < 128; i++) {
 			unsigned r = gb_wgmma_acc_row(t, i), c = gb_wgmma_acc_col(t, i), mr, mc;
 
-			acc_model(t, i, &mr, &mc);
+			gb_wgmma_hw_acc(t, i, &mr, &mc);
 			assert_int_equal(r, mr);
 			assert_int_equal(c, mc);
 			assert_int_equal(seen[r * 256 + c], 0);

@@ -15,6 +15,7 @@
  *   atomics                 checked like any access, then done (fibers never
  *                           interleave inside one)
  *   PTX (kernels/ptx.cuh)   emulated from the PTX ISA (ptx_host.h)
+ *   clock64                 nanoseconds (only differences are used)
  * Plain loads and stores need nothing here: the instrumentation of
  * -fsanitize=thread reports each one to kexec_check.cc.
  */
@@ -41,6 +42,9 @@
 #undef __shared__
 #define __shared__ thread_local
 #define __launch_bounds__(...)
+/* a by-value kernel parameter either way; TMA reads the map wherever it is */
+#undef __grid_constant__
+#define __grid_constant__
 
 #define threadIdx (gb_kx_thread_idx())
 #define blockIdx (gb_kx_block_idx())
@@ -57,6 +61,8 @@ static inline void __threadfence() {}
 static inline void __threadfence_block() {}
 static inline void __threadfence_system() {}
 [[noreturn]] static inline void __trap() { gb_kx_trap(); }
+/* the SM clock: the kernels only take differences (watchdogs), nanoseconds do */
+static inline long long clock64() { return (long long)gb_kx_globaltimer(); }
 
 /* ---- warp shuffles and votes ---- */
 

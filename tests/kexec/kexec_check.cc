@@ -45,7 +45,8 @@ struct shadow {
 	uint32_t w_epoch, r_epoch;
 	uint32_t w_wsync, r_wsync;
 	uint16_t w_tid, r_tid;
-	uint16_t pending;  /* cp.async copies in flight into this byte */
+	uint16_t pending;  /* cp.async or TMA copies in flight into this byte */
+	uint16_t async_reads;  /* wgmma.mma_async reads of this byte not yet completed */
 };
 constexpr uint16_t kManyReaders = 0xffff;
 constexpr uint16_t kAsyncCopy = 0xfffe;  /* a cp.async no wait_group has completed */
@@ -101,7 +102,9 @@ bool within(uintptr_t a, size_t n, uintptr_t lo, uintptr_t hi)
 
 const char *kind_name(access k)
 {
-	return k == access::read ? "read" : k == access::write ? "write" : "atomic";
+	return k == access::read || k == access::async_read ? "read"
+	       : k == access::atomic				   ? "atomic"
+								   : "write";
 }
 
 /* the allocation nearest to a, for "N bytes after the nearest allocation" */
@@ -185,12 +188,16 @@ void race_access(uintptr_t a, size_t n, access kind)
 
 		if (s.pending)
 			report_hazard("RAW", a + i, kAsyncCopy,
-				      "Write by a cp.async that no wait_group has completed yet",
+				      "Write by an asynchronous copy (cp.async, TMA) not completed yet",
 				      kind == access::read ? "Read Thread" : "Write Thread");
 		if (!ordered(s.w_epoch, s.w_tid, s.w_wsync))
 			report_hazard(kind == access::read ? "RAW" : "WAW", a + i, s.w_tid,
 				      "Write Thread",
 				      kind == access::read ? "Read Thread" : "Write Thread");
+		if (kind != access::read && s.async_reads)
+			report_hazard("WAR", a + i, kAsyncCopy,
+				      "Read by a wgmma.mma_async that no wait_group has completed yet",
+				      "Write Thread");
 		if (kind == access::read) {
 			if (s.r_epoch == blk.epoch && s.r_tid != me)
 				s.r_tid = kManyReaders;
@@ -205,6 +212,30 @@ void race_access(uintptr_t a, size_t n, access kind)
 			s.w_tid = me;
 			s.w_wsync = wsync;
 		}
+	}
+}
+
+/*
+ * The async proxy against itself: a TMA write to bytes that an issued
+ * wgmma has not read yet (WAR: the stage was handed back too early), a
+ * wgmma read of bytes whose TMA has not landed (RAW: read before the full
+ * barrier's phase completed). Its accesses are ordered with the threads' by
+ * mbarriers and wgmma.wait_group, which these marks follow, not by
+ * __syncthreads, so they take no part in the generic hazards.
+ */
+void async_access(uintptr_t a, size_t n, access kind)
+{
+	for (size_t i = 0; i < n; i++) {
+		const shadow &s = shadows[a + i - win_lo];
+
+		if (kind == access::async_write && s.async_reads)
+			report_hazard("WAR", a + i, kAsyncCopy,
+				      "Read by a wgmma.mma_async that no wait_group has completed yet",
+				      "Write (cp.async.bulk.tensor) issued by thread");
+		if (kind == access::async_read && s.pending)
+			report_hazard("RAW", a + i, kAsyncCopy,
+				      "Write by a cp.async.bulk.tensor not completed yet",
+				      "Read (wgmma.mma_async) by thread");
 	}
 }
 
@@ -293,10 +324,14 @@ void check_access(const void *p, size_t n, access kind)
 				report_memcheck("__shared__", p, n, kind);
 				abort_grid(cudaErrorIllegalAddress);
 			}
-		race_access(a, n, kind);
+		if (kind == access::async_read || kind == access::async_write)
+			async_access(a, n, kind);
+		else
+			race_access(a, n, kind);
 		return;
 	}
-	if (global_ok(a, n) || (kind == access::read && image_ok(a, n)))
+	if (global_ok(a, n) ||
+	    ((kind == access::read || kind == access::async_read) && image_ok(a, n)))
 		return;
 	report_memcheck("__global__", p, n, kind);
 	abort_grid(cudaErrorIllegalAddress);
@@ -306,6 +341,12 @@ void note_async_pending(const void *p, size_t n, int delta)
 {
 	for (size_t i = 0; i < n; i++)
 		shadows[(uintptr_t)p + i - win_lo].pending += delta;
+}
+
+void note_async_reads(const void *p, size_t n, int delta)
+{
+	for (size_t i = 0; i < n; i++)
+		shadows[(uintptr_t)p + i - win_lo].async_reads += delta;
 }
 
 void register_allocation(const void *p, size_t bytes)

@@ -60,13 +60,14 @@ void *gb_kx_shared_ptr(uint32_t addr);
 unsigned long long gb_kx_globaltimer();
 
 /*
- * Run a grid: every block's threads as fibers, each calling fn(ctx). The
+ * Run a grid: every block's threads as fibers, each calling fn(ctx);
+ * dyn_array is the kernel's extern __shared__ array (null if none). The
  * launch arguments live at [params, params + params_bytes), which the kernel
  * may read (param space). Returns what cudaGetLastError says afterwards.
  */
 cudaError_t gb_kx_run_grid(const char *kernel, const void *func, dim3 grid, dim3 block,
-			   size_t dyn_smem, void (*fn)(void *), void *ctx, const void *params,
-			   size_t params_bytes);
+			   size_t dyn_smem, const void *dyn_array, void (*fn)(void *), void *ctx,
+			   const void *params, size_t params_bytes);
 
 /* a TU's dynamic shared-memory array (extern __shared__), defined by its wrapper */
 void gb_kx_register_dynamic_smem(void *base, size_t bytes);

@@ -98,15 +98,17 @@ bool release_block_barrier()
 void report_deadlock()
 {
 	std::vector<thread> &ts = *blk.threads;
-	unsigned barrier = 0, warp = 0;
+	unsigned barrier = 0, warp = 0, mbar = 0;
 
 	for (thread &t : ts) {
 		barrier += t.st == state::at_barrier;
 		warp += t.st == state::at_warp;
+		mbar += t.st == state::waiting;
 	}
 	report_sync("========= Error: the block hangs: %u live thread(s), %u at __syncthreads, %u in "
-		    "a warp collective whose lanes never all arrive, in block (%u,%u,%u) of %s",
-		    blk.live, barrier, warp, blk.idx.x, blk.idx.y, blk.idx.z, run->kernel);
+		    "a warp collective whose lanes never all arrive, %u waiting on an mbarrier "
+		    "phase that never completes, in block (%u,%u,%u) of %s",
+		    blk.live, barrier, warp, mbar, blk.idx.x, blk.idx.y, blk.idx.z, run->kernel);
 }
 
 /* run one block to completion; false when the grid was stopped */
@@ -120,6 +122,7 @@ bool run_block(uint3 bidx, unsigned n)
 	blk.epoch = next_epoch++;
 	blk.warp_sync.assign((n + kWarp - 1) / kWarp, 0);
 	block_start_shared();
+	wgmma_block_start();
 	for (unsigned i = 0; i < n; i++) {
 		thread &t = ts[i];
 
@@ -138,6 +141,8 @@ bool run_block(uint3 bidx, unsigned n)
 		bool progress = false;
 
 		for (unsigned i = 0; i < n && !run->aborted; i++) {
+			if (ts[i].st == state::waiting && ts[i].ready(ts[i]))
+				ts[i].st = state::runnable;
 			if (ts[i].st != state::runnable)
 				continue;
 			cur = &ts[i];
@@ -272,6 +277,15 @@ void warp_instruction(void *operands, void (*emulate)(thread *const lanes[32]))
 			      32);
 }
 
+void block_until(bool (*ready)(thread &), uint32_t bar, uint32_t parity)
+{
+	cur->ready = ready;
+	cur->wait_bar = bar;
+	cur->wait_parity = parity;
+	cur->st = state::waiting;
+	switch_to_scheduler();
+}
+
 [[noreturn]] void abort_grid(cudaError_t e)
 {
 	run->aborted = true;
@@ -357,10 +371,11 @@ static cudaError_t check_config(const void *func, dim3 grid, dim3 b, size_t dyn_
 }
 
 cudaError_t gb_kx_run_grid(const char *kernel, const void *func, dim3 grid, dim3 b,
-			   size_t dyn_smem, void (*fn)(void *), void *ctx, const void *params,
-			   size_t params_bytes)
+			   size_t dyn_smem, const void *dyn_array, void (*fn)(void *), void *ctx,
+			   const void *params, size_t params_bytes)
 {
-	launch l = { kernel, grid, b, dyn_smem, params, params_bytes, false, cudaSuccess };
+	launch l = { kernel, grid, b, dyn_smem, static_cast<const unsigned char *>(dyn_array),
+		     params, params_bytes, false, cudaSuccess };
 	const unsigned n = b.x * b.y * b.z;
 	cudaError_t e = check_config(func, grid, b, dyn_smem);
 

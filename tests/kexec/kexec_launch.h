@@ -18,11 +18,21 @@
 
 #include "tests/kexec/kexec_device.h"
 
+/*
+ * The extern __shared__ array of this translation unit's kernels, set
+ * before main by its kx_<name>_tail.h (null without one): the launch's
+ * dynamic shared memory, whose place the executor needs where an
+ * instruction names shared memory in fewer bits than the host's window
+ * has (wgmma's matrix descriptors, kexec_wgmma.cc).
+ */
+[[maybe_unused]] static unsigned char *gb_kx_tu_dynamic_smem = nullptr;
+
 template <typename... P> struct gb_kx_launch_call {
 	void (*kernel)(P...);
 	const char *name;
 	dim3 grid, block;
 	size_t smem;
+	const void *dyn_array;
 
 	template <typename... A> cudaError_t operator()(A &&...a) const
 	{
@@ -33,7 +43,7 @@ template <typename... P> struct gb_kx_launch_call {
 		} ctx{ kernel, args_t(static_cast<std::decay_t<P>>(std::forward<A>(a))...) };
 
 		return gb_kx_run_grid(
-			name, (const void *)kernel, grid, block, smem,
+			name, (const void *)kernel, grid, block, smem, dyn_array,
 			[](void *c) {
 				ctx_t *x = static_cast<ctx_t *>(c);
 				std::apply(x->kernel, x->args);
@@ -44,12 +54,13 @@ template <typename... P> struct gb_kx_launch_call {
 
 template <typename... P>
 gb_kx_launch_call<P...> gb_kx_launch(dim3 grid, dim3 block, size_t smem, cudaStream_t,
-				     const char *name, void (*kernel)(P...))
+				     const void *dyn_array, const char *name, void (*kernel)(P...))
 {
-	return gb_kx_launch_call<P...>{ kernel, name, grid, block, smem };
+	return gb_kx_launch_call<P...>{ kernel, name, grid, block, smem, dyn_array };
 }
 
 #define GB_LAUNCH(grid, block, smem, stream, ...)                                                  \
-	gb_kx_launch((grid), (block), (smem), (stream), #__VA_ARGS__, __VA_ARGS__)
+	gb_kx_launch((grid), (block), (smem), (stream), gb_kx_tu_dynamic_smem, #__VA_ARGS__,        \
+		     __VA_ARGS__)
 
 #endif

@@ -113,7 +113,9 @@ struct mma_operands {
 	bool bf16;
 };
 
-float half_bits_to_float(uint16_t h, bool bf16)
+}  // namespace
+
+float gb_kx::half_bits_to_float(uint16_t h, bool bf16)
 {
 	if (bf16) {
 		__nv_bfloat16_raw r;
@@ -126,6 +128,8 @@ float half_bits_to_float(uint16_t h, bool bf16)
 	r.x = h;
 	return __half2float(__half(r));
 }
+
+namespace {
 
 float elem(uint32_t reg, unsigned half, bool bf16)
 {

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <map>
 
+#include <cuda.h>
+
 #include "tests/kexec/kexec_internal.h"
 
 namespace gb_kx {
@@ -215,4 +217,164 @@ cudaError_t cudaDeviceSynchronize(void)
 cudaError_t cudaStreamSynchronize(cudaStream_t)
 {
 	return last_error;
+}
+
+/* ---- events: every call completes before it returns, so an event is always reached ---- */
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int)
+{
+	static int token;
+
+	*e = reinterpret_cast<cudaEvent_t>(&token);
+	return cudaSuccess;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t)
+{
+	return keep(e ? cudaSuccess : cudaErrorInvalidResourceHandle);
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t e)
+{
+	return keep(e ? cudaSuccess : cudaErrorInvalidResourceHandle);
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t e)
+{
+	return keep(e ? cudaSuccess : cudaErrorInvalidResourceHandle);
+}
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t e, unsigned int)
+{
+	return keep(e ? cudaSuccess : cudaErrorInvalidResourceHandle);
+}
+
+/* ---- the driver's tensor maps (TMA), for cudaGetDriverEntryPointByVersion ---- */
+
+namespace {
+
+unsigned tensor_elem_bytes(CUtensorMapDataType t)
+{
+	switch (t) {
+	case CU_TENSOR_MAP_DATA_TYPE_UINT8:
+		return 1;
+	case CU_TENSOR_MAP_DATA_TYPE_UINT16:
+	case CU_TENSOR_MAP_DATA_TYPE_FLOAT16:
+	case CU_TENSOR_MAP_DATA_TYPE_BFLOAT16:
+		return 2;
+	case CU_TENSOR_MAP_DATA_TYPE_UINT32:
+	case CU_TENSOR_MAP_DATA_TYPE_INT32:
+	case CU_TENSOR_MAP_DATA_TYPE_FLOAT32:
+	case CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ:
+	case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32:
+	case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ:
+		return 4;
+	case CU_TENSOR_MAP_DATA_TYPE_UINT64:
+	case CU_TENSOR_MAP_DATA_TYPE_INT64:
+	case CU_TENSOR_MAP_DATA_TYPE_FLOAT64:
+		return 8;
+	default:
+		return 0;  /* the packed sub-byte types: not emulated */
+	}
+}
+
+/* the swizzle span in bytes, 0 for none */
+unsigned swizzle_bytes(CUtensorMapSwizzle s)
+{
+	return s == CU_TENSOR_MAP_SWIZZLE_32B	? 32
+	       : s == CU_TENSOR_MAP_SWIZZLE_64B ? 64
+	       : s == CU_TENSOR_MAP_SWIZZLE_128B ? 128
+						 : 0;
+}
+
+/*
+ * cuTensorMapEncodeTiled, with the requirements of the driver API's
+ * reference ("Tensor Map Object Management"): tensorMap 64-byte aligned;
+ * rank 1..5 (3.. when interleaved); globalAddress 16-byte aligned (32 with
+ * 32-byte interleave); each globalDim non-zero and at most 2^32;
+ * globalStrides multiples of 16 below 2^40, the first at least
+ * globalDim[0] x element size; boxDim non-zero, at most 256, and with no
+ * interleave boxDim[0] x element size a multiple of 16 bytes; elementStrides
+ * 1..8; with a swizzle and no interleave, boxDim[0] x element size at most
+ * the swizzle span. Interleaved layouts are refused here (not emulated).
+ */
+CUresult CUDAAPI kx_tensor_map_encode_tiled(CUtensorMap *map, CUtensorMapDataType type,
+					    cuuint32_t rank, void *base, const cuuint64_t *dims,
+					    const cuuint64_t *strides, const cuuint32_t *box,
+					    const cuuint32_t *elem_strides,
+					    CUtensorMapInterleave interleave,
+					    CUtensorMapSwizzle swizzle,
+					    CUtensorMapL2promotion l2,
+					    CUtensorMapFloatOOBfill oob)
+{
+	const unsigned eb = tensor_elem_bytes(type);
+	tensor_map tm = {};
+
+	if (!map || (uintptr_t)map % 64 || !eb || rank < 1 || rank > 5 ||
+	    interleave != CU_TENSOR_MAP_INTERLEAVE_NONE || !base || (uintptr_t)base % 16)
+		return CUDA_ERROR_INVALID_VALUE;
+	for (cuuint32_t i = 0; i < rank; i++) {
+		if (!dims[i] || dims[i] > (1ull << 32) || !box[i] || box[i] > 256 ||
+		    !elem_strides[i] || elem_strides[i] > 8)
+			return CUDA_ERROR_INVALID_VALUE;
+		if (i + 1 < rank && (strides[i] % 16 || strides[i] >= (1ull << 40)))
+			return CUDA_ERROR_INVALID_VALUE;
+	}
+	if (rank > 1 && strides[0] < dims[0] * eb)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (box[0] * eb % 16 || (swizzle_bytes(swizzle) && box[0] * eb > swizzle_bytes(swizzle)))
+		return CUDA_ERROR_INVALID_VALUE;
+	tm.magic = kTensorMapMagic;
+	tm.rank = (uint8_t)rank;
+	tm.dtype = (uint8_t)type;
+	tm.elem_bytes = (uint8_t)eb;
+	tm.swizzle = (uint8_t)swizzle;
+	tm.interleave = (uint8_t)interleave;
+	tm.oob_fill = (uint8_t)oob;
+	tm.l2 = (uint8_t)l2;
+	tm.base = static_cast<const unsigned char *>(base);
+	for (cuuint32_t i = 0; i < rank; i++) {
+		tm.dims[i] = dims[i];
+		tm.box[i] = (uint16_t)box[i];
+		tm.elem_strides[i] = (uint8_t)elem_strides[i];
+		if (i + 1 < rank)
+			tm.strides[i] = strides[i];
+	}
+	memset(map, 0, sizeof *map);
+	memcpy(map, &tm, sizeof tm);
+	return CUDA_SUCCESS;
+}
+
+/* cuTensorMapReplaceAddress: the same map on another (16-byte aligned) buffer */
+CUresult CUDAAPI kx_tensor_map_replace_address(CUtensorMap *map, void *base)
+{
+	tensor_map tm;
+
+	if (!map || (uintptr_t)map % 64 || !base || (uintptr_t)base % 16)
+		return CUDA_ERROR_INVALID_VALUE;
+	memcpy(&tm, map, sizeof tm);
+	if (tm.magic != kTensorMapMagic)
+		return CUDA_ERROR_INVALID_VALUE;
+	tm.base = static_cast<const unsigned char *>(base);
+	memcpy(map, &tm, sizeof tm);
+	return CUDA_SUCCESS;
+}
+
+}  // namespace
+
+/* the driver entry points the kernels' launchers look up: the two tensor-map calls */
+cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **fn, unsigned int,
+					     unsigned long long,
+					     enum cudaDriverEntryPointQueryResult *status)
+{
+	void *p = nullptr;
+
+	if (!strcmp(symbol, "cuTensorMapEncodeTiled"))
+		p = reinterpret_cast<void *>(&kx_tensor_map_encode_tiled);
+	else if (!strcmp(symbol, "cuTensorMapReplaceAddress"))
+		p = reinterpret_cast<void *>(&kx_tensor_map_replace_address);
+	*fn = p;
+	if (status)
+		*status = p ? cudaDriverEntryPointSuccess : cudaDriverEntryPointSymbolNotFound;
+	return cudaSuccess;
 }

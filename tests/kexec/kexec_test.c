@@ -73,21 +73,29 @@ float kx_bf16_to_float(uint16_t h)
 
 uint16_t kx_f16_from_float(float f)
 {
-	/* every f16 is exact in float: pick the nearer of the two neighbours, ties to even */
-	uint16_t sign = signbit(f) ? 0x8000 : 0, best = 0;
-	float a = fabsf(f), best_err = INFINITY;
+	/*
+	 * every f16 is exact in float, and the finite non-negative ones grow
+	 * with their bits: find the neighbours by bisection, pick the nearer,
+	 * ties to even (no infinity: beyond the largest finite, the largest)
+	 */
+	uint16_t sign = signbit(f) ? 0x8000 : 0, lo = 0, hi = 0x7c00;
+	float a = fabsf(f);
 
-	for (uint16_t h = 0; h < 0x7c00; h++) {
-		float err = fabsf(kx_f16_to_float(h) - a);
+	while (hi - lo > 1) {
+		uint16_t mid = (uint16_t)((lo + hi) / 2);
 
-		if (err < best_err || (err == best_err && !(h & 1))) {
-			best_err = err;
-			best = h;
-		}
-		if (kx_f16_to_float(h) > a)
-			break;
+		if (kx_f16_to_float(mid) <= a)
+			lo = mid;
+		else
+			hi = mid;
 	}
-	return sign | best;
+	if (hi < 0x7c00) {
+		float el = a - kx_f16_to_float(lo), eh = kx_f16_to_float(hi) - a;
+
+		if (eh < el || (eh == el && !(hi & 1)))
+			lo = hi;
+	}
+	return sign | lo;
 }
 
 uint16_t kx_bf16_from_float(float f)

@@ -12,6 +12,7 @@ constexpr size_t kKxMaxDynamicSmem = 232448;  /* sm_90's opt-in maximum, 227 KiB
 thread_local __attribute__((aligned(128))) unsigned char smem[kKxMaxDynamicSmem];
 
 /* the executor learns where it is before main */
-[[maybe_unused]] const bool kx_smem_registered = (gb_kx_register_dynamic_smem(smem, sizeof smem), true);
+[[maybe_unused]] const bool kx_smem_registered =
+	(gb_kx_register_dynamic_smem(smem, sizeof smem), gb_kx_tu_dynamic_smem = smem, true);
 
 }  // namespace

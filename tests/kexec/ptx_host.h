@@ -24,4 +24,30 @@ void gb_ptx_mma_m16n8k16_bf16(float (&c)[4], const uint32_t (&a)[4], const uint3
 void gb_ptx_mma_m16n8k16_f16(float (&c)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]);
 void gb_ptx_st_shared_v4(uint32_t addr, uint32_t a, uint32_t b, uint32_t c, uint32_t d);
 
+/* sm_90a (kexec_wgmma.cc) */
+void gb_ptx_mbarrier_init(uint32_t bar, uint32_t count);
+void gb_ptx_fence_mbarrier_init();
+void gb_ptx_mbarrier_arrive(uint32_t bar);
+void gb_ptx_mbarrier_arrive_expect_tx(uint32_t bar, uint32_t bytes);
+bool gb_ptx_mbarrier_try_wait_parity(uint32_t bar, uint32_t parity);
+void gb_ptx_tma_load_2d(uint32_t dst, const void *map, uint32_t bar, int c0, int c1);
+void gb_ptx_wgmma_fence();
+void gb_ptx_wgmma_commit_group();
+void gb_kx_wgmma_wait_group(int pending);
+template <int kPending> static inline void gb_ptx_wgmma_wait_group()
+{
+	gb_kx_wgmma_wait_group(kPending);
+}
+void gb_kx_setmaxnreg(bool inc, int regs);
+template <int kRegs> static inline void gb_ptx_setmaxnreg_inc()
+{
+	gb_kx_setmaxnreg(true, kRegs);
+}
+template <int kRegs> static inline void gb_ptx_setmaxnreg_dec()
+{
+	gb_kx_setmaxnreg(false, kRegs);
+}
+void gb_ptx_wgmma_m64n256k16_bf16(float (&d)[128], uint64_t da, uint64_t db);
+void gb_ptx_wgmma_m64n256k16_f16(float (&d)[128], uint64_t da, uint64_t db);
+
 #endif
