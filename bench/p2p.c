@@ -815,8 +815,8 @@ static void check_pair_group(struct p2p *t, enum matrix m, size_t i0, size_t j0,
 	if (best >= 0 && !failed)
 		gb_bench_add_check(t->res, name, GB_STATUS_PASSED, GB_SEV_ERROR, -1, worst,
 				   t->p->peer_tol,
-				   "%zu %s pairs %s within %.1f%% of the best (%.4g GB/s, GPU %d -> %d)",
-				   n, link, matrices[m].stem, 100 * worst, v[best],
+				   "%s: %zu %s pairs within %.1f%% of the best (%.4g GB/s, GPU %d -> %d)",
+				   matrices[m].stem, n, link, 100 * worst, v[best],
 				   t->d[pi[best]].dev, t->d[pj[best]].dev);
 	free(pi);
 	free(pj);

@@ -923,8 +923,14 @@ static void judge_peer(struct judge *j, const struct gb_stress_obs *o,
 		}
 	}
 	if (isnan(worst)) {
-		add(j, "peer_throughput", GB_STATUS_SKIPPED, NAN, th->peer_slow_max,
-		    "no other GPU of the same model to compare GPU %d with", o->device);
+		if (!peer_best)
+			add(j, "peer_throughput", GB_STATUS_SKIPPED, NAN, th->peer_slow_max,
+			    "no other GPU of the same model to compare GPU %d with", o->device);
+		else
+			add(j, "peer_throughput", GB_STATUS_SKIPPED, NAN, th->peer_slow_max,
+			    "GPU %d or its peers have no settled throughput to compare (too few "
+			    "intervals)",
+			    o->device);
 		return;
 	}
 	snprintf(who, sizeof(who), "GPU %d", o->device);
