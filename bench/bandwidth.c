@@ -1537,11 +1537,13 @@ static void record_numa(struct bw *b)
 /*
  * The figures peers are compared on: each test's headline bandwidth at the
  * largest size (a GB/s metric with samples), not the fit's extrapolation or
- * the curve's small sizes, which latency and noise decide.
+ * the curve's small sizes, which latency and noise decide; nor pageable
+ * copies, which the host CPU's memcpy bounds, not the GPU or its link.
  */
 static bool bw_rate_metric(const struct gb_metric *m)
 {
-	return m->unit && !strcmp(m->unit, "GB/s") && m->stats.n > 0;
+	return m->unit && !strcmp(m->unit, "GB/s") && m->stats.n > 0 &&
+	       !strstr(m->name, "pageable");
 }
 
 static int bw_run(struct gb_ctx *ctx, const void *params, struct gb_bench_result *res)

@@ -570,16 +570,18 @@ static void check_group(const struct gb_thresholds *t, const struct gb_run *run,
 
 /*
  * The benchmark compared this metric's GPUs itself (a "<metric>_peers"
- * check, bench/peer_math.h, at --peer-tolerance): a second check of the
- * same finding would count one slow GPU twice.
+ * check, bench/peer_math.h, at its --peer-tolerance) at least as strictly
+ * as spread: a second check of the same finding would count one slow GPU
+ * twice. A stricter spread (a thresholds file's 5%) still applies.
  */
-static bool peers_judged(const struct gb_bench_result *b, const char *metric)
+static bool peers_judged(const struct gb_bench_result *b, const char *metric, double spread)
 {
 	size_t len = strlen(metric);
 
 	for (size_t i = 0; i < b->n_checks; i++)
 		if (!strncmp(b->checks[i].name, metric, len) &&
-		    !strcmp(b->checks[i].name + len, "_peers"))
+		    !strcmp(b->checks[i].name + len, "_peers") &&
+		    b->checks[i].threshold <= spread + 1e-12)
 			return true;
 	return false;
 }
@@ -594,7 +596,7 @@ static void same_model(const struct gb_thresholds *t, const struct gb_run *run,
 		size_t n;
 
 		if (!consistency_candidate(t, b, &b->metrics[j]) || group_seen(t, run, b, j) ||
-		    peers_judged(b, b->metrics[j].name))
+		    peers_judged(b, b->metrics[j].name, t->same_model_spread))
 			continue;
 		n = group_of(t, run, b, j, idx, MAX_GROUP);
 		if (n >= 2)

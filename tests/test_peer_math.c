@@ -193,6 +193,10 @@ static void test_run_does_not_double(void **state)
 		same += strstr(b->checks[i].name, "_same_model") != NULL;
 	assert_int_equal(same, 0);
 	assert_non_null(check_of(b, "tflops_bf16_peers", 1));
+	/* a thresholds file's stricter spread (5%) still judges: the user asked for more */
+	t.same_model_spread = 0.05;
+	gb_thresholds_apply(&t, &run);
+	assert_non_null(check_of(b, "tflops_bf16_same_model", 1));
 	gb_thresholds_release(&t);
 	gb_run_release(&run);
 }
