@@ -791,7 +791,9 @@ static void judge_links(struct judge *j, const struct gb_stress_obs *o,
 	judge_counter(j, "pcie_replays", delta(o->before.pcie_replays, o->after.pcie_replays),
 		      th->pcie_replay_warn, GB_STATUS_WARNING, "PCIe replays");
 	if (crc < 0 && rec < 0)
-		add(j, "nvlink", GB_STATUS_SKIPPED, NAN, NAN, "no NVLink error counters");
+		add(j, "nvlink", GB_STATUS_SKIPPED, NAN, NAN,
+		    "GPU %d has no NVLink error counters (no NVLink, or none the driver counts)",
+		    o->device);
 	else if (crc > th->nvlink_crc_warn || rec > th->nvlink_recovery_warn)
 		add(j, "nvlink", GB_STATUS_WARNING, (double)(crc > 0 ? crc : 0) + (rec > 0 ? rec : 0),
 		    NAN, "%lld NVLink CRC and %lld recovery errors during the run (limits %lld, %lld)",
@@ -808,7 +810,8 @@ static void judge_xids(struct judge *j, const struct gb_stress_obs *o)
 	size_t n_hw = 0, n_other = 0, uh = 0, uo = 0;
 
 	if (o->xid_watch <= 0) {
-		add(j, "xid", GB_STATUS_SKIPPED, NAN, 0, "XID events could not be watched");
+		add(j, "xid", GB_STATUS_SKIPPED, NAN, 0, "XID events of GPU %d could not be watched",
+		    o->device);
 		return;
 	}
 	for (size_t i = 0; i < o->n_xids; i++) {

@@ -148,6 +148,17 @@ static void test_nvlink_behind_peers(void **state)
 	assert_int_equal(m.run.verdict, GB_STATUS_WARNING);
 	machine_release(&m);
 
+	/* some links down: a warning that says so */
+	machine_init(&m, "NVIDIA H100 80GB HBM3", 4);
+	for (int i = 0; i < 4; i++)
+		m.run.devices[i].nvlink_up = i == 1 ? 12 : 18;
+	res = gb_info_notes_apply(&m.run, m.notes);
+	c = find_check(res, "nvlink_peers", 1);
+	assert_non_null(c);
+	assert_non_null(strstr(c->message, "GPU 1 has 12 NVLink links up while GPU 0 of the same "
+					   "model has 18: some of its NVLinks are down"));
+	machine_release(&m);
+
 	/* every GPU's links up: nothing to say */
 	machine_init(&m, "NVIDIA H100 80GB HBM3", 8);
 	for (int i = 0; i < 8; i++)
