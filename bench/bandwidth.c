@@ -33,6 +33,7 @@
 #include <cuda_runtime_api.h>
 
 #include "bench.h"
+#include "peer_math.h"
 #include "copy_engine.h"
 #include "copy_math.h"
 #include "gpu.h"
@@ -61,6 +62,7 @@ struct bw_params {
 	int64_t samples;
 	int64_t loops;
 	bool no_verify;
+	double peer_tol;   /* --peer-tolerance: a GPU this far below its model's best fails */
 };
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -89,6 +91,9 @@ static const struct gb_opt bw_opts[] = {
 	  "copies timed together in one sample (default 16)", 1, GB_CE_MAX_LOOPS, NULL, 0 },
 	{ GB_OPT_BOOL, 0, "no-verify", offsetof(struct bw_params, no_verify), NULL,
 	  "do not check the copied data after each sample", 0, 0, NULL, 0 },
+	{ GB_OPT_PERCENT, 0, "peer-tolerance", offsetof(struct bw_params, peer_tol), "PCT",
+	  "fail a GPU more than this below the best GPU of its model (default 10%)", 0, 1, NULL,
+	  0 },
 	{ GB_OPT_END, 0, NULL, 0, NULL, NULL, 0, 0, NULL, 0 },
 };
 
@@ -106,6 +111,7 @@ static void bw_defaults(void *params)
 	p->factor = 2;
 	p->samples = 5;
 	p->loops = 16;
+	p->peer_tol = GB_PEER_TOLERANCE_DEFAULT;
 }
 
 static int bw_validate(const void *params, char *err, size_t errlen)
@@ -1528,6 +1534,18 @@ static void record_numa(struct bw *b)
 	gb_bench_param_bool(b->res, "numa_bound", all);
 }
 
+/*
+ * The figures peers are compared on: each test's headline bandwidth at the
+ * largest size (a GB/s metric with samples), not the fit's extrapolation or
+ * the curve's small sizes, which latency and noise decide; nor pageable
+ * copies, which the host CPU's memcpy bounds, not the GPU or its link.
+ */
+static bool bw_rate_metric(const struct gb_metric *m)
+{
+	return m->unit && !strcmp(m->unit, "GB/s") && m->stats.n > 0 &&
+	       !strstr(m->name, "pageable");
+}
+
 static int bw_run(struct gb_ctx *ctx, const void *params, struct gb_bench_result *res)
 {
 	struct bw b;
@@ -1555,6 +1573,9 @@ static int bw_run(struct gb_ctx *ctx, const void *params, struct gb_bench_result
 		rc = run_device(&b, k);
 	gb_sampler_stop(b.sampler);
 	record_numa(&b);
+	/* GPUs of one model against each other: a slow GPU's copies clear its own limit */
+	if (rc == 0)
+		gb_peer_checks(res, ctx->run, bw_rate_metric, NULL, b.p->peer_tol);
 	free(b.cur);
 	free(b.last);
 	free(b.half[0]);

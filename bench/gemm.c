@@ -43,6 +43,7 @@
 #include "bench/bench.h"
 #include "bench/cublaslt_dl.h"
 #include "bench/gemm_math.h"
+#include "bench/peer_math.h"
 #include "bench/gpu.h"
 #include "bench/lost_math.h"
 #include "bench/lt_matmul.h"
@@ -111,6 +112,7 @@ struct gemm_params {
 	uint32_t impls;
 	int64_t seed;
 	bool inject_fault;       /* test hook: corrupt one output before verification */
+	double peer_tol;         /* --peer-tolerance: a GPU this far below its model's best fails */
 };
 
 static const struct gb_opt gemm_opts[] = {
@@ -153,6 +155,9 @@ static const struct gb_opt gemm_opts[] = {
 	  "alongside (default cublaslt)", 0, 0, impl_names, 0 },
 	{ GB_OPT_COUNT, 0, "seed", offsetof(struct gemm_params, seed), "N",
 	  "seed of the random inputs (default 1)", 0, 0, NULL, 0 },
+	{ GB_OPT_PERCENT, 0, "peer-tolerance", offsetof(struct gemm_params, peer_tol), "PCT",
+	  "fail a GPU more than this below the best GPU of its model (default 10%)", 0, 1, NULL,
+	  0 },
 	{ GB_OPT_BOOL, 0, "inject-fault", offsetof(struct gemm_params, inject_fault), NULL,
 	  "flip a high bit of one output before verification (tests)", 0, 0, NULL,
 	  GB_OPTF_HIDDEN },
@@ -172,6 +177,7 @@ static void gemm_set_defaults(void *pv)
 	p->verify = true;
 	p->impls = 1u << GEMM_IMPL_CUBLASLT;
 	p->seed = 1;
+	p->peer_tol = GB_PEER_TOLERANCE_DEFAULT;
 }
 
 /* --precision's precisions, a mask over gb_gemm_precs (0: the default set) */
@@ -2301,6 +2307,20 @@ static void record_params(const struct gemm_params *p, struct gb_bench_result *r
 			   "in free memory less max(1/16, 16 MiB) of it");
 }
 
+/* the throughput metrics peers are compared on: "tflops_bf16", "tops_int8", per shape too */
+static bool gemm_rate_metric(const struct gb_metric *m)
+{
+	return !strncmp(m->name, "tflops_", 7) || !strncmp(m->name, "tops_", 5);
+}
+
+/* "tflops_bf16" says "bf16" in a message */
+static const char *gemm_rate_what(const char *name)
+{
+	const char *u = strchr(name, '_');
+
+	return u ? u + 1 : name;
+}
+
 static int gemm_run(struct gb_ctx *ctx, const void *pv, struct gb_bench_result *res)
 {
 	const struct gemm_params *p = pv;
@@ -2343,6 +2363,8 @@ static int gemm_run(struct gb_ctx *ctx, const void *pv, struct gb_bench_result *
 	for (size_t i = 0; i < ctx->n_devices && !gb_should_stop(ctx); i++)
 		run_device(ctx, p, res, &st, i, shapes, n_shapes);
 	gb_sampler_stop(st.sampler);
+	/* GPUs of one model against each other: one slow GPU clears its own limit */
+	gb_peer_checks(res, ctx->run, gemm_rate_metric, gemm_rate_what, p->peer_tol);
 	/* skipped is not failed, and nothing measured is never a pass */
 	if (!st.ran && res->status == GB_STATUS_PASSED && !gb_should_stop(ctx))
 		gb_bench_set_status(res, GB_STATUS_SKIPPED, "%s",

@@ -48,22 +48,91 @@ static bool link_narrow(const struct gb_run *run, const struct gb_device_note *n
 				 d->pcie_max_width, why, sizeof(why)) == 1;
 }
 
+void gb_pcie_link_figures(int gen, int width, int max_gen, int max_width,
+			  struct gb_pcie_figures *f)
+{
+	double now = gb_pcie_bandwidth_bps(gen, width);
+	double at_max_gen = gb_pcie_bandwidth_bps(max_gen, width);
+	double max = gb_pcie_bandwidth_bps(max_gen, max_width);
+
+	f->now_bps = now > 0 ? now : NAN;
+	f->at_max_gen_bps = at_max_gen > 0 ? at_max_gen : NAN;
+	f->max_bps = max > 0 ? max : NAN;
+}
+
 static void pcie_link_check(struct gb_bench_result *res, const struct gb_run *run,
 			    const struct gb_device_note *n)
 {
 	const struct gb_device_info *d = gb_run_find_device(run, n->device);
+	struct gb_pcie_figures f;
+	char back[96] = "";
 
 	if (!link_narrow(run, n))
 		return;
+	gb_pcie_link_figures(d->pcie_gen, d->pcie_width, d->pcie_max_gen, d->pcie_max_width, &f);
+	/* the figure is the link as trained now; an idle GPU may have lowered its
+	 * generation, so say what the width allows back at the full generation */
+	if (d->pcie_gen < d->pcie_max_gen)
+		snprintf(back, sizeof(back), "; %.1f at Gen%d x%d if it returns to Gen%d under load",
+			 f.at_max_gen_bps / 1e9, d->pcie_max_gen, d->pcie_width, d->pcie_max_gen);
 	gb_bench_add_check(res, "pcie_link", GB_STATUS_WARNING, GB_SEV_WARNING, n->device,
 			   d->pcie_width, d->pcie_max_width,
 			   "GPU %d's PCIe link trained at Gen%d x%d, card and slot allow Gen%d x%d: "
-			   "at x%d host transfers reach at most %.1f of %.1f GB/s per direction "
+			   "host transfers reach at most %.1f of %.1f GB/s per direction%s "
 			   "(reseat the card or check the slot; `gpubench bandwidth` reads the "
 			   "link under load)",
 			   n->device, d->pcie_gen, d->pcie_width, d->pcie_max_gen, d->pcie_max_width,
-			   d->pcie_width, gb_pcie_bandwidth_bps(d->pcie_max_gen, d->pcie_width) / 1e9,
-			   gb_pcie_bandwidth_bps(d->pcie_max_gen, d->pcie_max_width) / 1e9);
+			   f.now_bps / 1e9, f.max_bps / 1e9, back);
+}
+
+/* GPUs of one model: the same name and SM count. */
+static bool same_model(const struct gb_device_info *a, const struct gb_device_info *b)
+{
+	return a->name && b->name && !strcmp(a->name, b->name) && a->sm_count == b->sm_count;
+}
+
+/*
+ * The GPU has fewer NVLink links up than another GPU of its model here: its
+ * peers' links show what the board has, so a GPU short of them has links
+ * down (an HGX GPU whose links did not train). *most gets the peers' count
+ * and *peer the first GPU that has it.
+ */
+static bool nvlink_behind(const struct gb_run *run, const struct gb_device_note *n, int *most,
+			  int *peer)
+{
+	const struct gb_device_info *d = gb_run_find_device(run, n->device);
+
+	*most = -1;
+	*peer = -1;
+	if (!d || !n->nvml_asked || d->nvlink_up < 0)
+		return false;
+	for (size_t i = 0; i < run->n_devices; i++) {
+		const struct gb_device_info *o = &run->devices[i];
+
+		if (o->index != d->index && same_model(d, o) && o->nvlink_up > *most) {
+			*most = o->nvlink_up;
+			*peer = o->index;
+		}
+	}
+	return *most > 0 && d->nvlink_up < *most;
+}
+
+static void nvlink_peer_check(struct gb_bench_result *res, const struct gb_run *run,
+			      const struct gb_device_note *n)
+{
+	const struct gb_device_info *d = gb_run_find_device(run, n->device);
+	int most, peer;
+
+	if (!nvlink_behind(run, n, &most, &peer))
+		return;
+	gb_bench_add_check(res, "nvlink_peers", GB_STATUS_WARNING, GB_SEV_WARNING, n->device,
+			   d->nvlink_up, most,
+			   "GPU %d has %d NVLink link%s up while GPU %d of the same model has %d: "
+			   "%s; peer traffic of GPU %d takes a slower path (`gpubench p2p` "
+			   "measures it)",
+			   n->device, d->nvlink_up, d->nvlink_up == 1 ? "" : "s", peer, most,
+			   d->nvlink_up == 0 ? "its NVLinks are down" : "some of its NVLinks are down",
+			   n->device);
 }
 
 /* NVML named another NVLink generation than the GPU model has. */
@@ -82,7 +151,7 @@ static bool power_not_instant(const struct gb_device_note *n)
 
 static bool has_findings(const struct gb_run *run, const struct gb_info_notes *notes)
 {
-	int slot;
+	int slot, most, peer;
 
 	if (notes->nvml_error[0])
 		return true;
@@ -91,7 +160,7 @@ static bool has_findings(const struct gb_run *run, const struct gb_info_notes *n
 
 		if (n->cuda_error[0] || (n->nvml_asked && n->nvml.n_unread) ||
 		    slot_slower(run, n, &slot) || link_narrow(run, n) || nvlink_disagrees(n) ||
-		    power_not_instant(n))
+		    power_not_instant(n) || nvlink_behind(run, n, &most, &peer))
 			return true;
 	}
 	return false;
@@ -144,6 +213,7 @@ static void device_checks(struct gb_bench_result *res, const struct gb_run *run,
 				   "transfers are judged against Gen%d",
 				   n->device, n->nvml.gpu_max_pcie_gen, slot, slot);
 	pcie_link_check(res, run, n);
+	nvlink_peer_check(res, run, n);
 	nvlink_power_checks(res, n);
 }
 

@@ -42,7 +42,14 @@ struct gb_info_notes {
  *   pcie_link    WARNING  per GPU: the link trained narrower than card and
  *                         slot allow (observed: width, threshold: maximum
  *                         width); a lower generation is not judged, an idle
- *                         GPU lowers it to save power
+ *                         GPU lowers it to save power. The message gives
+ *                         the link's figure as trained (Gen3 x8: 7.9 GB/s)
+ *                         and, when the generation is lower too, the width's
+ *                         figure at the maximum generation
+ *   nvlink_peers WARNING  per GPU: fewer NVLink links up than another GPU of
+ *                         its model in the run has (observed: its links up,
+ *                         threshold: the most its peers have); `p2p` and
+ *                         `bandwidth` fail it by measurement
  *   device_lost  ERROR    per GPU: its properties could not be read; `run`
  *                         leaves it out of every step (lost_math.h)
  *   nvlink_version WARNING per GPU: NVML's NVLink version names another
@@ -54,6 +61,15 @@ struct gb_info_notes {
  *                         Ampere and newer (or of unknown kind)
  * The entry is WARNING when any check is, else it stays as its checks make it.
  */
+/* A PCIe link's per-direction figures in bytes/s, NAN where unknown. */
+struct gb_pcie_figures {
+	double now_bps;        /* as trained now: generation and width */
+	double at_max_gen_bps; /* its width at the maximum generation */
+	double max_bps;        /* the maximum generation and width */
+};
+void gb_pcie_link_figures(int gen, int width, int max_gen, int max_width,
+			  struct gb_pcie_figures *f);
+
 struct gb_bench_result *gb_info_notes_apply(struct gb_run *run, const struct gb_info_notes *notes);
 
 /*

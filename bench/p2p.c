@@ -28,6 +28,7 @@
 #include "bench.h"
 #include "copy_engine.h"
 #include "copy_math.h"
+#include "peer_math.h"
 #include "gpu.h"
 #include "kernels/kernels.h"
 #include "report/theory.h"
@@ -39,6 +40,7 @@ struct p2p_params {
 	int64_t loops;
 	bool latency_only;
 	bool no_verify;
+	double peer_tol; /* --peer-tolerance: a pair this far below its like pairs' best fails */
 };
 
 static const struct gb_opt p2p_opts[] = {
@@ -54,6 +56,9 @@ static const struct gb_opt p2p_opts[] = {
 	  "measure only the latency matrices", 0, 0, NULL, 0 },
 	{ GB_OPT_BOOL, 0, "no-verify", offsetof(struct p2p_params, no_verify), NULL,
 	  "do not check the copied data", 0, 0, NULL, 0 },
+	{ GB_OPT_PERCENT, 0, "peer-tolerance", offsetof(struct p2p_params, peer_tol), "PCT",
+	  "fail a GPU pair more than this below the best pair of the same GPU model and link "
+	  "(default 10%)", 0, 1, NULL, 0 },
 	GB_OPT_REFUSED('s', "size",
 		       "is now '--bytes' (bytes per copy; '--size' is a GEMM dimension in "
 		       "gemm and stress)"),
@@ -67,6 +72,7 @@ static void p2p_defaults(void *params)
 	memset(p, 0, sizeof(*p));
 	p->samples = 5;
 	p->loops = 16;
+	p->peer_tol = GB_PEER_TOLERANCE_DEFAULT;
 }
 
 static int p2p_validate(const void *params, char *err, size_t errlen)
@@ -740,8 +746,101 @@ static void check_nvlink(struct p2p *t)
 			continue; /* no NVLink expected, or NVML could not say */
 		gb_bench_add_check(t->res, "nvlink_links_up", (enum gb_status)st,
 				   (enum gb_severity)sev, t->d[i].dev, (double)v.links_up,
-				   (double)v.links_expected, "%s (%s)", msg, spec->name);
+				   (double)v.links_expected, "GPU %d: %s (%s)", t->d[i].dev, msg,
+				   spec->name);
 	}
+}
+
+/* ---- pairs against like pairs ---- */
+
+/* pairs compare when both ends are of one model each and the link is the same */
+static void pair_key(struct p2p *t, size_t i, size_t j, char *buf, size_t len)
+{
+	const struct gb_device_info *a = t->d[i].info, *b = t->d[j].info;
+	const struct gb_link *l = gb_run_find_link(t->ctx->run, t->d[i].dev, t->d[j].dev);
+	char link[48];
+
+	gb_p2p_topology_label(l ? l->type : NULL, l ? l->nvlink_count : -1, link, sizeof(link));
+	snprintf(buf, len, "%s/%d|%s/%d|%s", a && a->name ? a->name : "?", a ? a->sm_count : -1,
+		 b && b->name ? b->name : "?", b ? b->sm_count : -1, link);
+}
+
+/*
+ * One group: the pairs of key (i0, j0) in matrix m. A failed check per pair
+ * more than --peer-tolerance below the best pair, naming both; one passed
+ * check for the group when none is.
+ */
+static void check_pair_group(struct p2p *t, enum matrix m, size_t i0, size_t j0, bool *done)
+{
+	size_t n = 0, *pi = calloc(t->n * t->n, sizeof(*pi)), *pj = calloc(t->n * t->n, sizeof(*pj));
+	double *v = calloc(t->n * t->n, sizeof(*v)), *below = calloc(t->n * t->n, sizeof(*below));
+	char key0[256], key[256], name[48], who[32], best_who[32], msg[320], link[48];
+	const struct gb_link *l = gb_run_find_link(t->ctx->run, t->d[i0].dev, t->d[j0].dev);
+	size_t failed = 0;
+	double worst = 0;
+	int best;
+
+	if (!pi || !pj || !v || !below)
+		abort();
+	pair_key(t, i0, j0, key0, sizeof(key0));
+	for (size_t i = 0; i < t->n; i++)
+		for (size_t j = 0; j < t->n; j++) {
+			if (i == j || done[i * t->n + j] || !isfinite(*cell(t, m, i, j)))
+				continue;
+			pair_key(t, i, j, key, sizeof(key));
+			if (strcmp(key, key0))
+				continue;
+			done[i * t->n + j] = true;
+			pi[n] = i;
+			pj[n] = j;
+			v[n++] = *cell(t, m, i, j);
+		}
+	best = gb_peer_best(v, n, below);
+	snprintf(name, sizeof(name), "%s_peers", matrices[m].stem);
+	gb_p2p_topology_label(l ? l->type : NULL, l ? l->nvlink_count : -1, link, sizeof(link));
+	for (size_t k = 0; best >= 0 && k < n; k++) {
+		if (isfinite(below[k]) && below[k] > worst)
+			worst = below[k];
+		if (!gb_peer_fails(below[k], t->p->peer_tol))
+			continue;
+		failed++;
+		snprintf(who, sizeof(who), "GPU %d -> %d", t->d[pi[k]].dev, t->d[pj[k]].dev);
+		snprintf(best_who, sizeof(best_who), "GPU %d -> %d", t->d[pi[best]].dev,
+			 t->d[pj[best]].dev);
+		gb_peer_message(msg, sizeof(msg), who, matrices[m].stem, v[k], v[best], best_who,
+				"GB/s", t->p->peer_tol);
+		gb_bench_add_check(t->res, name, GB_STATUS_FAILED, GB_SEV_ERROR, t->d[pi[k]].dev,
+				   below[k], t->p->peer_tol, "%s (%s)", msg, link);
+	}
+	if (best >= 0 && !failed)
+		gb_bench_add_check(t->res, name, GB_STATUS_PASSED, GB_SEV_ERROR, -1, worst,
+				   t->p->peer_tol,
+				   "%s: %zu %s pairs within %.1f%% of the best (%.4g GB/s, GPU %d -> %d)",
+				   matrices[m].stem, n, link, 100 * worst, v[best],
+				   t->d[pi[best]].dev, t->d[pj[best]].dev);
+	free(pi);
+	free(pj);
+	free(v);
+	free(below);
+}
+
+/* the copy-engine bandwidth of every pair against the pairs like it */
+static void check_pair_peers(struct p2p *t)
+{
+	static const enum matrix judged[] = { M_UNI_CE, M_BIDIR_CE };
+	bool *done = calloc(t->n * t->n, sizeof(*done));
+
+	if (!done)
+		abort();
+	for (size_t k = 0; k < sizeof(judged) / sizeof(judged[0]); k++) {
+		memset(done, 0, t->n * t->n * sizeof(*done));
+		for (size_t i = 0; i < t->n; i++)
+			for (size_t j = 0; j < t->n; j++)
+				if (i != j && !done[i * t->n + j] &&
+				    isfinite(*cell(t, judged[k], i, j)))
+					check_pair_group(t, judged[k], i, j, done);
+	}
+	free(done);
 }
 
 static void summary_checks(struct p2p *t, const char *single_reason)
@@ -962,6 +1061,7 @@ static int p2p_run(struct gb_ctx *ctx, const void *params, struct gb_bench_resul
 	if (rc == 0) {
 		check_staged(&t);
 		check_nvlink(&t);
+		check_pair_peers(&t);
 		summary_checks(&t, single_reason);
 	}
 	gb_sampler_stop(sampler);

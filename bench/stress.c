@@ -90,6 +90,7 @@ struct stress_params {
 	bool memtest;
 	bool no_abft, no_exact, no_repeat, no_cross;
 	double temp_limit_c;  /* NAN: the thresholds' (85 by default) */
+	double peer_tol;      /* --peer-tolerance; NAN: the thresholds' peer_slow_max (10%) */
 	const char *thresholds;
 	int progress;         /* enum progress_mode */
 	int64_t size;         /* 0: automatic */
@@ -133,6 +134,9 @@ static const struct gb_opt stress_opts[] = {
 	  "skip the comparison of result digests across GPUs", 0, 0, NULL, 0 },
 	{ GB_OPT_DOUBLE, 0, "temp-limit", P(temp_limit_c), "C",
 	  "fail a GPU that gets hotter than this (default 85)", 20, 150, NULL, 0 },
+	{ GB_OPT_PERCENT, 0, "peer-tolerance", P(peer_tol), "PCT",
+	  "fail a GPU more than this below the best GPU of its model (default 10%)", 0, 1, NULL,
+	  0 },
 	{ GB_OPT_STRING, 0, "thresholds", P(thresholds), "FILE",
 	  "thresholds file, the same as run's: its \"stress\" section sets the limits "
 	  "(docs/thresholds.md)", 0, 0, NULL, 0 },
@@ -163,6 +167,7 @@ static void stress_defaults(void *pv)
 	p->profile = GB_PROFILE_SUSTAINED;
 	p->interval_s = 1;
 	p->temp_limit_c = NAN;
+	p->peer_tol = NAN;
 	p->progress = PROGRESS_AUTO;
 	p->seed = 1;
 }
@@ -252,6 +257,8 @@ static int load_thresholds(const struct stress_params *p, struct gb_stress_thres
 	}
 	if (!isnan(p->temp_limit_c))
 		th->temp_limit_c = p->temp_limit_c;
+	if (!isnan(p->peer_tol))
+		th->peer_slow_max = p->peer_tol;
 	rc = 0;
 out:
 	if (f)
@@ -2006,6 +2013,7 @@ static void worker_to_obs(struct worker *w, struct gb_stress_obs *o, const struc
 
 	pthread_mutex_lock(&w->lock);
 	o->memtest = p->memtest;
+	o->ecc = w->info ? w->info->ecc : -1;
 	o->tp_unit = p->memtest ? "GB/s" : "TFLOP/s";
 	o->abft_on = !p->no_abft;
 	o->exact_on = !p->no_exact && sh->n_exact > 0;
@@ -2106,12 +2114,15 @@ done:
  * The best settled throughput of each series among the GPUs of the same
  * model, this one included, into best[]; false when it has no peer.
  */
-static bool peer_best(const struct monitor *m, size_t i, double *best)
+static bool peer_best(struct monitor *m, size_t i, double *best)
 {
 	size_t peers = 0;
+	int *best_dev = m->obs[i].peer_best_dev;
 
-	for (size_t s = 0; s < GB_STRESS_MAX_SERIES; s++)
+	for (size_t s = 0; s < GB_STRESS_MAX_SERIES; s++) {
 		best[s] = NAN;
+		best_dev[s] = -1;
+	}
 	for (size_t j = 0; j < m->n; j++) {
 		if (!m->w[i].info || !m->w[j].info || !m->w[j].info->name || !m->w[i].info->name ||
 		    strcmp(m->w[i].info->name, m->w[j].info->name) ||
@@ -2121,8 +2132,10 @@ static bool peer_best(const struct monitor *m, size_t i, double *best)
 		for (size_t s = 0; s < m->obs[j].n_series; s++) {
 			double v = gb_stress_settled(&m->obs[j], s);
 
-			if (isfinite(v) && !(v <= best[s]))
+			if (isfinite(v) && !(v <= best[s])) {
 				best[s] = v;
+				best_dev[s] = m->w[j].dev;
+			}
 		}
 	}
 	return peers >= 2;

@@ -698,6 +698,7 @@ struct gb_stress_obs {
 	/* NVML's violation counters over the load: exact power and thermal shares */
 	struct gb_stress_viol viol;
 	/* health before and after */
+	int ecc;                   /* ECC mode: 1 on, 0 off (its counters mean nothing), -1 unknown */
 	bool have_health;
 	struct gb_nvml_health before, after;
 	/* XID events */
@@ -710,6 +711,8 @@ struct gb_stress_obs {
 	double load_s;             /* how long the load ran */
 	double steady_from_s;      /* throughput rules judge t >= this (gb_stress_steady_from) */
 	const char *tp_unit;       /* "TFLOP/s" or "GB/s" (static) */
+	/* per series, the GPU whose settled throughput is its model's best here; -1 unknown */
+	int peer_best_dev[GB_STRESS_MAX_SERIES];
 	/* fields NVML could not read, comma separated */
 	char missing[256];
 };

@@ -5,6 +5,7 @@
  * gathered during a run, and one check per rule. See stress_math.h and
  * docs/stress.md for the rules and where each default comes from.
  */
+#include "bench/peer_math.h"
 #include "bench/stress_math.h"
 
 #include <cjson/cJSON.h>
@@ -198,6 +199,9 @@ void gb_stress_obs_init(struct gb_stress_obs *o, int device)
 	gb_stress_corrupt_init(&o->abft_first);
 	gb_stress_corrupt_init(&o->exact_first);
 	o->before.ecc_dbe_volatile = o->after.ecc_dbe_volatile = -1;
+	o->ecc = -1;
+	for (size_t s = 0; s < GB_STRESS_MAX_SERIES; s++)
+		o->peer_best_dev[s] = -1;
 	gb_stress_viol_init(&o->viol);
 }
 
@@ -728,6 +732,24 @@ static void judge_counter(struct judge *j, const char *name, int64_t d, int64_t 
 		    (long long)d, what);
 }
 
+/*
+ * With ECC off the driver counts no ECC error and remaps no row (a GeForce
+ * card, or ECC turned off): "0 new errors" would be a pass for a check that
+ * cannot fail, so each of those rules is skipped and says why.
+ */
+static void judge_ecc_off(struct judge *j, const struct gb_stress_obs *o,
+			  const struct gb_stress_thresholds *th)
+{
+	add(j, "ecc_dbe", GB_STATUS_SKIPPED, NAN, (double)th->ecc_dbe_max,
+	    "ECC is off on GPU %d: uncorrectable memory errors are not counted", o->device);
+	add(j, "ecc_sbe", GB_STATUS_SKIPPED, NAN, (double)th->ecc_sbe_warn,
+	    "ECC is off on GPU %d: corrected memory errors are not counted", o->device);
+	add(j, "row_remap", GB_STATUS_SKIPPED, NAN, 0,
+	    "ECC is off on GPU %d: no row is remapped without it", o->device);
+	add(j, "retired_pages", GB_STATUS_SKIPPED, NAN, 0,
+	    "ECC is off on GPU %d: no page is retired without it", o->device);
+}
+
 static void judge_memory_repair(struct judge *j, const struct gb_stress_obs *o)
 {
 	const struct gb_nvml_health *a = &o->after;
@@ -735,7 +757,9 @@ static void judge_memory_repair(struct judge *j, const struct gb_stress_obs *o)
 
 	if (a->remap_pending < 0 && a->remap_failed < 0)
 		add(j, "row_remap", GB_STATUS_SKIPPED, NAN, 0,
-		    "row remapping could not be read (not supported before Ampere)");
+		    "row remapping could not be read on GPU %d (data-center GPUs have it from "
+		    "Ampere on)",
+		    o->device);
 	else if (a->remap_failed == 1 || a->remap_pending == 1)
 		add(j, "row_remap", GB_STATUS_FAILED, 1, 0, "row remapping %s%s%s",
 		    a->remap_failed == 1 ? "failed" : "", a->remap_failed == 1 && a->remap_pending == 1 ? " and " : "",
@@ -767,7 +791,9 @@ static void judge_links(struct judge *j, const struct gb_stress_obs *o,
 	judge_counter(j, "pcie_replays", delta(o->before.pcie_replays, o->after.pcie_replays),
 		      th->pcie_replay_warn, GB_STATUS_WARNING, "PCIe replays");
 	if (crc < 0 && rec < 0)
-		add(j, "nvlink", GB_STATUS_SKIPPED, NAN, NAN, "no NVLink error counters");
+		add(j, "nvlink", GB_STATUS_SKIPPED, NAN, NAN,
+		    "GPU %d has no NVLink error counters (no NVLink, or none the driver counts)",
+		    o->device);
 	else if (crc > th->nvlink_crc_warn || rec > th->nvlink_recovery_warn)
 		add(j, "nvlink", GB_STATUS_WARNING, (double)(crc > 0 ? crc : 0) + (rec > 0 ? rec : 0),
 		    NAN, "%lld NVLink CRC and %lld recovery errors during the run (limits %lld, %lld)",
@@ -784,7 +810,8 @@ static void judge_xids(struct judge *j, const struct gb_stress_obs *o)
 	size_t n_hw = 0, n_other = 0, uh = 0, uo = 0;
 
 	if (o->xid_watch <= 0) {
-		add(j, "xid", GB_STATUS_SKIPPED, NAN, 0, "XID events could not be watched");
+		add(j, "xid", GB_STATUS_SKIPPED, NAN, 0, "XID events of GPU %d could not be watched",
+		    o->device);
 		return;
 	}
 	for (size_t i = 0; i < o->n_xids; i++) {
@@ -876,38 +903,50 @@ static void judge_drop(struct judge *j, const struct gb_stress_obs *o,
 	}
 }
 
-/* Each series against the same series of the best GPU of the model. */
+/*
+ * Each series against the same series of the best GPU of the model, with
+ * the arithmetic and words every benchmark's peer check uses (peer_math.h).
+ */
 static void judge_peer(struct judge *j, const struct gb_stress_obs *o,
 		       const struct gb_stress_thresholds *th, const double *settled,
 		       const double *peer_best)
 {
 	double worst = NAN;
 	size_t ws = 0;
-	char label[16];
+	char who[16], best_who[16], what[24], msg[256];
 
 	for (size_t s = 0; peer_best && s < o->n_series; s++) {
-		double slow;
+		double pair[2] = { settled[s], peer_best[s] }, below[2];
 
-		if (!(peer_best[s] > 0) || !(settled[s] > 0))
+		if (gb_peer_best(pair, 2, below) < 0)
 			continue;
-		slow = 1.0 - settled[s] / peer_best[s];
-		if (!(slow <= worst)) {
-			worst = slow;
+		if (!(below[0] <= worst)) {
+			worst = below[0];
 			ws = s;
 		}
 	}
-	series_label(o, ws, label, sizeof(label));
-	if (isnan(worst))
-		add(j, "peer_throughput", GB_STATUS_SKIPPED, NAN, th->peer_slow_max,
-		    "no other GPU of the same model to compare with");
-	else if (worst > th->peer_slow_max)
-		add(j, "peer_throughput", GB_STATUS_FAILED, worst, th->peer_slow_max,
-		    "%s%.1f%% slower than the best GPU of the same model (%.4g vs %.4g %s)", label,
-		    100 * worst, settled[ws], peer_best[ws], o->tp_unit);
+	if (isnan(worst)) {
+		if (!peer_best)
+			add(j, "peer_throughput", GB_STATUS_SKIPPED, NAN, th->peer_slow_max,
+			    "no other GPU of the same model to compare GPU %d with", o->device);
+		else
+			add(j, "peer_throughput", GB_STATUS_SKIPPED, NAN, th->peer_slow_max,
+			    "GPU %d or its peers have no settled throughput to compare (too few "
+			    "intervals)",
+			    o->device);
+		return;
+	}
+	snprintf(who, sizeof(who), "GPU %d", o->device);
+	if (o->peer_best_dev[ws] >= 0)
+		snprintf(best_who, sizeof(best_who), "GPU %d", o->peer_best_dev[ws]);
 	else
-		add(j, "peer_throughput", GB_STATUS_PASSED, worst, th->peer_slow_max,
-		    "%swithin %.1f%% of the best GPU of the same model", label,
-		    100 * (worst > 0 ? worst : 0));
+		snprintf(best_who, sizeof(best_who), "a peer");
+	snprintf(what, sizeof(what), "%s", o->tp[ws].label[0] ? o->tp[ws].label : "throughput");
+	gb_peer_message(msg, sizeof(msg), who, what, settled[ws], peer_best[ws], best_who,
+			o->tp_unit, th->peer_slow_max);
+	add(j, "peer_throughput",
+	    gb_peer_fails(worst, th->peer_slow_max) ? GB_STATUS_FAILED : GB_STATUS_PASSED, worst,
+	    th->peer_slow_max, "%s", msg);
 }
 
 static void judge_throughput(struct judge *j, const struct gb_stress_obs *o,
@@ -943,7 +982,10 @@ size_t gb_stress_judge(const struct gb_stress_obs *o, const struct gb_stress_thr
 	judge_verification(&j, o);
 	judge_temperature(&j, o, th);
 	judge_clocks(&j, o, th);
-	if (o->have_health) {
+	if (o->have_health && o->ecc == 0) {
+		judge_ecc_off(&j, o, th);
+		judge_links(&j, o, th);
+	} else if (o->have_health) {
 		judge_counter(&j, "ecc_dbe", delta(b->ecc_dbe_volatile, a->ecc_dbe_volatile),
 			      th->ecc_dbe_max, GB_STATUS_FAILED, "uncorrectable (double-bit) ECC errors");
 		judge_counter(&j, "ecc_sbe", delta(b->ecc_sbe_volatile, a->ecc_sbe_volatile),
@@ -1064,12 +1106,13 @@ static void add_health_metrics(struct gb_bench_result *b, const struct gb_stress
 {
 	const struct gb_nvml_health *x = &o->before, *y = &o->after;
 	bool h = o->have_health;
+	bool ecc = h && o->ecc != 0; /* ECC off counts nothing: null, not 0 */
 
 	add_count(b, "ecc_sbe_delta", o->device,
-		  h ? (double)delta(x->ecc_sbe_volatile, y->ecc_sbe_volatile) : NAN,
+		  ecc ? (double)delta(x->ecc_sbe_volatile, y->ecc_sbe_volatile) : NAN,
 		  "corrected ECC errors during the run (volatile count, after - before)");
 	add_count(b, "ecc_dbe_delta", o->device,
-		  h ? (double)delta(x->ecc_dbe_volatile, y->ecc_dbe_volatile) : NAN,
+		  ecc ? (double)delta(x->ecc_dbe_volatile, y->ecc_dbe_volatile) : NAN,
 		  "uncorrectable ECC errors during the run (volatile count, after - before)");
 	add_count(b, "pcie_replays_delta", o->device,
 		  h ? (double)delta(x->pcie_replays, y->pcie_replays) : NAN,

@@ -326,7 +326,14 @@ static void print_bench(FILE *out, const struct gb_bench_result *b, const struct
 
 		fputs("    check ", out);
 		print_status(out, c->status, o);
-		fprintf(out, " %s: %s\n", c->name, c->message ? c->message : "");
+		/* four GPUs give four lines of one name: each says whose it is */
+		if (c->device >= 0)
+			fprintf(out, " %s (GPU %d", c->name, c->device);
+		else
+			fprintf(out, " %s (machine-wide", c->name);
+		if (node_of(fv, c->device))
+			fprintf(out, ", %s", node_of(fv, c->device));
+		fprintf(out, "): %s\n", c->message ? c->message : "");
 	}
 }
 

@@ -568,6 +568,24 @@ static void check_group(const struct gb_thresholds *t, const struct gb_run *run,
 				   first->name, n, model, worst * 100, t->same_model_spread * 100);
 }
 
+/*
+ * The benchmark compared this metric's GPUs itself (a "<metric>_peers"
+ * check, bench/peer_math.h, at its --peer-tolerance) at least as strictly
+ * as spread: a second check of the same finding would count one slow GPU
+ * twice. A stricter spread (a thresholds file's 5%) still applies.
+ */
+static bool peers_judged(const struct gb_bench_result *b, const char *metric, double spread)
+{
+	size_t len = strlen(metric);
+
+	for (size_t i = 0; i < b->n_checks; i++)
+		if (!strncmp(b->checks[i].name, metric, len) &&
+		    !strcmp(b->checks[i].name + len, "_peers") &&
+		    b->checks[i].threshold <= spread + 1e-12)
+			return true;
+	return false;
+}
+
 static void same_model(const struct gb_thresholds *t, const struct gb_run *run,
 		       struct gb_bench_result *b)
 {
@@ -577,7 +595,8 @@ static void same_model(const struct gb_thresholds *t, const struct gb_run *run,
 	for (size_t j = 0; j < n_metrics; j++) {
 		size_t n;
 
-		if (!consistency_candidate(t, b, &b->metrics[j]) || group_seen(t, run, b, j))
+		if (!consistency_candidate(t, b, &b->metrics[j]) || group_seen(t, run, b, j) ||
+		    peers_judged(b, b->metrics[j].name, t->same_model_spread))
 			continue;
 		n = group_of(t, run, b, j, idx, MAX_GROUP);
 		if (n >= 2)
