@@ -70,11 +70,17 @@ expect_verdict passed
 expect_check "$REPORT" bandwidth data_verified passed
 expect_predicted bandwidth "$REPORT"
 
-# p2p: every cell of the matrices from the pair's links (one GPU: its local copy)
+# p2p: every cell of the matrices from the pair's links (one GPU: its local copy,
+# and a warning that an NVLink GPU seen alone has none of its links up)
 sim_run p2p p2p --bytes 1M --samples 3 --loops 2
 expect_rc 0 "p2p"
 expect_report "$REPORT"
-expect_verdict passed
+if [ "$GPUS" -lt 2 ]; then
+	expect_verdict warning
+	expect_check "$REPORT" p2p nvlink_links_up warning
+else
+	expect_verdict passed
+fi
 expect_check "$REPORT" p2p data_verified passed
 [ "$GPUS" -lt 2 ] || expect_predicted p2p "$REPORT"
 
@@ -99,16 +105,14 @@ expect_check "$REPORT" stress fault_injection passed
 
 # scaling: a DDP step on 1 and 2 GPUs, the all-reduces and the speedup by the ring model
 sim_run scaling scaling --workload ddp --steps 3 --warmup-steps 1 --step-ms 5 \
-	--grad-bytes 4M --bucket 4M --gemm-size 128
-if [ "$GPUS" -lt 2 ]; then
-	expect_rc 3 "scaling on one GPU (could not run)"
-	expect_report "$REPORT"
-else
-	expect_rc 0 "scaling"
-	expect_report "$REPORT"
-	expect_verdict passed
-	expect_predicted scaling "$REPORT"
-fi
+	--grad-bytes 4M --bucket 4M --gemm-size 256
+expect_rc 0 "scaling"
+expect_report "$REPORT"
+expect_verdict passed
+expect_json "$REPORT" \
+	"[p['workers'] for b in d['benchmarks'] if b['name'] == 'scaling' for p in b['extra']['phases']] == list(range(1, $GPUS + 1))" \
+	"a phase on each count of GPUs, 1 to $GPUS"
+[ "$GPUS" -lt 2 ] || expect_predicted scaling "$REPORT"
 
 # theory: needs no GPU; the spec-sheet BF16 peak of the machine's model, as the
 # simulator's own catalog has it (within 5 %: the two catalogs are written apart)
