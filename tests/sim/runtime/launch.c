@@ -17,6 +17,13 @@
  * from a table below); a kernel with a parameter type the table lacks cannot
  * be launched, with a message naming the type.
  *
+ * A launch is checked before anything is queued, as a GPU checks it: the
+ * runtime's limits (check_config), then the twin's own shape rules (its
+ * gbsim_twin_check, sim.h). Either failure is the launch's return value and
+ * the thread's last error, never sticky; only what a twin finds while it runs
+ * (an illegal address, say) poisons the device (docs/simulation.md, "CUDA
+ * semantics").
+ *
  * GBSIM_LIST_KERNELS=1 prints every registered kernel and whether it has a twin.
  */
 #include "tests/sim/runtime/rt.h"

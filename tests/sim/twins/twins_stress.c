@@ -42,7 +42,8 @@
 
 /* ---- launch shapes and memory ---- */
 
-/* A shape the twin does not model: logged, and a launch failure (sticky, as on a GPU). */
+/* A shape the twin does not model: logged, and a launch failure (the launch checks below
+ * refuse it first, not sticky: gbsim_twin_checks_stress). */
 static cudaError_t bad_shape(const struct gbsim_launch *l, const char *want)
 {
 	gbsim_log("twin of '%s' models only %s, got grid (%u,%u,%u) block (%u,%u,%u)", l->kernel,
