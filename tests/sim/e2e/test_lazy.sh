@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every command on a "lazy": true copy of the machine: queued GPU work runs
-# only when the host synchronises (docs/simulation.md), so a result read
-# without the synchronisation CUDA requires reads stale bytes and fails its
+# only when the host synchronises (docs/simulation.md), so a result read with
+# no synchronisation since its work was queued reads stale bytes and fails its
 # verification or its prediction. Each command runs with small options and
 # ends with the verdict and exit code a healthy machine gives; where the other
 # e2e tests predict values from the machine file (expect.py), so does this.
