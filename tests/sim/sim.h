@@ -336,6 +336,27 @@ struct gbsim_twin {
  * lists them (GBSIM_TWIN_TABLES), and the runtime looks launches up in all of them.
  */
 
+/*
+ * The checks of a launch's shape (grid, block, dynamic shared memory, the
+ * device) that a kernel, or its twin, imposes beyond the runtime's own
+ * limits. The runtime runs them at the launch itself, as a GPU checks a
+ * launch's configuration: an error is what the launch, cudaGetLastError
+ * and cudaPeekAtLastError return, nothing is queued, and it is not sticky
+ * (the context stays usable). The error is the one a GPU gives at launch:
+ * cudaErrorLaunchOutOfResources above the kernel's __launch_bounds__,
+ * cudaErrorNoKernelImageForDevice on a device it was not built for, and
+ * cudaErrorInvalidConfiguration for a shape the kernel's indexing (or the
+ * twin) does not handle. Each twins file may define one NULL-terminated
+ * table of them (gbsim_twin_checks_<file>, tests/sim/twins/twins.h), keyed
+ * by the twin's run function.
+ */
+typedef cudaError_t (*gbsim_twin_check_fn)(const struct gbsim_launch *l);
+
+struct gbsim_twin_check {
+	gbsim_twin_fn run;          /* the twin (struct gbsim_twin.run) whose launches it checks */
+	gbsim_twin_check_fn check;
+};
+
 /* ---------------------------------------------------------------- numbers */
 
 /* Conversions the twins and the fake cuBLASLt share (tests/sim/twins/sim_float.c),

@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +28,7 @@
 
 #include "tests/sim/sim.h"
 #include "tests/sim/runtime/rt.h"
+#include "tests/sim/vclock.h"
 
 /* ---- helpers ---- */
 
@@ -454,25 +457,31 @@ static void test_copy_memo(void **state)
 	assert_int_equal(cudaMalloc((void **)&dst, n), cudaSuccess);
 	assert_int_equal(cudaMalloc((void **)&other, n), cudaSuccess);
 	assert_int_equal(cudaMemcpy(src, host, n, cudaMemcpyHostToDevice), cudaSuccess);
+	/* device to device, cudaMemcpy does not wait (docs/simulation.md): sync to look */
 	assert_int_equal(cudaMemcpy(dst, src, n, cudaMemcpyDeviceToDevice), cudaSuccess);
+	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
 	assert_memory_equal(dst, host, n);
 	/* unseen: the repeated copy is skipped and leaves the poke */
 	dst[5] ^= 0xff;
 	assert_int_equal(cudaMemcpy(dst, src, n, cudaMemcpyDeviceToDevice), cudaSuccess);
+	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
 	assert_int_equal(dst[5], host[5] ^ 0xff);
 	/* a declared write to the source (a copy into it): copied again */
 	assert_int_equal(cudaMemcpy(other, src, n, cudaMemcpyDeviceToDevice), cudaSuccess);
 	assert_int_equal(cudaMemcpy(src, other, n, cudaMemcpyDeviceToDevice), cudaSuccess);
 	assert_int_equal(cudaMemcpy(dst, src, n, cudaMemcpyDeviceToDevice), cudaSuccess);
+	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
 	assert_memory_equal(dst, host, n);
 	/* a memset of the destination: copied again */
 	assert_int_equal(cudaMemset(dst, 0, n), cudaSuccess);
 	assert_int_equal(cudaMemcpy(dst, src, n, cudaMemcpyDeviceToDevice), cudaSuccess);
+	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
 	assert_memory_equal(dst, host, n);
 	/* work that may write anything (a kernel): copied again */
 	dst[9] ^= 0xff;
 	assert_int_equal(gbsim_enqueue(NULL, &undeclared), cudaSuccess);
 	assert_int_equal(cudaMemcpy(dst, src, n, cudaMemcpyDeviceToDevice), cudaSuccess);
+	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
 	assert_memory_equal(dst, host, n);
 	/* another size is another copy */
 	dst[0] ^= 0xff;
@@ -482,6 +491,121 @@ static void test_copy_memo(void **state)
 	assert_int_equal(cudaFree(src), cudaSuccess);
 	assert_int_equal(cudaFree(dst), cudaSuccess);
 	assert_int_equal(cudaFree(other), cudaSuccess);
+}
+
+/* ---- CUDA's semantics where the simulator once differed (issue 25) ---- */
+
+static void flip_stub(void)
+{
+}
+
+/*
+ * A launch the configuration makes impossible fails at the launch, with the
+ * error a GPU gives there, and leaves the context usable: the error is the
+ * calling thread's last error (peeked, then taken once), never sticky, and
+ * the next launch, allocation and synchronisation succeed. That holds for
+ * the runtime's own limits and for a twin's shape rules (flip_kernel runs
+ * one thread: its twin's check, tests/sim/twins/twins_stress.c).
+ */
+static void test_launch_error_not_sticky(void **state)
+{
+	static char fatbin[16];
+	void **h = __cudaRegisterFatBinary(fatbin);
+	cudaKernel_t copy = NULL, flip = NULL;
+	void *dst = NULL, *src = NULL, *p = NULL;
+	unsigned long words = 0, index = 0;
+	int half = 0;
+	unsigned long long *out = NULL;
+	void *copy_args[3] = {&dst, &src, &words};
+	void *flip_args[4] = {&dst, &half, &index, &out};
+	dim3 one = {1, 1, 1}, zero_grid = {0, 1, 1}, big_block = {1025, 1, 1};
+	dim3 wide_grid = {1, 1, 65536}, two = {2, 1, 1};
+
+	(void)state;
+	__cudaRegisterFunction(h, (const char *)fake_stub, (char *)"_Z14sm_copy_kernelP5uint4PKS_m",
+			       "_Z14sm_copy_kernelP5uint4PKS_m", -1, NULL, NULL, NULL, NULL, NULL);
+	__cudaRegisterFunction(h, (const char *)flip_stub, (char *)"_Z11flip_kernelPvimPy",
+			       "_Z11flip_kernelPvimPy", -1, NULL, NULL, NULL, NULL, NULL);
+	__cudaRegisterFatBinaryEnd(h);
+	assert_int_equal(__cudaGetKernel(&copy, (const void *)fake_stub), cudaSuccess);
+	assert_int_equal(__cudaGetKernel(&flip, (const void *)flip_stub), cudaSuccess);
+	assert_int_equal(cudaGetLastError(), cudaSuccess);
+	/* the runtime's limits: grid 0 or too large, block too large, shared memory */
+	assert_int_equal(__cudaLaunchKernel(copy, zero_grid, one, copy_args, 0, NULL),
+			 cudaErrorInvalidConfiguration);
+	assert_int_equal(cudaPeekAtLastError(), cudaErrorInvalidConfiguration);
+	assert_int_equal(cudaPeekAtLastError(), cudaErrorInvalidConfiguration);
+	assert_int_equal(cudaGetLastError(), cudaErrorInvalidConfiguration);
+	assert_int_equal(cudaGetLastError(), cudaSuccess);
+	assert_int_equal(__cudaLaunchKernel(copy, wide_grid, one, copy_args, 0, NULL),
+			 cudaErrorInvalidConfiguration);
+	assert_int_equal(__cudaLaunchKernel(copy, one, big_block, copy_args, 0, NULL),
+			 cudaErrorInvalidConfiguration);
+	assert_int_equal(__cudaLaunchKernel(copy, one, one, copy_args, 200 * 1024, NULL),
+			 cudaErrorInvalidValue);
+	assert_int_equal(cudaGetLastError(), cudaErrorInvalidValue);
+	/* the twin's shape rule, at the launch too: two threads for a one-thread kernel */
+	assert_int_equal(__cudaLaunchKernel(flip, one, two, flip_args, 0, NULL),
+			 cudaErrorInvalidConfiguration);
+	assert_int_equal(cudaPeekAtLastError(), cudaErrorInvalidConfiguration);
+	assert_int_equal(cudaGetLastError(), cudaErrorInvalidConfiguration);
+	/* nothing was queued, and nothing sticks */
+	assert_int_equal(cudaStreamQuery(NULL), cudaSuccess);
+	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+	assert_int_equal(cudaGetLastError(), cudaSuccess);
+	assert_int_equal(cudaMalloc(&p, 64), cudaSuccess);
+	assert_int_equal(__cudaLaunchKernel(copy, one, one, copy_args, 0, NULL), cudaSuccess);
+	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+	assert_int_equal(cudaGetLastError(), cudaSuccess);
+	assert_int_equal(cudaFree(p), cudaSuccess);
+}
+
+/*
+ * cudaMemcpy from device memory to device memory performs no host-side
+ * synchronisation (the CUDA docs' "API synchronization behavior"): it
+ * returns at once, in simulated time, before the copy's simulated end; the
+ * copy is ordered on the legacy stream, so a synchronisation, or a later
+ * copy to the host, sees it done. (The lazy scenario shows the bytes unmoved
+ * until then.)
+ */
+static void test_memcpy_d2d_async(void **state)
+{
+	const size_t n = 64u << 20;
+	/* the cost model's copy within a device (docs/simulation.md), memory efficiency 0.9 */
+	const double copy_s =
+		RT_LAUNCH_OVERHEAD_S + 2.0 * n / (gbsim_machine()->gpus[0].mem_bw_bps * 0.9);
+	unsigned char *src, *dst, tail[16];
+	double before, after;
+
+	(void)state;
+	assert_true(copy_s > 20e-6); /* 64 MiB within an H100: tens of microseconds */
+	assert_int_equal(cudaMalloc((void **)&src, n), cudaSuccess);
+	assert_int_equal(cudaMalloc((void **)&dst, n), cudaSuccess);
+	assert_int_equal(cudaMemset(src, 0x3c, n), cudaSuccess);
+	assert_int_equal(cudaMemset(dst, 0, n), cudaSuccess);
+	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+	before = gbsim_now_s();
+	assert_int_equal(cudaMemcpy(dst, src, n, cudaMemcpyDeviceToDevice), cudaSuccess);
+	after = gbsim_now_s();
+	assert_true(after < before + copy_s / 2);
+	assert_int_equal(cudaStreamQuery(NULL), cudaErrorNotReady);
+	assert_int_equal(cudaMemcpy(tail, dst + n - sizeof(tail), sizeof(tail),
+				    cudaMemcpyDeviceToHost), cudaSuccess);
+	/* the copy to the host waited for the copy before it on the legacy stream */
+	assert_true(gbsim_now_s() >= before + 0.95 * copy_s);
+	for (size_t i = 0; i < sizeof(tail); i++)
+		assert_int_equal(tail[i], 0x3c);
+	/* and cudaMemcpyDefault between two device pointers alike */
+	assert_int_equal(cudaMemset(dst, 0, n), cudaSuccess);
+	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+	before = gbsim_now_s();
+	assert_int_equal(cudaMemcpy(dst, src, n, cudaMemcpyDefault), cudaSuccess);
+	assert_true(gbsim_now_s() < before + copy_s / 2);
+	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+	assert_true(gbsim_now_s() >= before + 0.95 * copy_s);
+	assert_int_equal(dst[n / 2], 0x3c);
+	assert_int_equal(cudaFree(src), cudaSuccess);
+	assert_int_equal(cudaFree(dst), cudaSuccess);
 }
 
 static void test_report_label(void **state)
@@ -538,7 +662,18 @@ static void test_lazy_mode(void **state)
 	assert_int_equal(write(fd, json, strlen(json)), (ssize_t)strlen(json));
 	close(fd);
 	assert_int_equal(run_child("lazy", path, "1", err, sizeof(err)), 0);
+	assert_int_equal(run_child("lazy_d2d", path, "1", err, sizeof(err)), 0);
 	unlink(path);
+}
+
+static void test_per_thread_stream(void **state)
+{
+	char err[4096];
+
+	(void)state;
+	assert_int_equal(run_child("per_thread", machine("h100-sxm.json"), "1", err, sizeof(err)),
+			 0);
+	assert_null(strstr(err, "leak"));
 }
 
 static void test_faults(void **state)
@@ -664,6 +799,125 @@ static int scenario_lazy(void)
 	return 0;
 }
 
+/*
+ * Lazy mode shows that cudaMemcpy device to device does not synchronise the
+ * host: nothing queued runs until the host synchronises, so the destination
+ * still holds its old bytes when the call returns, and the copy's bytes
+ * after a synchronisation. (A cudaMemcpy that waited would have run it.)
+ */
+static int scenario_lazy_d2d(void)
+{
+	int *a, *b, *pinned;
+
+	CHECK(gbsim_machine()->lazy);
+	CHECK(cudaMalloc((void **)&a, 4) == cudaSuccess);
+	CHECK(cudaMalloc((void **)&b, 4) == cudaSuccess);
+	CHECK(cudaMallocHost((void **)&pinned, 4) == cudaSuccess);
+	*pinned = 42;
+	CHECK(cudaMemcpy(a, pinned, 4, cudaMemcpyHostToDevice) == cudaSuccess);
+	CHECK(cudaMemset(b, 0, 4) == cudaSuccess);
+	CHECK(cudaDeviceSynchronize() == cudaSuccess);
+	CHECK(*(volatile int *)a == 42 && *(volatile int *)b == 0);
+	CHECK(cudaMemcpy(b, a, 4, cudaMemcpyDeviceToDevice) == cudaSuccess);
+	sleep_ms(30);
+	CHECK(*(volatile int *)b == 0); /* queued, not run: the host was not synchronised */
+	CHECK(cudaDeviceSynchronize() == cudaSuccess);
+	CHECK(*(volatile int *)b == 42);
+	/* a copy to the host is ordered after it on the legacy stream */
+	CHECK(cudaMemcpy(b, pinned, 4, cudaMemcpyHostToDevice) == cudaSuccess);
+	*pinned = 7;
+	CHECK(cudaMemcpy(a, pinned, 4, cudaMemcpyHostToDevice) == cudaSuccess);
+	CHECK(cudaMemcpy(b, a, 4, cudaMemcpyDeviceToDevice) == cudaSuccess);
+	*pinned = 0;
+	CHECK(cudaMemcpy(pinned, b, 4, cudaMemcpyDeviceToHost) == cudaSuccess);
+	CHECK(*pinned == 7);
+	CHECK(cudaFree(a) == cudaSuccess && cudaFree(b) == cudaSuccess);
+	CHECK(cudaFreeHost(pinned) == cudaSuccess);
+	return 0;
+}
+
+/*
+ * Does the stream's work complete within 5 ms of simulated time (1000
+ * queries, each letting 5 us pass)? Never waits for good, so a stream that
+ * wrongly waits for gated work fails the check instead of hanging.
+ */
+static bool completes(cudaStream_t s)
+{
+	for (int i = 0; i < 1000; i++)
+		if (cudaStreamQuery(s) == cudaSuccess)
+			return true;
+	return false;
+}
+
+struct per_thread_ctx {
+	atomic_int *log, *n;
+	cudaError_t sync;
+	int done_before_gate; /* the other thread's gated op had not run when this one synced */
+	atomic_int *gate;
+};
+
+/* Another host thread: its cudaStreamPerThread is its own, so it does not wait for ours. */
+static void *per_thread_other(void *arg)
+{
+	struct per_thread_ctx *p = arg;
+	struct order_ctx c = {p->log, p->n, 9, NULL};
+	struct gbsim_work w = order_work(&c, 1e-6);
+
+	p->sync = gbsim_enqueue(cudaStreamPerThread, &w);
+	if (p->sync == cudaSuccess && !completes(cudaStreamPerThread))
+		p->sync = cudaErrorNotReady;
+	p->done_before_gate = !atomic_load(p->gate);
+	return NULL;
+}
+
+/*
+ * cudaStreamPerThread is a stream of each host thread's own: not the legacy
+ * stream (a user blocking stream does not wait for it, nor it for that
+ * stream), another thread's per-thread stream runs past it, but the legacy
+ * stream still waits for it, as the CUDA docs say of the per-thread default
+ * stream. It is no leak (the parent sets GBSIM_LEAKS_FATAL).
+ */
+static int scenario_per_thread(void)
+{
+	atomic_int log[4] = {0}, n = 0, gate = 0;
+	struct order_ctx gated = {log, &n, 1, &gate}, user = {log, &n, 2, NULL};
+	struct order_ctx legacy_op = {log, &n, 3, NULL};
+	struct gbsim_work w1 = order_work(&gated, 1e-6), w2 = order_work(&user, 1e-6);
+	struct gbsim_work w3 = order_work(&legacy_op, 1e-6);
+	struct per_thread_ctx other = {log, &n, cudaErrorUnknown, 0, &gate};
+	cudaStream_t s;
+	pthread_t t;
+
+	CHECK(cudaStreamCreate(&s) == cudaSuccess);
+	CHECK(gbsim_enqueue(cudaStreamPerThread, &w1) == cudaSuccess);
+	/* a blocking user stream runs past it: it is not the legacy stream */
+	CHECK(gbsim_enqueue(s, &w2) == cudaSuccess);
+	if (!completes(s))
+		atomic_store(&gate, 1); /* let the gated work end, so the process can */
+	CHECK(!atomic_load(&gate));
+	CHECK(atomic_load(&n) == 1 && atomic_load(&log[0]) == 2);
+	CHECK(cudaStreamQuery(cudaStreamPerThread) == cudaErrorNotReady);
+	/* another thread's per-thread stream is another stream */
+	CHECK(gbsim_vc_thread_start(&t, per_thread_other, &other) == 0);
+	CHECK(gbsim_vc_thread_join(t, INFINITY));
+	if (other.sync != cudaSuccess)
+		atomic_store(&gate, 1);
+	CHECK(other.sync == cudaSuccess && other.done_before_gate);
+	CHECK(atomic_load(&n) == 2 && atomic_load(&log[1]) == 9);
+	/* the legacy stream waits for it */
+	CHECK(gbsim_enqueue(NULL, &w3) == cudaSuccess);
+	CHECK(cudaStreamQuery(NULL) == cudaErrorNotReady);
+	CHECK(atomic_load(&n) == 2);
+	atomic_store(&gate, 1);
+	CHECK(cudaStreamSynchronize(NULL) == cudaSuccess);
+	CHECK(atomic_load(&n) == 4 && atomic_load(&log[2]) == 1 && atomic_load(&log[3]) == 3);
+	CHECK(cudaStreamSynchronize(cudaStreamPerThread) == cudaSuccess);
+	CHECK(cudaStreamDestroy(cudaStreamPerThread) == cudaErrorInvalidResourceHandle);
+	(void)cudaGetLastError();
+	CHECK(cudaStreamDestroy(s) == cudaSuccess);
+	return 0;
+}
+
 /* oom after 2 allocations; slow: the GPU at half speed in the cost model */
 static int scenario_faults(void)
 {
@@ -776,6 +1030,10 @@ static int run_scenario(const char *name)
 		return scenario_peer();
 	if (!strcmp(name, "lazy"))
 		return scenario_lazy();
+	if (!strcmp(name, "lazy_d2d"))
+		return scenario_lazy_d2d();
+	if (!strcmp(name, "per_thread"))
+		return scenario_per_thread();
 	if (!strcmp(name, "faults"))
 		return scenario_faults();
 	fprintf(stderr, "unknown scenario '%s'\n", name);
@@ -801,6 +1059,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_write_stamps),
 		cmocka_unit_test(test_copy_memo),
 		cmocka_unit_test(test_peer_one_way),
+		cmocka_unit_test(test_launch_error_not_sticky),
+		cmocka_unit_test(test_memcpy_d2d_async),
+		cmocka_unit_test(test_per_thread_stream),
 	};
 	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
 

@@ -17,6 +17,13 @@
  * from a table below); a kernel with a parameter type the table lacks cannot
  * be launched, with a message naming the type.
  *
+ * A launch is checked before anything is queued, as a GPU checks it: the
+ * runtime's limits (check_config), then the twin's own shape rules (its
+ * gbsim_twin_check, sim.h). Either failure is the launch's return value and
+ * the thread's last error, never sticky; only what a twin finds while it runs
+ * (an illegal address, say) poisons the device (docs/simulation.md, "CUDA
+ * semantics").
+ *
  * GBSIM_LIST_KERNELS=1 prints every registered kernel and whether it has a twin.
  */
 #include "tests/sim/runtime/rt.h"
@@ -34,15 +41,23 @@
 /* libstdc++'s demangler (the C++ ABI), callable from C */
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
-/* Missing twin tables link as empty ones, so the runtime builds while they are written. */
-#define WEAK_TABLE(file) \
-	__attribute__((weak)) const struct gbsim_twin gbsim_twins_##file[] = {{NULL, NULL, false}};
+/*
+ * Missing twin tables link as empty ones, so the runtime builds while they
+ * are written; so do the launch-check tables of files whose kernels have none.
+ */
+#define WEAK_TABLE(file)                                                                      \
+	__attribute__((weak)) const struct gbsim_twin gbsim_twins_##file[] = {{NULL, NULL, false}}; \
+	__attribute__((weak)) const struct gbsim_twin_check gbsim_twin_checks_##file[] = {{NULL, NULL}};
 GBSIM_TWIN_TABLES(WEAK_TABLE)
 #undef WEAK_TABLE
 
 #define TABLE_ENTRY(file) gbsim_twins_##file,
 static const struct gbsim_twin *const twin_tables[] = {GBSIM_TWIN_TABLES(TABLE_ENTRY)};
 #undef TABLE_ENTRY
+
+#define CHECK_ENTRY(file) gbsim_twin_checks_##file,
+static const struct gbsim_twin_check *const check_tables[] = {GBSIM_TWIN_TABLES(CHECK_ENTRY)};
+#undef CHECK_ENTRY
 
 #define MAX_ARGS 32
 #define DEFAULT_DYN_SMEM (48 * 1024)
@@ -51,6 +66,7 @@ struct rt_kernel {
 	const void *stub;            /* host stub: what <<<>>> and cudaFunc* name */
 	char *name;                  /* normalised demangled name */
 	const struct gbsim_twin *twin;
+	gbsim_twin_check_fn check;   /* the twin's launch-time checks, NULL if none */
 	int nargs;
 	size_t arg_size[MAX_ARGS];
 	char bad_type[96];           /* a parameter type we cannot size, "" if none */
@@ -108,6 +124,17 @@ static const struct gbsim_twin *find_twin(const char *name)
 		for (const struct gbsim_twin *w = twin_tables[t]; w->name; w++)
 			if (!strcmp(w->name, name))
 				return w;
+	return NULL;
+}
+
+static gbsim_twin_check_fn find_check(const struct gbsim_twin *twin)
+{
+	if (!twin)
+		return NULL;
+	for (size_t t = 0; t < sizeof(check_tables) / sizeof(check_tables[0]); t++)
+		for (const struct gbsim_twin_check *c = check_tables[t]; c->run; c++)
+			if (c->run == twin->run)
+				return c->check;
 	return NULL;
 }
 
@@ -251,6 +278,7 @@ void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *de
 	k->stub = hostFun;
 	k->name = normalise(deviceName);
 	k->twin = find_twin(k->name);
+	k->check = find_check(k->twin);
 	for (int d = 0; d < GBSIM_MAX_GPUS; d++)
 		k->max_dyn_smem[d] = DEFAULT_DYN_SMEM;
 	size_args(k);
@@ -470,6 +498,11 @@ static cudaError_t launch(struct rt_kernel *k, dim3 grid, dim3 block, void **arg
 	w.writes_declared = k->twin->declares_writes;
 	if (!(c = make_ctx(k, grid, block, shared, args, s->device)))
 		return cudaErrorMemoryAllocation;
+	/* the kernel's own shape rules, at the launch as a GPU checks them: not sticky */
+	if (k->check && (e = k->check(&c->l)) != cudaSuccess) {
+		launch_free(c);
+		return e;
+	}
 	c->number = atomic_fetch_add(&launches[s->device], 1) + 1;
 	w.what = k->name;
 	w.ctx = c;

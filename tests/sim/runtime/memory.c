@@ -671,7 +671,13 @@ static cudaError_t check_kind(const char *call, enum cudaMemcpyKind kind, const 
 	return ok ? cudaSuccess : cudaErrorInvalidValue;
 }
 
-/* Queue a (2D) copy on s after checking it; synchronous when the host side demands it. */
+/*
+ * Queue a (2D) copy on s after checking it. blocking: the call is cudaMemcpy
+ * or cudaMemcpyPeer, which returns once the copy is done, as the CUDA docs'
+ * "API synchronization behavior" says, except from device memory to device
+ * memory: no host-side synchronisation then, only the legacy stream's order.
+ * An asynchronous call blocks only where the host side demands it.
+ */
 static cudaError_t queue_copy(const char *call, struct rt_stream *s, void *dst, size_t dpitch,
 			      const void *src, size_t spitch, size_t width, size_t height,
 			      enum cudaMemcpyKind kind, bool blocking)
@@ -710,6 +716,9 @@ static cudaError_t queue_copy(const char *call, struct rt_stream *s, void *dst, 
 	/* pageable destination: the call returns only once the data is there */
 	if (d.kind == GBSIM_MEM_UNKNOWN && sr.kind != GBSIM_MEM_UNKNOWN)
 		blocking = true;
+	/* device to device: queued on s, the host goes on (cudaMemcpy's documented behaviour) */
+	if (d.kind == GBSIM_MEM_DEVICE && sr.kind == GBSIM_MEM_DEVICE)
+		blocking = false;
 	w.ctx = c;
 	w.writes_declared = true; /* copy_run reports its device write */
 	w.seconds = rt_copy_seconds(width * height, sr.device, sr.kind, d.device, d.kind);

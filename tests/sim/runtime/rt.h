@@ -107,6 +107,7 @@ struct rt_stream {
 	int device;
 	unsigned int flags;         /* cudaStreamNonBlocking or default */
 	bool legacy;                /* the device's stream 0 */
+	bool per_thread;            /* a host thread's cudaStreamPerThread on this device */
 	bool destroyed;
 	const void *site;           /* who created it, for the leak report */
 	pthread_mutex_t lock;
@@ -122,7 +123,10 @@ struct rt_stream {
 	struct rt_stream *next_all; /* registry list */
 };
 
-/* Resolve a handle: 0, cudaStreamLegacy, cudaStreamPerThread = the current device's stream 0. */
+/*
+ * Resolve a handle: 0 and cudaStreamLegacy are the current device's stream 0;
+ * cudaStreamPerThread is the calling thread's own stream on the current device.
+ */
 cudaError_t rt_stream_get(cudaStream_t handle, struct rt_stream **out);
 /*
  * Queue work (copied) on a stream after its implicit and explicit dependencies.

@@ -13,6 +13,13 @@
  * ordering of the legacy stream 0, which waits for every blocking stream of
  * its device and is waited for by them (non-blocking streams take no part).
  *
+ * cudaStreamPerThread is a stream of its own for each host thread and
+ * device, made at its first use: a blocking stream (it waits for the legacy
+ * stream and the legacy stream for it, as the CUDA docs say of the
+ * per-thread default stream), but no other stream waits for it as for the
+ * legacy stream, and it waits for no other. It cannot be destroyed and is no
+ * leak.
+ *
  * Lazy mode (machine "lazy": true): queued operations run only once the host
  * synchronises (stream, event or device sync, a blocking copy, a free) or
  * queries (cudaStreamQuery, cudaEventQuery); each such point lets everything
@@ -354,13 +361,40 @@ static struct rt_stream *legacy_stream(int device)
 	return &legacy[device];
 }
 
+/* This thread's per-thread default stream on device, made at its first use. */
+static _Thread_local struct rt_stream *per_thread[GBSIM_MAX_GPUS];
+
+static struct rt_stream *per_thread_stream(int device)
+{
+	struct rt_stream *s = per_thread[device];
+
+	if (s)
+		return s;
+	if (!(s = malloc(sizeof(*s))))
+		rt_fatal("out of host memory for a per-thread stream");
+	pthread_mutex_lock(&rt_table_lock);
+	/* numbered as user streams are: ids 0 .. GBSIM_MAX_GPUS-1 are the legacy streams */
+	stream_init(s, GBSIM_MAX_GPUS * (1 + streams_made[device]++) + device, device,
+		    cudaStreamDefault, false);
+	s->per_thread = true;
+	s->next_all = all_streams;
+	all_streams = s;
+	pthread_mutex_unlock(&rt_table_lock);
+	per_thread[device] = s;
+	return s;
+}
+
 cudaError_t rt_stream_get(cudaStream_t handle, struct rt_stream **out)
 {
 	struct rt_stream *s;
 	bool destroyed = false;
 
-	if (handle == NULL || handle == cudaStreamLegacy || handle == cudaStreamPerThread) {
+	if (handle == NULL || handle == cudaStreamLegacy) {
 		*out = legacy_stream(gbsim_current_device());
+		return cudaSuccess;
+	}
+	if (handle == cudaStreamPerThread) {
+		*out = per_thread_stream(gbsim_current_device());
 		return cudaSuccess;
 	}
 	pthread_mutex_lock(&rt_table_lock);
@@ -667,7 +701,7 @@ int rt_stream_leaks(int device, const void **first_site)
 
 	pthread_mutex_lock(&rt_table_lock);
 	for (struct rt_stream *t = all_streams; t; t = t->next_all)
-		if (t->device == device && !t->destroyed) {
+		if (t->device == device && !t->destroyed && !t->per_thread) {
 			n++;
 			*first_site = t->site; /* newest first: the last one seen is the oldest */
 		}
@@ -679,7 +713,7 @@ void rt_streams_reset(int device)
 {
 	pthread_mutex_lock(&rt_table_lock);
 	for (struct rt_stream *t = all_streams; t; t = t->next_all)
-		if (t->device == device && !t->destroyed)
-			stream_retire(t);
+		if (t->device == device && !t->destroyed && !t->per_thread)
+			stream_retire(t); /* a per-thread stream lives as long as its thread's handle */
 	pthread_mutex_unlock(&rt_table_lock);
 }

@@ -368,6 +368,14 @@ cudaError_t gbsim_gemm_check_block(const struct gbsim_launch *l, unsigned x, uns
 	return threads > launch_bound ? cudaErrorLaunchOutOfResources : cudaErrorLaunchFailure;
 }
 
+cudaError_t gbsim_gemm_launch_block(const struct gbsim_launch *l, unsigned x, unsigned y,
+				    unsigned launch_bound)
+{
+	cudaError_t e = gbsim_gemm_check_block(l, x, y, launch_bound);
+
+	return e == cudaErrorLaunchFailure ? cudaErrorInvalidConfiguration : e;
+}
+
 cudaError_t gbsim_gemm_check_shared(const struct gbsim_launch *l, size_t need)
 {
 	if (l->shared_bytes >= need)

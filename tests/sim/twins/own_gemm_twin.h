@@ -136,6 +136,15 @@ cudaError_t gbsim_gemm_check_block(const struct gbsim_launch *l, unsigned x, uns
 				   unsigned launch_bound);
 
 /*
+ * gbsim_gemm_check_block at the launch (struct gbsim_twin_check): a block
+ * the kernel is not written for is cudaErrorInvalidConfiguration there,
+ * returned by the launch and not sticky; above the launch bound still
+ * cudaErrorLaunchOutOfResources, as a GPU's launch says.
+ */
+cudaError_t gbsim_gemm_launch_block(const struct gbsim_launch *l, unsigned x, unsigned y,
+				    unsigned launch_bound);
+
+/*
  * Dynamic shared memory the kernel indexes up to `need` bytes of:
  * cudaErrorIllegalAddress (logged) when the launch gave less, as the
  * out-of-range shared access would raise on a GPU.

@@ -23,7 +23,9 @@
 	X(mma)               \
 	X(wgmma)
 
-#define GBSIM_TWIN_DECLARE(file) extern const struct gbsim_twin gbsim_twins_##file[];
+#define GBSIM_TWIN_DECLARE(file)                                   \
+	extern const struct gbsim_twin gbsim_twins_##file[];       \
+	extern const struct gbsim_twin_check gbsim_twin_checks_##file[];
 GBSIM_TWIN_TABLES(GBSIM_TWIN_DECLARE)
 #undef GBSIM_TWIN_DECLARE
 

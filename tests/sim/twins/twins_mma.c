@@ -190,3 +190,19 @@ const struct gbsim_twin gbsim_twins_mma[] = {
 	  twin_mma_bf16_4_vec, false },
 	{ NULL, NULL, false },
 };
+
+/* the block shape, at the launch (sim.h, struct gbsim_twin_check) */
+static cudaError_t mma_launch_check(const struct gbsim_launch *l)
+{
+	return gbsim_gemm_launch_block(l, GB_MMA_THREADS, 1, GB_MMA_THREADS);
+}
+
+const struct gbsim_twin_check gbsim_twin_checks_mma[] = {
+	{ twin_mma_f16_3_scalar, mma_launch_check },
+	{ twin_mma_f16_3_vec, mma_launch_check },
+	{ twin_mma_f16_4_vec, mma_launch_check },
+	{ twin_mma_bf16_3_scalar, mma_launch_check },
+	{ twin_mma_bf16_3_vec, mma_launch_check },
+	{ twin_mma_bf16_4_vec, mma_launch_check },
+	{ NULL, NULL },
+};

@@ -263,3 +263,25 @@ const struct gbsim_twin gbsim_twins_nccl_check[] = {
 	NCCL_ENTRIES("__nv_bfloat16", bf16),
 	{NULL, NULL, false},
 };
+
+/* verify_kernel's shape, at the launch (sim.h, struct gbsim_twin_check): not sticky */
+static cudaError_t verify_launch_check(const struct gbsim_launch *l)
+{
+	if (l->grid.y != 1 || l->grid.z != 1 || l->block.y != 1 || l->block.z != 1 ||
+	    l->block.x == 0 || l->block.x % 32) {
+		gbsim_log("twin of '%s' models only 1-D grids of 1-D blocks of whole warps, got "
+			  "grid (%u,%u,%u) block (%u,%u,%u)",
+			  l->kernel, l->grid.x, l->grid.y, l->grid.z, l->block.x, l->block.y,
+			  l->block.z);
+		return cudaErrorInvalidConfiguration;
+	}
+	return cudaSuccess;
+}
+
+#define NCCL_CHECK(name) {verify_##name, verify_launch_check}
+const struct gbsim_twin_check gbsim_twin_checks_nccl_check[] = {
+	NCCL_CHECK(i8),  NCCL_CHECK(u8),  NCCL_CHECK(i32), NCCL_CHECK(u32),  NCCL_CHECK(i64),
+	NCCL_CHECK(u64), NCCL_CHECK(f16), NCCL_CHECK(f32), NCCL_CHECK(f64), NCCL_CHECK(bf16),
+	{NULL, NULL},
+};
+#undef NCCL_CHECK

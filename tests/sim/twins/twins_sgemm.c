@@ -165,3 +165,15 @@ const struct gbsim_twin gbsim_twins_sgemm[] = {
 	  twin_sgemm_vec, false },
 	{ NULL, NULL, false },
 };
+
+/* the block shape, at the launch (sim.h, struct gbsim_twin_check) */
+static cudaError_t sgemm_launch_check(const struct gbsim_launch *l)
+{
+	return gbsim_gemm_launch_block(l, GB_SGEMM_THREADS, 1, GB_SGEMM_THREADS);
+}
+
+const struct gbsim_twin_check gbsim_twin_checks_sgemm[] = {
+	{ twin_sgemm_scalar, sgemm_launch_check },
+	{ twin_sgemm_vec, sgemm_launch_check },
+	{ NULL, NULL },
+};

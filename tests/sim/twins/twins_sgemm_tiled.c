@@ -113,3 +113,14 @@ const struct gbsim_twin gbsim_twins_sgemm_tiled[] = {
 	  twin_sgemm_tiled, false },
 	{ NULL, NULL, false },
 };
+
+/* the block shape, at the launch (sim.h, struct gbsim_twin_check) */
+static cudaError_t tiled_launch_check(const struct gbsim_launch *l)
+{
+	return gbsim_gemm_launch_block(l, TILED_TILE, TILED_TILE, TILED_TILE * TILED_TILE);
+}
+
+const struct gbsim_twin_check gbsim_twin_checks_sgemm_tiled[] = {
+	{ twin_sgemm_tiled, tiled_launch_check },
+	{ NULL, NULL },
+};

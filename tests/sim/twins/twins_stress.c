@@ -42,7 +42,8 @@
 
 /* ---- launch shapes and memory ---- */
 
-/* A shape the twin does not model: logged, and a launch failure (sticky, as on a GPU). */
+/* A shape the twin does not model: logged, and a launch failure (the launch checks below
+ * refuse it first, not sticky: gbsim_twin_checks_stress). */
 static cudaError_t bad_shape(const struct gbsim_launch *l, const char *want)
 {
 	gbsim_log("twin of '%s' models only %s, got grid (%u,%u,%u) block (%u,%u,%u)", l->kernel,
@@ -795,4 +796,43 @@ const struct gbsim_twin gbsim_twins_stress[] = {
 	 "int, gb_memtest_report*)",
 	 memtest_verify, false},
 	{NULL, NULL, false},
+};
+
+/*
+ * The shapes above, at the launch (sim.h, struct gbsim_twin_check): a shape
+ * the twin does not model is cudaErrorInvalidConfiguration there, returned by
+ * the launch and not sticky.
+ */
+static cudaError_t at_launch(cudaError_t e)
+{
+	return e == cudaErrorLaunchFailure ? cudaErrorInvalidConfiguration : e;
+}
+
+static cudaError_t launch_1d_warps(const struct gbsim_launch *l)
+{
+	return at_launch(need_1d_warps(l));
+}
+
+static cudaError_t launch_verify(const struct gbsim_launch *l)
+{
+	if (l->block.x != VERIFY_ROWS || l->block.y != 1 || l->block.z != 1 || l->grid.z != 1)
+		return at_launch(bad_shape(l, "256-thread 1-D blocks in a 2-D grid"));
+	return cudaSuccess;
+}
+
+static cudaError_t launch_one_thread(const struct gbsim_launch *l)
+{
+	if ((uint64_t)l->grid.x * l->grid.y * l->grid.z * l->block.x * l->block.y * l->block.z != 1)
+		return at_launch(bad_shape(l, "one thread"));
+	return cudaSuccess;
+}
+
+const struct gbsim_twin_check gbsim_twin_checks_stress[] = {
+	{verify_f64, launch_verify},
+	{verify_f32, launch_verify},
+	{check_sums, launch_1d_warps},
+	{digest, launch_1d_warps},
+	{flip, launch_one_thread},
+	{memtest_verify, launch_1d_warps},
+	{NULL, NULL},
 };

@@ -302,3 +302,24 @@ const struct gbsim_twin gbsim_twins_verify[] = {
 	{ COMPARE_NAME("int"), compare_i32, false },
 	{ NULL, NULL, false },
 };
+
+/* reference_kernel's whole warps, at the launch (sim.h, struct gbsim_twin_check): not sticky */
+static cudaError_t reference_launch_check(const struct gbsim_launch *l)
+{
+	if (l->block.x % WARP) {
+		gbsim_log("%s needs whole warps per block, got %u threads", l->kernel, l->block.x);
+		return cudaErrorInvalidConfiguration;
+	}
+	return cudaSuccess;
+}
+
+const struct gbsim_twin_check gbsim_twin_checks_verify[] = {
+	{ reference_f64, reference_launch_check },
+	{ reference_f32, reference_launch_check },
+	{ reference_f16, reference_launch_check },
+	{ reference_bf16, reference_launch_check },
+	{ reference_e4m3, reference_launch_check },
+	{ reference_i8, reference_launch_check },
+	{ reference_i32, reference_launch_check },
+	{ NULL, NULL },
+};

@@ -480,3 +480,20 @@ const struct gbsim_twin gbsim_twins_wgmma[] = {
 	  twin_wgmma_bf16, false },
 	{ NULL, NULL, false },
 };
+
+/* the device and the block shape, at the launch (sim.h, struct gbsim_twin_check) */
+static cudaError_t wgmma_launch_check(const struct gbsim_launch *l)
+{
+	if (l->gpu && (l->gpu->cc_major != 9 || l->gpu->cc_minor != 0)) {
+		gbsim_log("%s: built for sm_90a only, device %d is compute capability %d.%d",
+			  l->kernel, l->device, l->gpu->cc_major, l->gpu->cc_minor);
+		return cudaErrorNoKernelImageForDevice;
+	}
+	return gbsim_gemm_launch_block(l, GB_WGMMA_THREADS, 1, GB_WGMMA_THREADS);
+}
+
+const struct gbsim_twin_check gbsim_twin_checks_wgmma[] = {
+	{ twin_wgmma_f16, wgmma_launch_check },
+	{ twin_wgmma_bf16, wgmma_launch_check },
+	{ NULL, NULL },
+};
