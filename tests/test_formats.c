@@ -168,12 +168,13 @@ static void compile(regex_t *re, const char *pattern)
 
 /*
  * every line: # HELP, # TYPE, another comment or a sample; each family's samples
- * together, declared once
+ * together, declared once; no series (name and labels) twice; _total only on a
+ * counter
  */
 static void check_exposition(const char *text)
 {
-	char *copy = strdup(text), *save = NULL, *families[256];
-	size_t n_fam = 0;
+	char *copy = strdup(text), *save = NULL, *families[256], **series = NULL;
+	size_t n_fam = 0, n_series = 0;
 
 	compile(&re_help, "^# HELP " NAME " .*$");
 	compile(&re_type, "^# TYPE " NAME " (gauge|counter|untyped)$");
@@ -189,6 +190,9 @@ static void check_exposition(const char *text)
 			if (regexec(&re_type, line, 0, NULL, 0))
 				fail_msg("bad TYPE line: %s", line);
 			sscanf(line + 7, "%255s", name);
+			if (strlen(name) > 6 && !strcmp(name + strlen(name) - 6, "_total") &&
+			    !strstr(line, " counter"))
+				fail_msg("_total on a family that is not a counter: %s", line);
 			for (size_t i = 0; i < n_fam; i++)
 				if (!strcmp(families[i], name))
 					fail_msg("family %s declared twice", name);
@@ -202,9 +206,17 @@ static void check_exposition(const char *text)
 		/* the sample belongs to the last declared family */
 		assert_true(n_fam > 0);
 		assert_int_equal(strncmp(line, families[n_fam - 1], strlen(families[n_fam - 1])), 0);
+		/* the series is the line without its value */
+		*strrchr(line, ' ') = '\0';
+		for (size_t i = 0; i < n_series; i++)
+			if (!strcmp(series[i], line))
+				fail_msg("series written twice: %s", line);
+		series = realloc(series, sizeof(*series) * (n_series + 1));
+		series[n_series++] = line;
 	}
 	for (size_t i = 0; i < n_fam; i++)
 		free(families[i]);
+	free(series);
 	free(copy);
 	regfree(&re_help);
 	regfree(&re_type);
@@ -218,15 +230,36 @@ static void test_prometheus(void **state)
 
 	(void)state;
 	make_run(&run);
+	free(run.started_at);
+	run.started_at = gb_strdup("2026-11-22T10:00:00Z");
 	text = render(&run, GB_OUT_PROMETHEUS);
 	check_exposition(text);
-	assert_non_null(strstr(text, "gpubench_gemm_tflops_bf16{device=\"0\",gpu=\"NVIDIA H100 "
-				     "80GB HBM3\",uuid=\"GPU-0\",unit=\"TFLOP/s\","
-				     "simulated=\"false\"} 30\n"));
+	/* TFLOP/s in FLOP/s, named by the base unit; the GPU as gpu, uuid and model */
+	assert_non_null(strstr(text, "# TYPE gpubench_gemm_bf16_flops gauge\n"
+				     "gpubench_gemm_bf16_flops{gpu=\"0\",uuid=\"GPU-0\",model=\"NVIDIA "
+				     "H100 80GB HBM3\",simulated=\"false\"} 30000000000000\n"));
+	assert_null(strstr(text, "tflops_bf16{"));
+	/* an unknown unit keeps the name and the value */
 	assert_non_null(strstr(text, "# TYPE gpubench_gemm_weird_name_x gauge"));
 	assert_non_null(strstr(text, "\\\"quoted\\\""));
-	assert_non_null(strstr(text, "gpubench_check_passed{benchmark=\"gemm\",check=\"eff\","
-				     "device=\"0\""));
+	/* a check is a state set of its five statuses */
+	assert_non_null(strstr(text, "gpubench_check_status{benchmark=\"gemm\",check=\"eff\","
+				     "gpu=\"0\",uuid=\"GPU-0\",model=\"NVIDIA H100 80GB HBM3\","
+				     "status=\"passed\",simulated=\"false\"} 1\n"));
+	assert_non_null(strstr(text, "gpubench_check_status{benchmark=\"gemm\",check=\"eff\","
+				     "gpu=\"0\",uuid=\"GPU-0\",model=\"NVIDIA H100 80GB HBM3\","
+				     "status=\"failed\",simulated=\"false\"} 0\n"));
+	assert_non_null(strstr(text, "gpubench_check_status{benchmark=\"gemm\",check=\"ecc\","
+				     "status=\"error\",simulated=\"false\"} 1\n"));
+	assert_non_null(strstr(text, "gpubench_check_status{benchmark=\"gemm\",check=\"ecc\","
+				     "status=\"passed\",simulated=\"false\"} 0\n"));
+	assert_non_null(strstr(text, "gpubench_benchmark_status{benchmark=\"nccl\","
+				     "status=\"not_built\",simulated=\"false\"} 1\n"));
+	assert_non_null(strstr(text, "gpubench_benchmark_duration_seconds{benchmark=\"gemm\","
+				     "simulated=\"false\"} 12.5\n"));
+	assert_non_null(strstr(text, "gpubench_last_run_timestamp_seconds{simulated=\"false\"} "
+				     "1795341600\n"));
+	assert_non_null(strstr(text, "gpubench_build_info{version=\""));
 	assert_non_null(strstr(text, "gpubench_verdict_status{status=\"failed\","
 				     "simulated=\"false\"} 1\n"));
 	assert_non_null(strstr(text, "gpubench_verdict_status{status=\"passed\","
@@ -491,21 +524,21 @@ static void test_info_formats(void **state)
 	free(text);
 	text = render(&run, GB_OUT_PROMETHEUS);
 	check_exposition(text);
-	assert_non_null(strstr(text, "gpubench_info_pcie_gen{device=\"0\",gpu=\"NVIDIA H100 80GB "
-				     "HBM3\",uuid=\"GPU-0\",simulated=\"false\"} 1\n"));
-	assert_non_null(strstr(text, "gpubench_info_pcie_max_gen{device=\"0\""));
-	assert_non_null(strstr(text, "gpubench_info_nvlink_links_up{device=\"0\""));
-	assert_non_null(strstr(text, "gpubench_info_power_limit_watts{device=\"2\""));
-	assert_non_null(strstr(text, "gpubench_info_ecc_enabled{device=\"0\""));
-	assert_non_null(strstr(text, "gpubench_info_peak_flops{device=\"0\",gpu=\"NVIDIA H100 "
-				     "80GB HBM3\",uuid=\"GPU-0\",precision=\"bf16\",clock=\"spec\","
+	assert_non_null(strstr(text, "gpubench_gpu_pcie_link_generation{gpu=\"0\",uuid=\"GPU-0\","
+				     "model=\"NVIDIA H100 80GB HBM3\",simulated=\"false\"} 1\n"));
+	assert_non_null(strstr(text, "gpubench_gpu_pcie_link_max_generation{gpu=\"0\""));
+	assert_non_null(strstr(text, "gpubench_gpu_nvlink_links_up{gpu=\"0\""));
+	assert_non_null(strstr(text, "gpubench_gpu_power_limit_watts{gpu=\"2\""));
+	assert_non_null(strstr(text, "gpubench_gpu_ecc_enabled{gpu=\"0\""));
+	assert_non_null(strstr(text, "gpubench_gpu_peak_flops{gpu=\"0\",uuid=\"GPU-0\",model=\"NVIDIA "
+				     "H100 80GB HBM3\",precision=\"bf16\",clock=\"spec\","
 				     "simulated=\"false\"} 989400000000000\n"));
-	assert_non_null(strstr(text, "gpubench_info_peak_pcie_bytes_per_second{device=\"0\""));
-	assert_non_null(strstr(text, "gpubench_info_p2p_access{device=\"0\",gpu=\"NVIDIA H100 80GB "
-				     "HBM3\",uuid=\"GPU-0\",peer=\"1\",link=\"nvlink\","
+	assert_non_null(strstr(text, "gpubench_gpu_peak_pcie_bytes_per_second{gpu=\"0\""));
+	assert_non_null(strstr(text, "gpubench_gpu_p2p_access{gpu=\"0\",uuid=\"GPU-0\",model=\"NVIDIA "
+				     "H100 80GB HBM3\",peer=\"1\",link=\"nvlink\","
 				     "simulated=\"false\"} 1\n"));
 	/* GPU 1's unknown link is left out, never written as -1 */
-	assert_null(strstr(text, "gpubench_info_pcie_gen{device=\"1\""));
+	assert_null(strstr(text, "gpubench_gpu_pcie_link_generation{gpu=\"1\""));
 	assert_null(strstr(text, "} -1\n"));
 	free(text);
 	text = render(&run, GB_OUT_HTML);
@@ -774,12 +807,12 @@ static void test_simulated_marks(void **state)
 	assert_non_null(strstr(text, "\r\ngemm,tflops_bf16,0,30,TFLOP/s,30,10,45,"));
 	free(text);
 	text = render(&run, GB_OUT_PROMETHEUS);
-	assert_non_null(strstr(text, "gpubench_gemm_tflops_bf16{device=\"0\",gpu=\"NVIDIA H100 "
-				     "80GB HBM3\",uuid=\"GPU-0\",unit=\"TFLOP/s\","
-				     "simulated=\"true\"} 30\n"));
+	assert_non_null(strstr(text, "gpubench_gemm_bf16_flops{gpu=\"0\",uuid=\"GPU-0\",model=\"NVIDIA "
+				     "H100 80GB HBM3\",simulated=\"true\"} 30000000000000\n"));
 	assert_non_null(strstr(text, "\ngpubench_exit_code{simulated=\"true\"} 1\n"));
-	assert_non_null(strstr(text, "gpubench_info{version=\""));
-	assert_non_null(strstr(text, ",host=\"node \\\"7\\\"\",simulated=\"true\"} 1\n"));
+	assert_non_null(strstr(text, "gpubench_build_info{version=\""));
+	assert_non_null(strstr(text, "gpubench_run_info{command=\"run\","
+				     "host=\"node \\\"7\\\"\",simulated=\"true\"} 1\n"));
 	free(text);
 	text = render(&run, GB_OUT_JUNIT);
 	/* the property follows the suite's status, before the metrics */
