@@ -160,7 +160,13 @@ static void metric_sample(FILE *out, const struct gb_run *run, const struct entr
 static void family_header(FILE *out, const struct entry *e)
 {
 	fprintf(out, "# HELP %s ", e->family);
-	help_text(out, e->m->description ? e->m->description : e->m->name);
+	if (e->m->description) {
+		help_text(out, e->m->description);
+	} else {
+		help_text(out, e->b->name);
+		fputs(" metric", out);
+	}
+	/* the report's name and unit: what a reader of the JSON knows it by */
 	fputs(" (", out);
 	help_text(out, e->m->name);
 	if (e->u && e->u->scale != 1) {

@@ -29,6 +29,7 @@
 #include "report/compare.h"
 #include "report/fleet.h"
 #include "report/formats.h"
+#include "report/prom_names.h"
 #include "report/json.h"
 #include "report/result.h"
 #include "report/text.h"
@@ -267,6 +268,89 @@ static void test_prometheus(void **state)
 	assert_non_null(strstr(text, "gpubench_report_timestamp_seconds{simulated=\"false\"} "
 				     "1795341850\n"));
 	assert_null(strstr(text, "gpubench_gemm_unknown")); /* NaN is left out */
+	free(text);
+	gb_run_release(&run);
+}
+
+/* family name of bench/metric in unit */
+static void assert_family(const char *bench, const char *metric, const char *unit, int keep,
+			  const char *want)
+{
+	char *got = gb_prom_metric_family(bench, metric, gb_prom_unit_of(unit), keep);
+
+	assert_string_equal(got, want);
+	free(got);
+}
+
+/* base units in the name, unit words out, no name that reads as another type */
+static void test_prom_names(void **state)
+{
+	const struct gb_prom_unit *u = gb_prom_unit_of("GB/s");
+
+	(void)state;
+	assert_non_null(u);
+	assert_true(u->scale == 1e9);
+	assert_string_equal(u->suffix, "bytes_per_second");
+	assert_true(gb_prom_unit_of("us")->scale == 1e-6);
+	assert_true(gb_prom_unit_of("%")->scale == 0.01);
+	assert_true(gb_prom_unit_of("MHz")->scale == 1e6);
+	assert_null(gb_prom_unit_of("furlongs"));
+	assert_family("gemm", "tflops_bf16", "TFLOP/s", 0, "gpubench_gemm_bf16_flops");
+	assert_family("gemm", "tflops_int8", "TOP/s", 0, "gpubench_gemm_int8_ops");
+	assert_family("bandwidth", "h2d_ce_pinned_gbps", "GB/s", 0,
+		      "gpubench_bandwidth_h2d_ce_pinned_bytes_per_second");
+	assert_family("bandwidth", "n_half_bytes", "B", 0, "gpubench_bandwidth_n_half_bytes");
+	assert_family("nccl", "allreduce_alpha_us", "us", 0, "gpubench_nccl_allreduce_alpha_seconds");
+	assert_family("scaling", "efficiency_n2", "%", 0, "gpubench_scaling_efficiency_n2_ratio");
+	assert_family("stress", "sm_mhz_mean", "MHz", 0, "gpubench_stress_sm_mean_hertz");
+	assert_family("stress", "temp_c_max", "C", 0, "gpubench_stress_temp_max_celsius");
+	assert_family("stress", "tflops", "TFLOP/s", 0, "gpubench_stress_flops");
+	assert_family("stress", "xid_count", "count", 0, "gpubench_stress_xid_events");
+	/* keep_units: two metrics that would share a family keep their unit words */
+	assert_family("p2p", "x_gbps", "GB/s", 1, "gpubench_p2p_x_gbps_bytes_per_second");
+	/* an unknown unit: the name as it is, sanitized, lowercase */
+	assert_family("gemm", "Weird-Name.x", "furlongs", 0, "gpubench_gemm_weird_name_x");
+	/* never a histogram's or a counter's tail, never a family of the report's own */
+	assert_family("stress", "errors_total", "", 0, "gpubench_stress_errors_total_value");
+	assert_family("stress", "gemm_count", "", 0, "gpubench_stress_gemm_count_value");
+	assert_family("gpu", "memory", "B", 0, "gpubench_bench_gpu_memory_bytes");
+}
+
+/* the same metric twice on one GPU: params, then repeat, keep the series apart */
+static void test_prom_repeats(void **state)
+{
+	const char *argv[] = { "gpubench", "gemm" };
+	struct gb_run run;
+	char *text;
+
+	(void)state;
+	gb_run_init(&run, "gemm", 2, argv);
+	for (int k = 0; k < 3; k++) {
+		struct gb_bench_result *b = gb_run_add_bench(&run, "gemm");
+
+		gb_bench_param_str(b, "dtype", k == 2 ? "fp16" : "bf16");
+		gb_bench_add_value(b, "tflops", "TFLOP/s", GB_BETTER_HIGHER, 0, 100 + k, NAN);
+		/* a name of its own that loses its unit words to the same family */
+		gb_bench_add_value(b, "tflops_x", "TFLOP/s", GB_BETTER_HIGHER, 0, 200, NAN);
+		gb_bench_add_value(b, "x_gflops", "GFLOP/s", GB_BETTER_HIGHER, 0, 300, NAN);
+		gb_bench_add_check(b, "eff", GB_STATUS_PASSED, GB_SEV_ERROR, 0, 1, 1, "ok");
+	}
+	gb_run_verdict(&run);
+	text = render(&run, GB_OUT_PROMETHEUS);
+	check_exposition(text); /* no series twice */
+	assert_non_null(strstr(text, "gpubench_gemm_flops{gpu=\"0\",params=\"dtype=bf16\","
+				     "simulated=\"false\"} 100000000000000\n"));
+	assert_non_null(strstr(text, "gpubench_gemm_flops{gpu=\"0\",params=\"dtype=bf16\","
+				     "repeat=\"2\",simulated=\"false\"} 101000000000000\n"));
+	assert_non_null(strstr(text, "gpubench_gemm_flops{gpu=\"0\",params=\"dtype=fp16\","
+				     "simulated=\"false\"} 102000000000000\n"));
+	assert_non_null(strstr(text, "# TYPE gpubench_gemm_tflops_x_flops gauge\n"));
+	assert_non_null(strstr(text, "# TYPE gpubench_gemm_x_gflops_flops gauge\n"));
+	assert_non_null(strstr(text, "gpubench_check_status{benchmark=\"gemm\",check=\"eff\","
+				     "gpu=\"0\",params=\"dtype=bf16\",repeat=\"2\","
+				     "status=\"passed\",simulated=\"false\"} 1\n"));
+	assert_non_null(strstr(text, "gpubench_benchmark_status{benchmark=\"gemm\","
+				     "params=\"dtype=fp16\",status=\"passed\",simulated=\"false\"} 1\n"));
 	free(text);
 	gb_run_release(&run);
 }
@@ -838,7 +922,7 @@ static void test_simulated_marks(void **state)
 	free(text);
 	gb_run_release(&run);
 
-	/* info: one CSV row per GPU, the gpubench_info_* gauges */
+	/* info: one CSV row per GPU, the gpubench_gpu_* gauges */
 	make_info(&run, 3);
 	assert_run_simulated(&run, "false", NULL);
 	set_simulated(&run, SIM_MACHINE);
@@ -1068,7 +1152,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),    cmocka_unit_test(test_junit_is_xml),
-		cmocka_unit_test(test_prometheus), cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_prometheus), cmocka_unit_test(test_prom_names),
+		cmocka_unit_test(test_prom_repeats), cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_markdown), cmocka_unit_test(test_html),
 		cmocka_unit_test(test_empty_run),  cmocka_unit_test(test_info_text),
 		cmocka_unit_test(test_info_formats), cmocka_unit_test(test_fleet_outlier_rules),
