@@ -1,25 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * prometheus.c - the report in Prometheus text exposition format (0.0.4),
- * for node_exporter's textfile collector: write it to
- * <dir>/gpubench.prom.$$ and rename it to <dir>/gpubench.prom.
+ * for node_exporter's textfile collector (gpubench ... -o DIR/gpubench.prom:
+ * outfile.c writes DIR/gpubench.prom.tmp.XXXXXX and renames it, and the
+ * collector reads only *.prom). Names follow Prometheus' conventions
+ * (docs/formats.md lists them): a gpubench_ prefix, base units in the name
+ * (prom_names.c: seconds, bytes_per_second, flops, ratio, hertz), every
+ * family a gauge (a value of the last run, so none ends in _total), and
+ * the GPU as labels gpu (CUDA index), uuid and model.
  *
- * Every metric is a gauge named gpubench_<benchmark>_<metric> with labels
- * device, gpu (model), uuid and unit; every check is
- * gpubench_check_passed{benchmark,check,device,status} 1 or 0 (0 for
- * failed, error and skipped: a check that did not run is not passed); the
- * verdict is gpubench_verdict_status{status=...}, 1 on the current status
- * and 0 on the others. All samples of a family are written together under
- * one # HELP and # TYPE, as the format requires.
+ * Metric <metric> of benchmark <bench> is gpubench_<bench>_<metric without
+ * its unit words>_<base unit>, its value converted; a check is the state
+ * set gpubench_check_status{benchmark,check,gpu,...,status} (1 on its
+ * status, 0 on the other four), a benchmark and the verdict the same over
+ * all seven statuses; the run's start is gpubench_last_run_timestamp_seconds.
+ * All samples of a family are written together under one # HELP and
+ * # TYPE, and no two samples of a family have the same labels (params,
+ * then repeat, tell repeats apart).
  *
- * Every GPU the report describes is exported as gpubench_info_* gauges
- * (labels device, gpu, uuid): PCIe generation and width, current and max
- * (gpubench_info_pcie_gen{device="0",gpu="..."} 5), NVLink links up, power
- * limit, ECC, clocks, SM count, memory, and the theoretical peaks
- * (gpubench_info_peak_flops{precision,clock}, memory, PCIe, NVLink, in
- * FLOP/s and bytes/s); the topology as gpubench_info_p2p_access{device,peer,
- * link}. Unknown values are left out, never written as 0 or -1, so
- * node_exporter can alert on a link below its maximum.
+ * Every GPU the report describes is exported as gpubench_gpu_* gauges:
+ * PCIe generation and width, current and max, NVLink links up, power
+ * limit, ECC, clocks, SMs, memory, and the theoretical peaks in FLOP/s and
+ * bytes/s; the topology as gpubench_gpu_p2p_access{gpu,...,peer,link}.
+ * Unknown values are left out, never written as 0 or -1, so node_exporter
+ * can alert on a link below its maximum.
  *
  * Every sample's last label is simulated="true" or "false" (host.simulated):
  * once scraped, a sample is far from the comment line at the top of the
@@ -40,33 +44,8 @@
 
 #include "compare.h"
 #include "formats.h"
+#include "prom_names.h"
 #include "theory.h"
-
-/* the families written below; a metric whose name would collide gets a suffix */
-static const char *const fixed_families[] = {
-	"gpubench_check_passed", "gpubench_benchmark_passed", "gpubench_verdict_status",
-	"gpubench_exit_code",    "gpubench_report_timestamp_seconds", "gpubench_info",
-};
-
-/* [a-zA-Z_:][a-zA-Z0-9_:]*, other characters as '_' (the prefix makes the first valid) */
-static char *family_name(const char *bench, const char *metric)
-{
-	char *s = gb_strdupf("gpubench_%s_%s", bench, metric);
-
-	for (char *p = s; *p; p++)
-		if (!isalnum((unsigned char)*p) && *p != '_' && *p != ':')
-			*p = '_';
-	for (size_t i = 0; i < sizeof(fixed_families) / sizeof(fixed_families[0]); i++) {
-		/* gpubench_info_* belongs to the device gauges below */
-		if (!strcmp(s, fixed_families[i]) || !strncmp(s, "gpubench_info_", 14)) {
-			char *t = gb_strdupf("%s_metric", s);
-
-			free(s);
-			return t;
-		}
-	}
-	return s;
-}
 
 /* label values escape backslash, double quote and newline */
 static void label_value(FILE *out, const char *s)
@@ -121,6 +100,7 @@ static void bare_sample(FILE *out, const char *family, bool simulated)
 	end_labels(out, &first, simulated);
 }
 
+/* gpu (the CUDA index), uuid and model of a GPU of the report; nothing for device -1 */
 static void device_labels(FILE *out, bool *first, const struct gb_run *run, int device)
 {
 	const struct gb_device_info *d = gb_fmt_device(run, device);
@@ -129,11 +109,11 @@ static void device_labels(FILE *out, bool *first, const struct gb_run *run, int 
 	if (device < 0)
 		return;
 	snprintf(idx, sizeof(idx), "%d", device);
-	label(out, first, "device", idx);
-	if (d && d->name)
-		label(out, first, "gpu", d->name);
+	label(out, first, "gpu", idx);
 	if (d && d->uuid)
 		label(out, first, "uuid", d->uuid);
+	if (d && d->name)
+		label(out, first, "model", d->name);
 }
 
 static void value(FILE *out, double v)
@@ -149,7 +129,9 @@ struct entry {
 	char *family;
 	const struct gb_bench_result *b;
 	const struct gb_metric *m;
-	bool dup; /* same family and device as an earlier one: tell them apart by params */
+	const struct gb_prom_unit *u;
+	bool dup;   /* same family and GPU as another: told apart by params */
+	int repeat; /* same family, GPU and params as an earlier one: its count, else 0 */
 };
 
 static void metric_sample(FILE *out, const struct gb_run *run, const struct entry *e)
@@ -159,27 +141,93 @@ static void metric_sample(FILE *out, const struct gb_run *run, const struct entr
 	fputs(e->family, out);
 	fputc('{', out);
 	device_labels(out, &first, run, e->m->device);
-	label(out, &first, "unit", e->m->unit ? e->m->unit : "");
 	if (e->dup) {
 		char *key = gb_params_key(e->b->params);
 
 		label(out, &first, "params", key);
 		free(key);
 	}
+	if (e->repeat) {
+		char n[16];
+
+		snprintf(n, sizeof(n), "%d", e->repeat + 1);
+		label(out, &first, "repeat", n);
+	}
 	end_labels(out, &first, run->host.simulated);
-	value(out, e->m->value);
+	value(out, e->m->value * (e->u ? e->u->scale : 1));
 }
 
 static void family_header(FILE *out, const struct entry *e)
 {
 	fprintf(out, "# HELP %s ", e->family);
-	help_text(out, e->m->description ? e->m->description : e->m->name);
-	if (e->m->unit) {
-		fputs(" (", out);
-		help_text(out, e->m->unit);
-		fputc(')', out);
+	if (e->m->description) {
+		help_text(out, e->m->description);
+	} else {
+		help_text(out, e->b->name);
+		fputs(" metric", out);
 	}
-	fprintf(out, "\n# TYPE %s gauge\n", e->family);
+	/* the report's name and unit: what a reader of the JSON knows it by */
+	fputs(" (", out);
+	help_text(out, e->m->name);
+	if (e->u && e->u->scale != 1) {
+		fprintf(out, " in %s x %g", e->u->unit, e->u->scale);
+	} else if (e->m->unit && *e->m->unit) {
+		fputs(" in ", out);
+		help_text(out, e->m->unit);
+	}
+	fprintf(out, ")\n# TYPE %s gauge\n", e->family);
+}
+
+static void name_entries(struct entry *entries, size_t n, bool keep_units)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(entries[i].family);
+		entries[i].family = gb_prom_metric_family(entries[i].b->name, entries[i].m->name,
+							  entries[i].u, keep_units);
+	}
+}
+
+/* Two metrics of different names that lose their unit words to one family keep them. */
+static void split_families(struct entry *entries, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < i; k++) {
+			struct entry *a = &entries[k], *b = &entries[i];
+
+			if (strcmp(a->family, b->family) || !strcmp(a->m->name, b->m->name))
+				continue;
+			free(a->family);
+			free(b->family);
+			a->family = gb_prom_metric_family(a->b->name, a->m->name, a->u, 1);
+			b->family = gb_prom_metric_family(b->b->name, b->m->name, b->u, 1);
+		}
+	}
+}
+
+static bool same_params(const struct gb_bench_result *a, const struct gb_bench_result *b)
+{
+	char *ka = gb_params_key(a->params), *kb = gb_params_key(b->params);
+	bool same = !strcmp(ka, kb);
+
+	free(ka);
+	free(kb);
+	return same;
+}
+
+/* params where one family has one GPU twice; repeat where even params are the same */
+static void mark_duplicates(struct entry *entries, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < i; k++) {
+			struct entry *a = &entries[k], *b = &entries[i];
+
+			if (strcmp(a->family, b->family) || a->m->device != b->m->device)
+				continue;
+			a->dup = b->dup = true;
+			if (a->b == b->b || same_params(a->b, b->b))
+				b->repeat++;
+		}
+	}
 }
 
 static size_t collect(const struct gb_run *run, struct entry *entries)
@@ -195,17 +243,16 @@ static size_t collect(const struct gb_run *run, struct entry *entries)
 			/* an unknown value is left out: NaN would read as a measurement */
 			if (!isfinite(b->metrics[j].value))
 				continue;
-			e->family = family_name(b->name, b->metrics[j].name);
+			memset(e, 0, sizeof(*e));
 			e->b = b;
 			e->m = &b->metrics[j];
-			e->dup = false;
-			for (size_t k = 0; k < n; k++)
-				if (!strcmp(entries[k].family, e->family) &&
-				    entries[k].m->device == e->m->device)
-					e->dup = entries[k].dup = true;
+			e->u = gb_prom_unit_of(e->m->unit);
 			n++;
 		}
 	}
+	name_entries(entries, n, false);
+	split_families(entries, n);
+	mark_duplicates(entries, n);
 	return n;
 }
 
@@ -238,6 +285,74 @@ static void print_metrics(FILE *out, const struct gb_run *run)
 	free(done);
 }
 
+static void gauge_header(FILE *out, const char *family, const char *help)
+{
+	fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n", family, help, family);
+}
+
+/* ---- statuses as state sets: one series per status, 1 on the current one ---- */
+
+/* the statuses a check can have; a benchmark and the verdict can have all seven */
+static const enum gb_status check_states[] = { GB_STATUS_PASSED, GB_STATUS_WARNING,
+					       GB_STATUS_FAILED, GB_STATUS_SKIPPED,
+					       GB_STATUS_ERROR };
+
+static int params_dup_bench(const struct gb_run *run, size_t i)
+{
+	for (size_t k = 0; k < run->n_benches; k++)
+		if (k != i && !strcmp(run->benches[k].name, run->benches[i].name))
+			return 1;
+	return 0;
+}
+
+/* how many earlier checks of the run have this check's benchmark name, name and GPU */
+static int check_repeat(const struct gb_run *run, size_t bi, size_t ci, bool *dup)
+{
+	const struct gb_bench_result *b = &run->benches[bi];
+	const struct gb_check *c = &b->checks[ci];
+	int before = 0;
+
+	for (size_t i = 0; i < run->n_benches; i++) {
+		const struct gb_bench_result *o = &run->benches[i];
+
+		if (strcmp(o->name, b->name))
+			continue;
+		for (size_t j = 0; j < o->n_checks; j++) {
+			if ((i == bi && j == ci) || strcmp(o->checks[j].name, c->name) ||
+			    o->checks[j].device != c->device)
+				continue;
+			*dup = true;
+			if ((i < bi || (i == bi && j < ci)) && (i == bi || same_params(o, b)))
+				before++;
+		}
+	}
+	return before;
+}
+
+static void check_labels(FILE *out, bool *first, const struct gb_run *run, size_t bi, size_t ci)
+{
+	const struct gb_bench_result *b = &run->benches[bi];
+	const struct gb_check *c = &b->checks[ci];
+	bool dup = false;
+	int repeat = check_repeat(run, bi, ci, &dup);
+
+	label(out, first, "benchmark", b->name);
+	label(out, first, "check", c->name);
+	device_labels(out, first, run, c->device);
+	if (dup) {
+		char *key = gb_params_key(b->params);
+
+		label(out, first, "params", key);
+		free(key);
+	}
+	if (repeat) {
+		char n[16];
+
+		snprintf(n, sizeof(n), "%d", repeat + 1);
+		label(out, first, "repeat", n);
+	}
+}
+
 static void print_checks(FILE *out, const struct gb_run *run)
 {
 	bool header = false;
@@ -246,44 +361,78 @@ static void print_checks(FILE *out, const struct gb_run *run)
 		const struct gb_bench_result *b = &run->benches[i];
 
 		for (size_t j = 0; j < b->n_checks; j++) {
-			const struct gb_check *c = &b->checks[j];
-			bool first = true;
-			bool ok = c->status == GB_STATUS_PASSED || c->status == GB_STATUS_WARNING;
-
 			if (!header)
-				fputs("# HELP gpubench_check_passed 1 when the check passed (warnings "
-				      "included), 0 when it failed, could not run or was skipped\n"
-				      "# TYPE gpubench_check_passed gauge\n",
-				      out);
+				gauge_header(out, "gpubench_check_status",
+					     "the status of a check: one series per status (passed, "
+					     "warning, failed, skipped, error), 1 on the check's own, "
+					     "0 on the others; skipped and error are not a pass");
 			header = true;
-			fputs("gpubench_check_passed{", out);
-			label(out, &first, "benchmark", b->name);
-			label(out, &first, "check", c->name);
-			device_labels(out, &first, run, c->device);
-			label(out, &first, "status", gb_status_name(c->status));
-			end_labels(out, &first, run->host.simulated);
-			fprintf(out, " %d\n", ok ? 1 : 0);
+			for (size_t s = 0; s < sizeof(check_states) / sizeof(check_states[0]); s++) {
+				bool first = true;
+
+				fputs("gpubench_check_status{", out);
+				check_labels(out, &first, run, i, j);
+				label(out, &first, "status", gb_status_name(check_states[s]));
+				end_labels(out, &first, run->host.simulated);
+				fprintf(out, " %d\n", b->checks[j].status == check_states[s]);
+			}
+		}
+	}
+}
+
+static void bench_labels(FILE *out, bool *first, const struct gb_run *run, size_t i)
+{
+	label(out, first, "benchmark", run->benches[i].name);
+	if (params_dup_bench(run, i)) {
+		char *key = gb_params_key(run->benches[i].params);
+		char n[24];
+		int repeat = 0;
+
+		label(out, first, "params", key);
+		free(key);
+		for (size_t k = 0; k < i; k++)
+			repeat += !strcmp(run->benches[k].name, run->benches[i].name) &&
+				  same_params(&run->benches[k], &run->benches[i]);
+		if (repeat) {
+			snprintf(n, sizeof(n), "%d", repeat + 1);
+			label(out, first, "repeat", n);
 		}
 	}
 }
 
 static void print_benches(FILE *out, const struct gb_run *run)
 {
+	bool any_duration = false;
+
 	if (!run->n_benches)
 		return;
-	fputs("# HELP gpubench_benchmark_passed 1 when the benchmark ran and passed (warnings "
-	      "included), else 0\n# TYPE gpubench_benchmark_passed gauge\n",
-	      out);
+	gauge_header(out, "gpubench_benchmark_status",
+		     "the status of a benchmark: one series per status, 1 on the benchmark's "
+		     "own, 0 on the others");
 	for (size_t i = 0; i < run->n_benches; i++) {
-		const struct gb_bench_result *b = &run->benches[i];
-		bool first = true;
-		bool ok = b->status == GB_STATUS_PASSED || b->status == GB_STATUS_WARNING;
+		for (int s = GB_STATUS_PASSED; s <= GB_STATUS_INTERRUPTED; s++) {
+			bool first = true;
 
-		fputs("gpubench_benchmark_passed{", out);
-		label(out, &first, "benchmark", b->name);
-		label(out, &first, "status", gb_status_name(b->status));
+			fputs("gpubench_benchmark_status{", out);
+			bench_labels(out, &first, run, i);
+			label(out, &first, "status", gb_status_name((enum gb_status)s));
+			end_labels(out, &first, run->host.simulated);
+			fprintf(out, " %d\n", run->benches[i].status == (enum gb_status)s);
+		}
+	}
+	for (size_t i = 0; i < run->n_benches; i++) {
+		bool first = true;
+
+		if (!isfinite(run->benches[i].duration_s))
+			continue;
+		if (!any_duration)
+			gauge_header(out, "gpubench_benchmark_duration_seconds",
+				     "how long the benchmark ran");
+		any_duration = true;
+		fputs("gpubench_benchmark_duration_seconds{", out);
+		bench_labels(out, &first, run, i);
 		end_labels(out, &first, run->host.simulated);
-		fprintf(out, " %d\n", ok ? 1 : 0);
+		value(out, run->benches[i].duration_s);
 	}
 }
 
@@ -302,15 +451,26 @@ static double iso_to_epoch(const char *s)
 	return (double)timegm(&tm);
 }
 
+static void timestamp(FILE *out, const char *family, const char *help, const char *iso,
+		      bool sim)
+{
+	double t = iso_to_epoch(iso);
+
+	if (!isfinite(t))
+		return;
+	gauge_header(out, family, help);
+	bare_sample(out, family, sim);
+	value(out, t);
+}
+
 static void print_run(FILE *out, const struct gb_run *run)
 {
-	double t = iso_to_epoch(run->finished_at ? run->finished_at : run->started_at);
 	bool sim = run->host.simulated;
 	bool first = true;
 
-	fputs("# HELP gpubench_verdict_status the verdict of the run: 1 on its status, 0 on the "
-	      "others\n# TYPE gpubench_verdict_status gauge\n",
-	      out);
+	gauge_header(out, "gpubench_verdict_status",
+		     "the verdict of the run: one series per status, 1 on the run's, 0 on the "
+		     "others");
 	for (int s = GB_STATUS_PASSED; s <= GB_STATUS_INTERRUPTED; s++) {
 		bool first_s = true;
 
@@ -319,30 +479,33 @@ static void print_run(FILE *out, const struct gb_run *run)
 		end_labels(out, &first_s, sim);
 		fprintf(out, " %d\n", run->verdict == (enum gb_status)s);
 	}
-	fputs("# HELP gpubench_exit_code the exit code the run ended with\n"
-	      "# TYPE gpubench_exit_code gauge\n",
-	      out);
+	gauge_header(out, "gpubench_exit_code",
+		     "the exit code the run ended with (0 passed, 1 a check failed, 3 could "
+		     "not run, 130 interrupted)");
 	bare_sample(out, "gpubench_exit_code", sim);
 	fprintf(out, " %d\n", run->exit_code);
-	if (isfinite(t)) {
-		fputs("# HELP gpubench_report_timestamp_seconds when the run finished, so stale "
-		      "files can be alerted on\n# TYPE gpubench_report_timestamp_seconds gauge\n",
-		      out);
-		bare_sample(out, "gpubench_report_timestamp_seconds", sim);
-		value(out, t);
-	}
-	fputs("# HELP gpubench_info the gpubench build and command that wrote the report\n"
-	      "# TYPE gpubench_info gauge\ngpubench_info{",
-	      out);
+	timestamp(out, "gpubench_last_run_timestamp_seconds",
+		  "when the run started, in seconds since the epoch: alert when it is stale",
+		  run->started_at, sim);
+	timestamp(out, "gpubench_report_timestamp_seconds",
+		  "when the run finished, in seconds since the epoch",
+		  run->finished_at ? run->finished_at : run->started_at, sim);
+	gauge_header(out, "gpubench_build_info", "1, with the gpubench build as labels");
+	fputs("gpubench_build_info{", out);
 	label(out, &first, "version", run->tool.version ? run->tool.version : "unknown");
 	label(out, &first, "git", run->tool.git ? run->tool.git : "unknown");
+	end_labels(out, &first, sim);
+	fputs(" 1\n", out);
+	first = true;
+	gauge_header(out, "gpubench_run_info", "1, with the command and host of the run as labels");
+	fputs("gpubench_run_info{", out);
 	label(out, &first, "command", run->command ? run->command : "unknown");
 	label(out, &first, "host", run->host.hostname ? run->host.hostname : "unknown");
 	end_labels(out, &first, sim);
 	fputs(" 1\n", out);
 }
 
-/* ---- the GPUs: what info reports, as gauges ---- */
+/* ---- the GPUs: what info reports, as gauges in base units ---- */
 
 static double pos_int(int v)
 {
@@ -362,9 +525,9 @@ static double pos_num(double v)
 static double g_sm(const struct gb_device_info *d) { return pos_int(d->sm_count); }
 static double g_mem(const struct gb_device_info *d) { return pos_num(d->memory_bytes); }
 static double g_l2(const struct gb_device_info *d) { return pos_num(d->l2_bytes); }
-static double g_sm_mhz(const struct gb_device_info *d) { return pos_num(d->max_sm_mhz); }
-static double g_mem_mhz(const struct gb_device_info *d) { return pos_num(d->max_mem_mhz); }
-static double g_bus(const struct gb_device_info *d) { return pos_int(d->mem_bus_bits); }
+static double g_sm_hz(const struct gb_device_info *d) { return pos_num(d->max_sm_mhz) * 1e6; }
+static double g_mem_hz(const struct gb_device_info *d) { return pos_num(d->max_mem_mhz) * 1e6; }
+static double g_bus(const struct gb_device_info *d) { return pos_int(d->mem_bus_bits) / 8; }
 static double g_gen(const struct gb_device_info *d) { return pos_int(d->pcie_gen); }
 static double g_width(const struct gb_device_info *d) { return pos_int(d->pcie_width); }
 static double g_max_gen(const struct gb_device_info *d) { return pos_int(d->pcie_max_gen); }
@@ -380,21 +543,23 @@ static const struct dev_gauge {
 	const char *help;
 	double (*get)(const struct gb_device_info *d);
 } dev_gauges[] = {
-	{ "gpubench_info_sm_count", "streaming multiprocessors", g_sm },
-	{ "gpubench_info_memory_bytes", "device memory in bytes", g_mem },
-	{ "gpubench_info_l2_bytes", "L2 cache in bytes", g_l2 },
-	{ "gpubench_info_max_sm_clock_mhz", "maximum SM clock in MHz", g_sm_mhz },
-	{ "gpubench_info_max_memory_clock_mhz", "maximum memory clock in MHz", g_mem_mhz },
-	{ "gpubench_info_memory_bus_bits", "memory bus width in bits", g_bus },
-	{ "gpubench_info_pcie_gen", "PCIe generation now (idle when read by info)", g_gen },
-	{ "gpubench_info_pcie_width", "PCIe lanes now (idle when read by info)", g_width },
-	{ "gpubench_info_pcie_max_gen", "maximum PCIe generation of the link", g_max_gen },
-	{ "gpubench_info_pcie_max_width", "maximum PCIe lanes of the link", g_max_width },
-	{ "gpubench_info_power_limit_watts", "power limit in watts", g_power },
-	{ "gpubench_info_ecc_enabled", "1 when ECC is on, 0 when off", g_ecc },
-	{ "gpubench_info_nvlink_links_up", "NVLink links up", g_nvl },
-	{ "gpubench_info_nvlink_gen", "NVLink generation", g_nvl_gen },
-	{ "gpubench_info_numa_node", "NUMA node of the GPU", g_numa },
+	{ "gpubench_gpu_multiprocessors", "streaming multiprocessors (SMs)", g_sm },
+	{ "gpubench_gpu_memory_bytes", "device memory", g_mem },
+	{ "gpubench_gpu_l2_cache_bytes", "L2 cache", g_l2 },
+	{ "gpubench_gpu_max_sm_clock_hertz", "maximum SM clock", g_sm_hz },
+	{ "gpubench_gpu_max_memory_clock_hertz", "maximum memory clock", g_mem_hz },
+	{ "gpubench_gpu_memory_bus_width_bytes", "memory bus width (bits / 8)", g_bus },
+	{ "gpubench_gpu_pcie_link_generation", "PCIe generation now (idle when read by info)",
+	  g_gen },
+	{ "gpubench_gpu_pcie_link_width", "PCIe lanes now (idle when read by info)", g_width },
+	{ "gpubench_gpu_pcie_link_max_generation", "maximum PCIe generation of the link",
+	  g_max_gen },
+	{ "gpubench_gpu_pcie_link_max_width", "maximum PCIe lanes of the link", g_max_width },
+	{ "gpubench_gpu_power_limit_watts", "power limit", g_power },
+	{ "gpubench_gpu_ecc_enabled", "1 when ECC is on, 0 when off", g_ecc },
+	{ "gpubench_gpu_nvlink_links_up", "NVLink links up", g_nvl },
+	{ "gpubench_gpu_nvlink_generation", "NVLink generation", g_nvl_gen },
+	{ "gpubench_gpu_numa_node", "NUMA node of the GPU", g_numa },
 };
 
 static bool any_device_value(const struct gb_run *run, double (*get)(const struct gb_device_info *))
@@ -405,27 +570,22 @@ static bool any_device_value(const struct gb_run *run, double (*get)(const struc
 	return false;
 }
 
-static void gauge_header(FILE *out, const char *family, const char *help)
-{
-	fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n", family, help, family);
-}
-
-/* device, gpu and uuid of d itself (not looked up by index: a report may repeat one) */
+/* gpu, uuid and model of d itself (not looked up by index: a report may repeat one) */
 static void own_labels(FILE *out, bool *first, const struct gb_device_info *d)
 {
 	char idx[16];
 
 	snprintf(idx, sizeof(idx), "%d", d->index);
-	label(out, first, "device", idx);
-	if (d->name)
-		label(out, first, "gpu", d->name);
+	label(out, first, "gpu", idx);
 	if (d->uuid)
 		label(out, first, "uuid", d->uuid);
+	if (d->name)
+		label(out, first, "model", d->name);
 }
 
 static void device_identity(FILE *out, const struct gb_run *run)
 {
-	gauge_header(out, "gpubench_info_gpu",
+	gauge_header(out, "gpubench_gpu_info",
 		     "1 for every GPU of the report, with its identity as labels");
 	for (size_t i = 0; i < run->n_devices; i++) {
 		const struct gb_device_info *d = &run->devices[i];
@@ -433,7 +593,7 @@ static void device_identity(FILE *out, const struct gb_run *run)
 		bool first = true;
 
 		snprintf(cc, sizeof(cc), "%d.%d", d->cc_major, d->cc_minor);
-		fputs("gpubench_info_gpu{", out);
+		fputs("gpubench_gpu_info{", out);
 		own_labels(out, &first, d);
 		label(out, &first, "pci_bus_id", d->pci_bus_id ? d->pci_bus_id : "");
 		label(out, &first, "cc", d->cc_major > 0 ? cc : "");
@@ -475,11 +635,11 @@ static void device_peaks(FILE *out, const struct gb_run *run)
 				if (!isfinite(v))
 					continue;
 				if (!any)
-					gauge_header(out, "gpubench_info_peak_flops",
+					gauge_header(out, "gpubench_gpu_peak_flops",
 						     "theoretical peak in FLOP/s (OP/s for int8) at the "
 						     "spec-sheet clock or the device's max clock");
 				any = true;
-				fputs("gpubench_info_peak_flops{", out);
+				fputs("gpubench_gpu_peak_flops{", out);
 				own_labels(out, &first, d);
 				label(out, &first, "precision",
 				      gb_precision_name((enum gb_precision)p));
@@ -505,15 +665,15 @@ static const struct peak_family {
 	const char *vals[2];
 	double (*get[2])(const struct gb_device_info *d);
 } peak_families[] = {
-	{ "gpubench_info_peak_memory_bytes_per_second",
+	{ "gpubench_gpu_peak_memory_bytes_per_second",
 	  "theoretical memory bandwidth in bytes/s: the spec sheet's, or from clocks and bus "
 	  "width",
 	  "source", { "spec", "clocks" }, { p_mem_spec, p_mem_clk } },
-	{ "gpubench_info_peak_pcie_bytes_per_second",
+	{ "gpubench_gpu_peak_pcie_bytes_per_second",
 	  "PCIe bandwidth per direction in bytes/s at the link's max or current generation and "
 	  "width",
 	  "link", { "max", "current" }, { p_pcie, p_pcie_now } },
-	{ "gpubench_info_peak_nvlink_bytes_per_second",
+	{ "gpubench_gpu_peak_nvlink_bytes_per_second",
 	  "NVLink bandwidth per direction in bytes/s, all links up", NULL, { NULL, NULL },
 	  { p_nvlink, NULL } },
 };
@@ -546,8 +706,8 @@ static void topology(FILE *out, const struct gb_run *run)
 		any = false;
 		for (size_t i = 0; i < run->n_links; i++) {
 			const struct gb_link *l = &run->links[i];
-			const char *family = pass ? "gpubench_info_nvlink_count"
-						  : "gpubench_info_p2p_access";
+			const char *family = pass ? "gpubench_gpu_nvlink_peer_links"
+						  : "gpubench_gpu_p2p_access";
 			int v = pass ? l->nvlink_count : l->p2p_access;
 			char peer[16];
 			bool first = true;

@@ -12,7 +12,8 @@
 # (the HTML report is rendered headless and its screenshot checked), and
 # Slurm's daemons, clients and munge (slurmctld, slurmd, slurm-client, munge:
 # tests/slurm/ starts a cluster of its own; the packages' own services are
-# not used).
+# not used), and promtool (Debian's prometheus package, its server not
+# started: tests/sim/prom lints the Prometheus textfiles).
 #
 # Idempotent; safe to run on every `make`. Uses sudo when not root.
 set -euo pipefail
@@ -56,6 +57,30 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
 	export DEBIAN_FRONTEND=noninteractive
 	"${sudo_cmd[@]}" apt-get update -q >/dev/null
 	"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${need_pkgs[@]}" >/dev/null
+fi
+
+# promtool lints the Prometheus textfiles (tests/sim/prom). Debian ships it in
+# the prometheus package, with the server, whose service its install starts
+# and enables: a policy-rc.d (where none is, as in a container) keeps apt from
+# starting it, and on a systemd host the unit is disabled again, so the tests
+# leave no daemon behind. Without recommends: no node exporter.
+if [ "$for_tests" -eq 1 ] && ! command -v promtool >/dev/null 2>&1; then
+	say "installing prometheus (for promtool; its server is not started)"
+	export DEBIAN_FRONTEND=noninteractive
+	policy=""
+	if [ ! -e /usr/sbin/policy-rc.d ]; then
+		policy=/usr/sbin/policy-rc.d
+		printf '#!/bin/sh\nexit 101\n' | "${sudo_cmd[@]}" tee "$policy" >/dev/null
+		"${sudo_cmd[@]}" chmod 755 "$policy"
+	fi
+	"${sudo_cmd[@]}" apt-get update -q >/dev/null
+	ok=0
+	"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends prometheus >/dev/null || ok=$?
+	[ -z "$policy" ] || "${sudo_cmd[@]}" rm -f "$policy"
+	if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
+		"${sudo_cmd[@]}" systemctl disable --now prometheus >/dev/null 2>&1 || true
+	fi
+	[ "$ok" -eq 0 ] || say "prometheus did not install: the promtool test will be skipped"
 fi
 
 # nvml.h: the toolkit's, else the PyPI package's, matching CUDA 13.

@@ -29,6 +29,7 @@
 #include "report/compare.h"
 #include "report/fleet.h"
 #include "report/formats.h"
+#include "report/prom_names.h"
 #include "report/json.h"
 #include "report/result.h"
 #include "report/text.h"
@@ -168,12 +169,13 @@ static void compile(regex_t *re, const char *pattern)
 
 /*
  * every line: # HELP, # TYPE, another comment or a sample; each family's samples
- * together, declared once
+ * together, declared once; no series (name and labels) twice; _total only on a
+ * counter
  */
 static void check_exposition(const char *text)
 {
-	char *copy = strdup(text), *save = NULL, *families[256];
-	size_t n_fam = 0;
+	char *copy = strdup(text), *save = NULL, *families[256], **series = NULL;
+	size_t n_fam = 0, n_series = 0;
 
 	compile(&re_help, "^# HELP " NAME " .*$");
 	compile(&re_type, "^# TYPE " NAME " (gauge|counter|untyped)$");
@@ -189,6 +191,9 @@ static void check_exposition(const char *text)
 			if (regexec(&re_type, line, 0, NULL, 0))
 				fail_msg("bad TYPE line: %s", line);
 			sscanf(line + 7, "%255s", name);
+			if (strlen(name) > 6 && !strcmp(name + strlen(name) - 6, "_total") &&
+			    !strstr(line, " counter"))
+				fail_msg("_total on a family that is not a counter: %s", line);
 			for (size_t i = 0; i < n_fam; i++)
 				if (!strcmp(families[i], name))
 					fail_msg("family %s declared twice", name);
@@ -202,9 +207,17 @@ static void check_exposition(const char *text)
 		/* the sample belongs to the last declared family */
 		assert_true(n_fam > 0);
 		assert_int_equal(strncmp(line, families[n_fam - 1], strlen(families[n_fam - 1])), 0);
+		/* the series is the line without its value */
+		*strrchr(line, ' ') = '\0';
+		for (size_t i = 0; i < n_series; i++)
+			if (!strcmp(series[i], line))
+				fail_msg("series written twice: %s", line);
+		series = realloc(series, sizeof(*series) * (n_series + 1));
+		series[n_series++] = line;
 	}
 	for (size_t i = 0; i < n_fam; i++)
 		free(families[i]);
+	free(series);
 	free(copy);
 	regfree(&re_help);
 	regfree(&re_type);
@@ -218,15 +231,36 @@ static void test_prometheus(void **state)
 
 	(void)state;
 	make_run(&run);
+	free(run.started_at);
+	run.started_at = gb_strdup("2026-11-22T10:00:00Z");
 	text = render(&run, GB_OUT_PROMETHEUS);
 	check_exposition(text);
-	assert_non_null(strstr(text, "gpubench_gemm_tflops_bf16{device=\"0\",gpu=\"NVIDIA H100 "
-				     "80GB HBM3\",uuid=\"GPU-0\",unit=\"TFLOP/s\","
-				     "simulated=\"false\"} 30\n"));
+	/* TFLOP/s in FLOP/s, named by the base unit; the GPU as gpu, uuid and model */
+	assert_non_null(strstr(text, "# TYPE gpubench_gemm_bf16_flops gauge\n"
+				     "gpubench_gemm_bf16_flops{gpu=\"0\",uuid=\"GPU-0\",model=\"NVIDIA "
+				     "H100 80GB HBM3\",simulated=\"false\"} 30000000000000\n"));
+	assert_null(strstr(text, "tflops_bf16{"));
+	/* an unknown unit keeps the name and the value */
 	assert_non_null(strstr(text, "# TYPE gpubench_gemm_weird_name_x gauge"));
 	assert_non_null(strstr(text, "\\\"quoted\\\""));
-	assert_non_null(strstr(text, "gpubench_check_passed{benchmark=\"gemm\",check=\"eff\","
-				     "device=\"0\""));
+	/* a check is a state set of its five statuses */
+	assert_non_null(strstr(text, "gpubench_check_status{benchmark=\"gemm\",check=\"eff\","
+				     "gpu=\"0\",uuid=\"GPU-0\",model=\"NVIDIA H100 80GB HBM3\","
+				     "status=\"passed\",simulated=\"false\"} 1\n"));
+	assert_non_null(strstr(text, "gpubench_check_status{benchmark=\"gemm\",check=\"eff\","
+				     "gpu=\"0\",uuid=\"GPU-0\",model=\"NVIDIA H100 80GB HBM3\","
+				     "status=\"failed\",simulated=\"false\"} 0\n"));
+	assert_non_null(strstr(text, "gpubench_check_status{benchmark=\"gemm\",check=\"ecc\","
+				     "status=\"error\",simulated=\"false\"} 1\n"));
+	assert_non_null(strstr(text, "gpubench_check_status{benchmark=\"gemm\",check=\"ecc\","
+				     "status=\"passed\",simulated=\"false\"} 0\n"));
+	assert_non_null(strstr(text, "gpubench_benchmark_status{benchmark=\"nccl\","
+				     "status=\"not_built\",simulated=\"false\"} 1\n"));
+	assert_non_null(strstr(text, "gpubench_benchmark_duration_seconds{benchmark=\"gemm\","
+				     "simulated=\"false\"} 12.5\n"));
+	assert_non_null(strstr(text, "gpubench_last_run_timestamp_seconds{simulated=\"false\"} "
+				     "1795341600\n"));
+	assert_non_null(strstr(text, "gpubench_build_info{version=\""));
 	assert_non_null(strstr(text, "gpubench_verdict_status{status=\"failed\","
 				     "simulated=\"false\"} 1\n"));
 	assert_non_null(strstr(text, "gpubench_verdict_status{status=\"passed\","
@@ -234,6 +268,89 @@ static void test_prometheus(void **state)
 	assert_non_null(strstr(text, "gpubench_report_timestamp_seconds{simulated=\"false\"} "
 				     "1795341850\n"));
 	assert_null(strstr(text, "gpubench_gemm_unknown")); /* NaN is left out */
+	free(text);
+	gb_run_release(&run);
+}
+
+/* family name of bench/metric in unit */
+static void assert_family(const char *bench, const char *metric, const char *unit, int keep,
+			  const char *want)
+{
+	char *got = gb_prom_metric_family(bench, metric, gb_prom_unit_of(unit), keep);
+
+	assert_string_equal(got, want);
+	free(got);
+}
+
+/* base units in the name, unit words out, no name that reads as another type */
+static void test_prom_names(void **state)
+{
+	const struct gb_prom_unit *u = gb_prom_unit_of("GB/s");
+
+	(void)state;
+	assert_non_null(u);
+	assert_true(u->scale == 1e9);
+	assert_string_equal(u->suffix, "bytes_per_second");
+	assert_true(gb_prom_unit_of("us")->scale == 1e-6);
+	assert_true(gb_prom_unit_of("%")->scale == 0.01);
+	assert_true(gb_prom_unit_of("MHz")->scale == 1e6);
+	assert_null(gb_prom_unit_of("furlongs"));
+	assert_family("gemm", "tflops_bf16", "TFLOP/s", 0, "gpubench_gemm_bf16_flops");
+	assert_family("gemm", "tflops_int8", "TOP/s", 0, "gpubench_gemm_int8_ops");
+	assert_family("bandwidth", "h2d_ce_pinned_gbps", "GB/s", 0,
+		      "gpubench_bandwidth_h2d_ce_pinned_bytes_per_second");
+	assert_family("bandwidth", "n_half_bytes", "B", 0, "gpubench_bandwidth_n_half_bytes");
+	assert_family("nccl", "allreduce_alpha_us", "us", 0, "gpubench_nccl_allreduce_alpha_seconds");
+	assert_family("scaling", "efficiency_n2", "%", 0, "gpubench_scaling_efficiency_n2_ratio");
+	assert_family("stress", "sm_mhz_mean", "MHz", 0, "gpubench_stress_sm_mean_hertz");
+	assert_family("stress", "temp_c_max", "C", 0, "gpubench_stress_temp_max_celsius");
+	assert_family("stress", "tflops", "TFLOP/s", 0, "gpubench_stress_flops");
+	assert_family("stress", "xid_count", "count", 0, "gpubench_stress_xid_events");
+	/* keep_units: two metrics that would share a family keep their unit words */
+	assert_family("p2p", "x_gbps", "GB/s", 1, "gpubench_p2p_x_gbps_bytes_per_second");
+	/* an unknown unit: the name as it is, sanitized, lowercase */
+	assert_family("gemm", "Weird-Name.x", "furlongs", 0, "gpubench_gemm_weird_name_x");
+	/* never a histogram's or a counter's tail, never a family of the report's own */
+	assert_family("stress", "errors_total", "", 0, "gpubench_stress_errors_total_value");
+	assert_family("stress", "gemm_count", "", 0, "gpubench_stress_gemm_count_value");
+	assert_family("gpu", "memory", "B", 0, "gpubench_bench_gpu_memory_bytes");
+}
+
+/* the same metric twice on one GPU: params, then repeat, keep the series apart */
+static void test_prom_repeats(void **state)
+{
+	const char *argv[] = { "gpubench", "gemm" };
+	struct gb_run run;
+	char *text;
+
+	(void)state;
+	gb_run_init(&run, "gemm", 2, argv);
+	for (int k = 0; k < 3; k++) {
+		struct gb_bench_result *b = gb_run_add_bench(&run, "gemm");
+
+		gb_bench_param_str(b, "dtype", k == 2 ? "fp16" : "bf16");
+		gb_bench_add_value(b, "tflops", "TFLOP/s", GB_BETTER_HIGHER, 0, 100 + k, NAN);
+		/* a name of its own that loses its unit words to the same family */
+		gb_bench_add_value(b, "tflops_x", "TFLOP/s", GB_BETTER_HIGHER, 0, 200, NAN);
+		gb_bench_add_value(b, "x_gflops", "GFLOP/s", GB_BETTER_HIGHER, 0, 300, NAN);
+		gb_bench_add_check(b, "eff", GB_STATUS_PASSED, GB_SEV_ERROR, 0, 1, 1, "ok");
+	}
+	gb_run_verdict(&run);
+	text = render(&run, GB_OUT_PROMETHEUS);
+	check_exposition(text); /* no series twice */
+	assert_non_null(strstr(text, "gpubench_gemm_flops{gpu=\"0\",params=\"dtype=bf16\","
+				     "simulated=\"false\"} 100000000000000\n"));
+	assert_non_null(strstr(text, "gpubench_gemm_flops{gpu=\"0\",params=\"dtype=bf16\","
+				     "repeat=\"2\",simulated=\"false\"} 101000000000000\n"));
+	assert_non_null(strstr(text, "gpubench_gemm_flops{gpu=\"0\",params=\"dtype=fp16\","
+				     "simulated=\"false\"} 102000000000000\n"));
+	assert_non_null(strstr(text, "# TYPE gpubench_gemm_tflops_x_flops gauge\n"));
+	assert_non_null(strstr(text, "# TYPE gpubench_gemm_x_gflops_flops gauge\n"));
+	assert_non_null(strstr(text, "gpubench_check_status{benchmark=\"gemm\",check=\"eff\","
+				     "gpu=\"0\",params=\"dtype=bf16\",repeat=\"2\","
+				     "status=\"passed\",simulated=\"false\"} 1\n"));
+	assert_non_null(strstr(text, "gpubench_benchmark_status{benchmark=\"gemm\","
+				     "params=\"dtype=fp16\",status=\"passed\",simulated=\"false\"} 1\n"));
 	free(text);
 	gb_run_release(&run);
 }
@@ -491,21 +608,21 @@ static void test_info_formats(void **state)
 	free(text);
 	text = render(&run, GB_OUT_PROMETHEUS);
 	check_exposition(text);
-	assert_non_null(strstr(text, "gpubench_info_pcie_gen{device=\"0\",gpu=\"NVIDIA H100 80GB "
-				     "HBM3\",uuid=\"GPU-0\",simulated=\"false\"} 1\n"));
-	assert_non_null(strstr(text, "gpubench_info_pcie_max_gen{device=\"0\""));
-	assert_non_null(strstr(text, "gpubench_info_nvlink_links_up{device=\"0\""));
-	assert_non_null(strstr(text, "gpubench_info_power_limit_watts{device=\"2\""));
-	assert_non_null(strstr(text, "gpubench_info_ecc_enabled{device=\"0\""));
-	assert_non_null(strstr(text, "gpubench_info_peak_flops{device=\"0\",gpu=\"NVIDIA H100 "
-				     "80GB HBM3\",uuid=\"GPU-0\",precision=\"bf16\",clock=\"spec\","
+	assert_non_null(strstr(text, "gpubench_gpu_pcie_link_generation{gpu=\"0\",uuid=\"GPU-0\","
+				     "model=\"NVIDIA H100 80GB HBM3\",simulated=\"false\"} 1\n"));
+	assert_non_null(strstr(text, "gpubench_gpu_pcie_link_max_generation{gpu=\"0\""));
+	assert_non_null(strstr(text, "gpubench_gpu_nvlink_links_up{gpu=\"0\""));
+	assert_non_null(strstr(text, "gpubench_gpu_power_limit_watts{gpu=\"2\""));
+	assert_non_null(strstr(text, "gpubench_gpu_ecc_enabled{gpu=\"0\""));
+	assert_non_null(strstr(text, "gpubench_gpu_peak_flops{gpu=\"0\",uuid=\"GPU-0\",model=\"NVIDIA "
+				     "H100 80GB HBM3\",precision=\"bf16\",clock=\"spec\","
 				     "simulated=\"false\"} 989400000000000\n"));
-	assert_non_null(strstr(text, "gpubench_info_peak_pcie_bytes_per_second{device=\"0\""));
-	assert_non_null(strstr(text, "gpubench_info_p2p_access{device=\"0\",gpu=\"NVIDIA H100 80GB "
-				     "HBM3\",uuid=\"GPU-0\",peer=\"1\",link=\"nvlink\","
+	assert_non_null(strstr(text, "gpubench_gpu_peak_pcie_bytes_per_second{gpu=\"0\""));
+	assert_non_null(strstr(text, "gpubench_gpu_p2p_access{gpu=\"0\",uuid=\"GPU-0\",model=\"NVIDIA "
+				     "H100 80GB HBM3\",peer=\"1\",link=\"nvlink\","
 				     "simulated=\"false\"} 1\n"));
 	/* GPU 1's unknown link is left out, never written as -1 */
-	assert_null(strstr(text, "gpubench_info_pcie_gen{device=\"1\""));
+	assert_null(strstr(text, "gpubench_gpu_pcie_link_generation{gpu=\"1\""));
 	assert_null(strstr(text, "} -1\n"));
 	free(text);
 	text = render(&run, GB_OUT_HTML);
@@ -774,12 +891,12 @@ static void test_simulated_marks(void **state)
 	assert_non_null(strstr(text, "\r\ngemm,tflops_bf16,0,30,TFLOP/s,30,10,45,"));
 	free(text);
 	text = render(&run, GB_OUT_PROMETHEUS);
-	assert_non_null(strstr(text, "gpubench_gemm_tflops_bf16{device=\"0\",gpu=\"NVIDIA H100 "
-				     "80GB HBM3\",uuid=\"GPU-0\",unit=\"TFLOP/s\","
-				     "simulated=\"true\"} 30\n"));
+	assert_non_null(strstr(text, "gpubench_gemm_bf16_flops{gpu=\"0\",uuid=\"GPU-0\",model=\"NVIDIA "
+				     "H100 80GB HBM3\",simulated=\"true\"} 30000000000000\n"));
 	assert_non_null(strstr(text, "\ngpubench_exit_code{simulated=\"true\"} 1\n"));
-	assert_non_null(strstr(text, "gpubench_info{version=\""));
-	assert_non_null(strstr(text, ",host=\"node \\\"7\\\"\",simulated=\"true\"} 1\n"));
+	assert_non_null(strstr(text, "gpubench_build_info{version=\""));
+	assert_non_null(strstr(text, "gpubench_run_info{command=\"run\","
+				     "host=\"node \\\"7\\\"\",simulated=\"true\"} 1\n"));
 	free(text);
 	text = render(&run, GB_OUT_JUNIT);
 	/* the property follows the suite's status, before the metrics */
@@ -805,7 +922,7 @@ static void test_simulated_marks(void **state)
 	free(text);
 	gb_run_release(&run);
 
-	/* info: one CSV row per GPU, the gpubench_info_* gauges */
+	/* info: one CSV row per GPU, the gpubench_gpu_* gauges */
 	make_info(&run, 3);
 	assert_run_simulated(&run, "false", NULL);
 	set_simulated(&run, SIM_MACHINE);
@@ -1035,7 +1152,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),    cmocka_unit_test(test_junit_is_xml),
-		cmocka_unit_test(test_prometheus), cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_prometheus), cmocka_unit_test(test_prom_names),
+		cmocka_unit_test(test_prom_repeats), cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_markdown), cmocka_unit_test(test_html),
 		cmocka_unit_test(test_empty_run),  cmocka_unit_test(test_info_text),
 		cmocka_unit_test(test_info_formats), cmocka_unit_test(test_fleet_outlier_rules),

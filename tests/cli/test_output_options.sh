@@ -117,12 +117,16 @@ m["value"] = 741.917
 m["stats"]["median"] = 0.1 + 0.2
 json.dump(d, open(sys.argv[2] + "/digits.json", "w"))
 EOF
-for fmt in csv prometheus; do
-	run "$BIN" report "$TMP/digits.json" --format "$fmt"
-	expect_rc 0 "report --format $fmt"
-	expect_out '[ ,]741\.917([^0-9]|$)' "report --format $fmt: 741.917"
-	expect_not '741\.91699' "$out" "report --format $fmt: 741.917 with 17 digits"
-done
+run "$BIN" report "$TMP/digits.json" --format csv
+expect_rc 0 "report --format csv"
+expect_out '[ ,]741\.917([^0-9]|$)' "report --format csv: 741.917"
+expect_not '741\.91699' "$out" "report --format csv: 741.917 with 17 digits"
+# Prometheus in base units: 741.917 TFLOP/s is 741917000000000 FLOP/s, not 7.41916999...e14
+run "$BIN" report "$TMP/digits.json" --format prometheus
+expect_rc 0 "report --format prometheus"
+expect_out '^gpubench_gemm_fp32_flops\{gpu="0",.*\} 741917000000000$' \
+	"report --format prometheus: 741.917 TFLOP/s in FLOP/s"
+expect_not '74191699' "$out" "report --format prometheus: 741.917e12 with 17 digits"
 run "$BIN" report "$TMP/digits.json" --format csv
 expect_out ',0\.30000000000000004,' "report --format csv: 0.1 + 0.2 exact"
 
