@@ -34,6 +34,10 @@
 # touched, also on failure, Ctrl-C or SIGTERM (trap). Untracked files are left
 # alone.
 #
+# MUTATE_CMAKE and MUTATE_CTEST name other cmake and ctest commands (the
+# script's own test, tests/cli/test_mutants_list.sh, uses stand-ins);
+# MUTATE_CMAKE_FLAGS the flags of the first configure; MUTATE_LIST another list.
+#
 # Exit code: 0 every mutant killed, 1 some survived or could not be run,
 # 2 usage, a dirty tree or a broken list, 3 the unmutated tree does not build
 # or its tests fail.
@@ -49,6 +53,8 @@ timeout_s=300
 baseline=yes
 want_list=no
 jobs=${JOBS:-2}
+cmake_bin=${MUTATE_CMAKE:-cmake}
+ctest_bin=${MUTATE_CTEST:-ctest}
 # one CUDA target: the kernels' mutants are caught on the CPU (tests/kexec), and
 # nvcc recompiles a mutated .cu for each target
 cmake_flags=${MUTATE_CMAKE_FLAGS:--DCMAKE_CUDA_ARCHITECTURES=80-real}
@@ -264,9 +270,9 @@ mkdir -p "$logs"
 build_tree() { # build_tree LOG
 	if [ ! -f "$build/build.ninja" ]; then
 		# shellcheck disable=SC2086
-		nice cmake -S "$root" -B "$build" -G Ninja $cmake_flags >"$1" 2>&1 || return 1
+		nice "$cmake_bin" -S "$root" -B "$build" -G Ninja $cmake_flags >"$1" 2>&1 || return 1
 	fi
-	nice cmake --build "$build" -j "$jobs" >>"$1" 2>&1
+	nice "$cmake_bin" --build "$build" -j "$jobs" >>"$1" 2>&1
 }
 
 # run_tests N LOG: the tests of mutant N (0: the union for the baseline);
@@ -280,7 +286,7 @@ run_tests() {
 	else
 		sel=(-L "$fast_labels" -LE "$fast_exclude_labels" -E "$fast_exclude")
 	fi
-	(cd "$build" && nice ctest "${sel[@]}" --stop-on-failure --no-tests=error \
+	(cd "$build" && nice "$ctest_bin" "${sel[@]}" --stop-on-failure --no-tests=error \
 		--timeout "$timeout_s" -j "$jobs" --output-on-failure) >"$2" 2>&1
 }
 
