@@ -267,12 +267,53 @@ trap 'restore; echo "mutate: terminated" >&2; exit 143' TERM
 
 mkdir -p "$logs"
 
-build_tree() { # build_tree LOG
-	if [ ! -f "$build/build.ninja" ]; then
-		# shellcheck disable=SC2086
-		nice "$cmake_bin" -S "$root" -B "$build" -G Ninja $cmake_flags >"$1" 2>&1 || return 1
+configure() { # configure LOG
+	[ -f "$build/build.ninja" ] && return 0
+	# shellcheck disable=SC2086
+	nice "$cmake_bin" -S "$root" -B "$build" -G Ninja $cmake_flags >"$1" 2>&1
+}
+
+# targets_for REGEX: what the tests REGEX selects need built, one a line;
+# nothing (build everything) when that cannot be told. A test named after
+# its executable (unit, kexec, sim_test_*, sim_gpu_*) needs that target; a
+# script test (cli_*, the sim end-to-end and fault tests) runs gpubench or
+# gpubench-sim, which the fake libraries and fake_nvml come with. Building
+# only these spares nvcc a mutated .cu that only tests/kexec runs, and the
+# relinking of every other test.
+targets_for() {
+	local names all t need_bins=no
+	command -v ninja >/dev/null || return 0
+	all=$(ninja -C "$build" -t targets all 2>/dev/null | sed -n 's/^\([A-Za-z0-9_.-]*\): .*/\1/p') || return 0
+	names=$(cd "$build" && "$ctest_bin" -N -R "$1" 2>/dev/null |
+		sed -n 's/^ *Test *#[0-9]*: \([^ ]*\)$/\1/p') || return 0
+	[ -n "$names" ] && [ -n "$all" ] || return 0
+	for t in $names; do
+		if grep -qx -- "$t" <<<"$all"; then
+			echo "$t"
+		else
+			need_bins=yes
+		fi
+	done
+	if [ "$need_bins" = yes ]; then
+		for t in gpubench gpubench-sim fake_nvml; do
+			grep -qx -- "$t" <<<"$all" && echo "$t"
+		done
 	fi
-	nice "$cmake_bin" --build "$build" -j "$jobs" >>"$1" 2>&1
+	return 0
+}
+
+build_tree() { # build_tree LOG [REGEX]: everything, or what the tests REGEX need
+	local targets=()
+	configure "$1" || return 1
+	if [ -n "${2:-}" ]; then
+		mapfile -t targets < <(targets_for "$2")
+	fi
+	if [ ${#targets[@]} -gt 0 ]; then
+		echo "mutate: building ${targets[*]}" >>"$1"
+		nice "$cmake_bin" --build "$build" -j "$jobs" --target "${targets[@]}" >>"$1" 2>&1
+	else
+		nice "$cmake_bin" --build "$build" -j "$jobs" >>"$1" 2>&1
+	fi
 }
 
 # run_tests N LOG: the tests of mutant N (0: the union for the baseline);
@@ -340,7 +381,9 @@ for n in $selected; do
 	fi
 	log=$logs/$n-$name.log
 	start=$(date +%s)
-	if ! build_tree "$log"; then
+	regex=$tests_override
+	[ -n "$regex" ] || regex=$(field "$n" 5)
+	if ! build_tree "$log" "$regex"; then
 		verdict="KILLED by the build"
 		killed=$((killed + 1))
 	elif run_tests "$n" "$log.tests"; then
