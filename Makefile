@@ -109,6 +109,15 @@ fuzz:
 	@scripts/install-deps.sh --test
 	tests/fuzz/build-and-run.sh $(FUZZ_SECONDS)
 
+# the mutation score (docs/robustness.md): each mutant of scripts/mutants.txt
+# applied alone, rebuilt in build-mutate/, its tests run, the file restored;
+# MUTATE_ARGS='--only 3,7' or '--list'. Not part of CI: it takes an hour on 2 cores.
+MUTATE_ARGS ?=
+.PHONY: mutate
+mutate: deps
+	@scripts/install-deps.sh --test
+	scripts/mutate.sh $(MUTATE_ARGS)
+
 # banned functions, printing outside cmd/, GPU-setting calls, shells
 style:
 	scripts/check-style.sh
