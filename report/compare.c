@@ -991,6 +991,23 @@ static size_t a_values_lost(const struct gb_compare *c, const char *bench)
 	return n;
 }
 
+/* Across models: what B has no counterpart for is other hardware, not a loss. */
+static void no_counterpart(struct gb_compare *c, const struct gb_run *b, const char *bench,
+			   size_t n, const char *names)
+{
+	const char *s = n == 1 ? "" : "s";
+
+	if (bench_in(b, bench))
+		add_not_applicable(c, 'B', GB_MISS_METRICS, bench, b->status, NULL, n,
+				   gb_strdupf("%s in B has no counterpart for %zu metric%s A "
+					      "measured: %s%s",
+					      bench, n, s, names, n > 4 ? ", ..." : ""));
+	else
+		add_not_applicable(c, 'B', GB_MISS_BENCHMARK, bench, b->status, NULL, n,
+				   gb_strdupf("%s is not in B; A measured %zu metric%s", bench, n,
+					      s));
+}
+
 /* One finding per benchmark whose measured metrics B lacks: the whole benchmark, or some metrics. */
 static void find_absent_metrics(struct gb_compare *c, const struct gb_run *a,
 				const struct gb_run *b)
@@ -1010,18 +1027,7 @@ static void find_absent_metrics(struct gb_compare *c, const struct gb_run *a,
 		if (!bench_in(b, bench))
 			n = a_values_lost(c, bench);
 		if (c->different_models)
-			/* other hardware: what B has no counterpart for is not a loss */
-			add_not_applicable(c, 'B',
-					   bench_in(b, bench) ? GB_MISS_METRICS : GB_MISS_BENCHMARK,
-					   bench, b->status, NULL, n,
-					   bench_in(b, bench)
-						   ? gb_strdupf("%s in B has no counterpart for %zu "
-								"metric%s A measured: %s%s",
-								bench, n, n == 1 ? "" : "s", names.s,
-								n > 4 ? ", ..." : "")
-						   : gb_strdupf("%s is not in B; A measured %zu "
-								"metric%s",
-								bench, n, n == 1 ? "" : "s"));
+			no_counterpart(c, b, bench, n, names.s);
 		else if (!bench_in(b, bench))
 			add_missing(c, GB_MISS_BENCHMARK, bench, b->status, NULL, n,
 				    gb_strdupf("%s is missing from B; A measured %zu metric%s", bench,

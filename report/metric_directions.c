@@ -72,7 +72,7 @@ static const struct gb_metric_direction rows[] = {
 	/* scaling: measured steps and speedups gated; the model's inputs and outputs observed */
 	{ "scaling", "predicted_*", O, false, "the model's prediction, not a measurement" },
 	{ "scaling", "allreduce_*", O, false, "the link the prediction priced" },
-	{ "scaling", "worker_compute_ms_n*", L, false, "one worker's compute per step, on its GPU" },
+	{ "scaling", "worker_compute_ms_n*", L, false, "a worker's compute per step, on its GPU" },
 	{ "scaling", "step_ms_n*", L, false, "the slowest worker's step" },
 	{ "scaling", "throughput_tflops_n*", H, true, "the workers' work per time" },
 	{ "scaling", "speedup_n*", H, false, "over one GPU" },

@@ -85,6 +85,11 @@ for dev in (0, 1):
     assert re.search(pat, text), pat
     assert "| gemm | tflops_bf16 (TFLOP/s) | %d | %s | %s |" % (dev, cells[0], cells[1]) in md
     assert '<td class="gpu">%d NVIDIA A100-SXM4-80GB / NVIDIA GeForce RTX 4090</td>' % dev in html
+# scaling side by side: each node's speedup on its two GPUs, in one row
+sp = next(r for r in doc["rows"] if r["benchmark"] == "scaling" and r["metric"] == "speedup_n2")
+assert sp["a"]["value"] == value(ra, "scaling", "speedup_n2", None), sp
+assert sp["b"]["value"] == value(rb, "scaling", "speedup_n2", None), sp
+assert re.search(r"scaling +speedup_n2 \(x\) +all ", text)
 # never per watt or per dollar for a clock, a percentage or a count
 for r in doc["rows"]:
     if r["unit"] in ("MHz", "%", "count", "x", "C", "W"):
