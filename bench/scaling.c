@@ -1436,6 +1436,23 @@ static cJSON *phase_json(const struct sc *s, const struct phase *ph, int gpus)
 	return o;
 }
 
+/*
+ * Each worker's median compute per step, as a metric of its GPU: a slow GPU
+ * lowers speedup_nN, a metric of all of them, and this says which one it is
+ * (compare names the GPU). Only where every worker has a GPU of its own.
+ */
+static void add_worker_metrics(struct sc *s, const struct phase *ph, int gpus)
+{
+	char nm[64];
+
+	if (gpus < ph->n)
+		return;
+	for (int i = 0; i < ph->n; i++)
+		gb_bench_add_value(s->res, per_n("worker_compute_ms", ph->n, nm, sizeof(nm)), "ms",
+				   GB_BETTER_LOWER, s->dev[i], ph->worker_compute_s[i] * 1e3, NAN)
+			->description = gb_strdup("median compute part of this worker's step");
+}
+
 static void report_phase(struct sc *s, const struct phase *ph, double t1, double work,
 			 struct gb_series *ser[3], cJSON *phases)
 {
@@ -1445,6 +1462,7 @@ static void report_phase(struct sc *s, const struct phase *ph, double t1, double
 	struct gb_scaling_judgement j;
 	char devs[256], nm[64];
 
+	add_worker_metrics(s, ph, gpus);
 	cJSON_AddItemToArray(phases, o);
 	if (isnan(measured))
 		return;
@@ -1545,12 +1563,19 @@ static void record_params(const struct sc *s)
 			   "slowest worker's; workers start each step together (a barrier)");
 }
 
+/*
+ * What calibration measured, in extra.sizing: not params, which are what
+ * the user configured and the key compare matches runs by (a GEMM count of
+ * 808 against 807 would make every metric of the two runs a different test).
+ */
 static void record_sizing(const struct sc *s)
 {
-	gb_bench_param_num(s->res, "gemm_ms", s->t_gemm_s * 1e3);
-	gb_bench_param_num(s->res, "gemms_per_step", (double)s->plan.gemms);
-	gb_bench_param_num(s->res, "work_tflop_per_step",
-			   (double)s->plan.gemms * gb_scaling_gemm_flop(s->n) / 1e12);
+	cJSON *o = cJSON_AddObjectToObject(gb_bench_extra(s->res), "sizing");
+
+	cJSON_AddNumberToObject(o, "gemm_ms", s->t_gemm_s * 1e3);
+	cJSON_AddNumberToObject(o, "gemms_per_step", (double)s->plan.gemms);
+	cJSON_AddNumberToObject(o, "work_tflop_per_step",
+				(double)s->plan.gemms * gb_scaling_gemm_flop(s->n) / 1e12);
 }
 
 /* ---- the benchmark ---- */

@@ -6,9 +6,10 @@
  * metric, a GPU) or could not run it (a benchmark error, interrupted,
  * skipped; B's run ended early) fails too, with one warning line per reason,
  * unless --allow-missing.
- * Exit 0 passed, 1 regression or B incomplete, 2 bad input (a file that is
- * not a gpubench report, a newer schema, two reports with nothing in
- * common, a simulated report against a measured one). The rules are in
+ * Exit 0 passed (and every side-by-side comparison of different GPU models
+ * that could be made), 1 regression or B incomplete, 2 bad input (a file
+ * that is not a gpubench report, a newer schema, two reports with nothing
+ * in common, a simulated report against a measured one). The rules are in
  * report/compare.h and docs/compare.md.
  */
 #include <math.h>
@@ -176,8 +177,12 @@ int cmd_compare(int argc, const char **argv)
 		"could not run it (a benchmark error, interrupted or skipped in B, or B's run ended "
 		"early), unless --allow-missing. A simulated report (gpubench-sim) is never "
 		"compared with a measured one (exit 2). "
-		"Reports of different GPU models are shown side by side (% of each one's peak, per "
-		"watt, per dollar with --price) and their changes are not gated.";
+		"Metrics without a direction (observations: clocks, power, temperature, fits) are "
+		"listed, never gated, and never missing. "
+		"Reports of different GPU models are shown side by side, one row per GPU (% of each "
+		"one's peak; per watt, and per dollar with --price, for throughput only): their "
+		"changes are not gated, what cannot exist on one side is listed as not applicable, "
+		"and the exit code is 0 unless B could not run.";
 	struct compare_params cp = { .tolerance = 0.05 };
 	struct gb_opt_set sets[] = { { compare_opts, &cp } };
 	struct gb_tolerance_rule *rules = NULL;

@@ -17,6 +17,7 @@
 
 #include "cmd/cli.h"
 #include "json_util.h"
+#include "metric_directions.h"
 #include "thresholds.h"
 
 static const char *const class_names[] = {
@@ -186,12 +187,21 @@ static bool param_ignored(const char *key, bool keep_versions)
 					      "rotation",  "rotating_copies", "rotation_bytes",
 					      "timing",    "launch",        "alltoall",
 					      "statistic", "allreduce" };
+	/*
+	 * What a run measured rather than what the user configured: scaling's
+	 * calibration (in extra.sizing since, but in params of older reports,
+	 * where 808 GEMMs a step against 807 made every row a different test).
+	 */
+	static const char *const measured[] = { "gemms_per_step", "work_tflop_per_step" };
 
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
 		if (!strncmp(key, prefixes[i], strlen(prefixes[i])))
 			return true;
 	for (size_t i = 0; i < sizeof(method) / sizeof(method[0]); i++)
 		if (!strcmp(key, method[i]))
+			return true;
+	for (size_t i = 0; i < sizeof(measured) / sizeof(measured[0]); i++)
+		if (!strcmp(key, measured[i]))
 			return true;
 	/* the software measured with (compare says when it differs, software.h) and notes */
 	return ends_with(key, "_s") || ends_with(key, "_ms") ||
@@ -524,7 +534,7 @@ static double power_of(const struct gb_run *run, const struct gb_bench_result *b
 }
 
 static void fill_side(struct gb_cmp_side *s, const struct gb_run *run, const struct ent *e,
-		      double price)
+		      double price, bool throughput)
 {
 	const struct gb_metric *m = e->m;
 	double gpus = m->device >= 0 ? 1 : (double)(e->b->n_devices ? e->b->n_devices : 1);
@@ -536,9 +546,8 @@ static void fill_side(struct gb_cmp_side *s, const struct gb_run *run, const str
 	s->power_w = NAN;
 	s->power_source = NULL;
 	s->per_watt = s->per_dollar = NAN;
-	/* per watt and per dollar mean something for throughput only, not for a percentage */
-	if (m->better != GB_BETTER_HIGHER || !isfinite(m->value) ||
-	    (m->unit && !strcmp(m->unit, "%")))
+	/* per watt and per dollar mean something for a throughput only (never a clock, a %) */
+	if (!throughput || !isfinite(m->value))
 		return;
 	s->power_w = power_of(run, e->b, m, &s->power_source);
 	if (isfinite(s->power_w))
@@ -614,18 +623,21 @@ static void add_row(struct gb_compare *c, const struct gb_compare_opts *o,
 {
 	const struct ent *e = ea ? ea : eb;
 	struct gb_cmp_row *r = new_row(c);
+	bool throughput;
 
 	r->bench = gb_strdup(e->b->name);
 	r->metric = gb_strdup(e->m->name);
 	r->model = display_model(ra, ea, rb, eb);
 	r->params = gb_strdup(e->params);
 	r->unit = gb_strdup(e->m->unit);
-	r->better = e->m->better;
+	/* today's table, also for a report an older build wrote with another direction */
+	r->better = gb_metric_better(r->bench, r->metric, e->m->better);
+	throughput = gb_metric_is_throughput(r->bench, r->metric, r->unit, r->better);
 	r->tolerance = tolerance_for(o, r->bench, r->metric);
 	if (ea)
-		fill_side(&r->a, ra, ea, o->price_a);
+		fill_side(&r->a, ra, ea, o->price_a, throughput);
 	if (eb)
-		fill_side(&r->b, rb, eb, o->price_b);
+		fill_side(&r->b, rb, eb, o->price_b, throughput);
 	if (!ea) {
 		r->cls = GB_CMP_ONLY_B;
 	} else if (!eb) {
@@ -722,10 +734,14 @@ static const struct gb_bench_result *counterpart(const struct gb_run *b,
 	return found ? found : by_name;
 }
 
+/* bench already has a finding: B incomplete, or (either side) not applicable */
 static bool already_missing(const struct gb_compare *c, const char *bench)
 {
 	for (size_t i = 0; i < c->n_missing; i++)
 		if (c->missing[i].bench && !strcmp(c->missing[i].bench, bench))
+			return true;
+	for (size_t i = 0; i < c->n_na; i++)
+		if (c->na[i].bench && !strcmp(c->na[i].bench, bench))
 			return true;
 	return false;
 }
@@ -750,13 +766,11 @@ const char *gb_cmp_missing_subject(const struct gb_cmp_missing *m)
 	return m->kind == GB_MISS_GPU ? "gpu" : "run";
 }
 
-static void add_missing(struct gb_compare *c, enum gb_cmp_missing_kind kind, const char *bench,
-			enum gb_status st, const char *reason, size_t metrics_a, char *message)
+static void fill_finding(struct gb_cmp_missing *m, enum gb_cmp_missing_kind kind,
+			 const char *bench, enum gb_status st, const char *reason, size_t metrics_a,
+			 char *message)
 {
-	struct gb_cmp_missing *m;
-
-	c->missing = gb_xrealloc(c->missing, sizeof(*c->missing) * (c->n_missing + 1));
-	m = &c->missing[c->n_missing++];
+	m->side = 'B';
 	m->kind = kind;
 	m->device = -1;
 	m->bench = gb_strdup(bench);
@@ -766,11 +780,58 @@ static void add_missing(struct gb_compare *c, enum gb_cmp_missing_kind kind, con
 	m->message = gb_str_printable(message);
 }
 
+/* a reason B is incomplete: fails the gate unless --allow-missing */
+static void add_missing(struct gb_compare *c, enum gb_cmp_missing_kind kind, const char *bench,
+			enum gb_status st, const char *reason, size_t metrics_a, char *message)
+{
+	c->missing = gb_xrealloc(c->missing, sizeof(*c->missing) * (c->n_missing + 1));
+	fill_finding(&c->missing[c->n_missing++], kind, bench, st, reason, metrics_a, message);
+}
+
+/*
+ * Across GPU models: what cannot exist on one side (p2p on a GPU without
+ * peer access, fp8 on a GPU without it) is listed, never a failure.
+ * side is the report that lacks it.
+ */
+static void add_not_applicable(struct gb_compare *c, char side, enum gb_cmp_missing_kind kind,
+			       const char *bench, enum gb_status st, const char *reason,
+			       size_t metrics, char *message)
+{
+	c->na = gb_xrealloc(c->na, sizeof(*c->na) * (c->n_na + 1));
+	fill_finding(&c->na[c->n_na], kind, bench, st, reason, metrics, message);
+	c->na[c->n_na++].side = side;
+}
+
 /* "(error: no GPU)" or "(error)" */
 static char *status_why(enum gb_status st, const char *reason)
 {
 	return reason ? gb_strdupf("%s: %s", gb_status_name(st), reason)
 		      : gb_strdup(gb_status_name(st));
+}
+
+/*
+ * Across models, the other way round: a benchmark that could not exist on
+ * A's hardware (skipped or not built there) and measured something in B.
+ * Listed, never failed: its rows are only_b, and nothing in A was lost.
+ */
+static void find_not_applicable_in_a(struct gb_compare *c, const struct gb_run *a,
+				     const struct gb_run *b)
+{
+	for (size_t i = 0; i < b->n_benches; i++) {
+		const struct gb_bench_result *bb = &b->benches[i];
+		const struct gb_bench_result *ba = counterpart(a, bb);
+		size_t n = values_in(bb);
+		char *why;
+
+		if (n == 0 || !ba || !did_not_run(ba->status) || ended_early(ba->status) ||
+		    already_missing(c, bb->name))
+			continue;
+		why = status_why(ba->status, ba->reason);
+		add_not_applicable(c, 'A', GB_MISS_NOT_RUN, bb->name, ba->status, ba->reason, n,
+				   gb_strdupf("%s does not apply to A (%s); B measured %zu metric%s",
+					      bb->name, why, n, n == 1 ? "" : "s"));
+		free(why);
+	}
 }
 
 static void find_missing(struct gb_compare *c, const struct gb_run *a, const struct gb_run *b)
@@ -790,7 +851,16 @@ static void find_missing(struct gb_compare *c, const struct gb_run *a, const str
 
 		if (n == 0 || already_missing(c, ba->name))
 			continue;
-		if (bb && did_not_run(bb->status)) {
+		if (bb && did_not_run(bb->status) && c->different_models &&
+		    !ended_early(bb->status)) {
+			why = status_why(bb->status, bb->reason);
+			add_not_applicable(c, 'B', GB_MISS_NOT_RUN, ba->name, bb->status,
+					   bb->reason, n,
+					   gb_strdupf("%s does not apply to B (%s); A measured %zu "
+						      "metric%s",
+						      ba->name, why, n, n == 1 ? "" : "s"));
+			free(why);
+		} else if (bb && did_not_run(bb->status)) {
 			why = status_why(bb->status, bb->reason);
 			add_missing(c, GB_MISS_NOT_RUN, ba->name, bb->status, bb->reason, n,
 				    gb_strdupf("%s did not run in B (%s); A measured %zu metric%s",
@@ -804,6 +874,8 @@ static void find_missing(struct gb_compare *c, const struct gb_run *a, const str
 					       n == 1 ? "" : "s"));
 		}
 	}
+	if (c->different_models)
+		find_not_applicable_in_a(c, a, b);
 }
 
 /* B has a GPU for A's device at position pos, by gpu_key: the same UUID, model and rank, or position */
@@ -821,10 +893,15 @@ static bool gpu_in_b(const struct gb_compare *c, const struct gb_run *a, const s
 	return found;
 }
 
-/* A measured it and B has no value: absent from B, or null there and not already a regression */
+/*
+ * A measured it and B has no value: absent from B, or null there and not
+ * already a regression. An observation (no direction: telemetry, a fit)
+ * is something a run may or may not see: never a loss.
+ */
 static bool lost_in_b(const struct gb_cmp_row *r)
 {
-	return isfinite(r->a.value) && !isfinite(r->b.value) && r->cls != GB_CMP_REGRESSION;
+	return r->better != GB_BETTER_NONE && isfinite(r->a.value) && !isfinite(r->b.value) &&
+	       r->cls != GB_CMP_REGRESSION;
 }
 
 static bool gpu_missing(const struct gb_compare *c, int device)
@@ -860,8 +937,10 @@ static void find_absent_gpus(struct gb_compare *c, const struct gb_run *a, const
 
 		if (gpu_in_b(c, a, b, (int)p) || gpu_missing(c, dev))
 			continue;
+		/* everything A measured on it, observations too: the GPU is what is lost */
 		for (size_t i = 0; i < c->n_rows; i++)
-			n += lost_in_b(&c->rows[i]) && c->rows[i].a.device == dev;
+			n += isfinite(c->rows[i].a.value) && !isfinite(c->rows[i].b.value) &&
+			     c->rows[i].a.device == dev;
 		add_missing(c, GB_MISS_GPU, NULL, b->status, NULL, n,
 			    gb_strdupf("GPU %d (%s) of A is missing from B; A measured %zu "
 				       "metric%s on it",
@@ -901,6 +980,34 @@ static size_t lost_rows(const struct gb_compare *c, const struct gb_run *a, cons
 	return n;
 }
 
+/* rows of bench with a value in A and none in B, observations too: a whole benchmark lost */
+static size_t a_values_lost(const struct gb_compare *c, const char *bench)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->n_rows; i++)
+		n += !strcmp(c->rows[i].bench, bench) && isfinite(c->rows[i].a.value) &&
+		     !isfinite(c->rows[i].b.value);
+	return n;
+}
+
+/* Across models: what B has no counterpart for is other hardware, not a loss. */
+static void no_counterpart(struct gb_compare *c, const struct gb_run *b, const char *bench,
+			   size_t n, const char *names)
+{
+	const char *s = n == 1 ? "" : "s";
+
+	if (bench_in(b, bench))
+		add_not_applicable(c, 'B', GB_MISS_METRICS, bench, b->status, NULL, n,
+				   gb_strdupf("%s in B has no counterpart for %zu metric%s A "
+					      "measured: %s%s",
+					      bench, n, s, names, n > 4 ? ", ..." : ""));
+	else
+		add_not_applicable(c, 'B', GB_MISS_BENCHMARK, bench, b->status, NULL, n,
+				   gb_strdupf("%s is not in B; A measured %zu metric%s", bench, n,
+					      s));
+}
+
 /* One finding per benchmark whose measured metrics B lacks: the whole benchmark, or some metrics. */
 static void find_absent_metrics(struct gb_compare *c, const struct gb_run *a,
 				const struct gb_run *b)
@@ -918,6 +1025,10 @@ static void find_absent_metrics(struct gb_compare *c, const struct gb_run *a,
 			continue;
 		}
 		if (!bench_in(b, bench))
+			n = a_values_lost(c, bench);
+		if (c->different_models)
+			no_counterpart(c, b, bench, n, names.s);
+		else if (!bench_in(b, bench))
 			add_missing(c, GB_MISS_BENCHMARK, bench, b->status, NULL, n,
 				    gb_strdupf("%s is missing from B; A measured %zu metric%s", bench,
 					       n, n == 1 ? "" : "s"));
@@ -1009,6 +1120,12 @@ void gb_compare_release(struct gb_compare *c)
 		free(c->missing[i].message);
 	}
 	free(c->missing);
+	for (size_t i = 0; i < c->n_na; i++) {
+		free(c->na[i].bench);
+		free(c->na[i].reason);
+		free(c->na[i].message);
+	}
+	free(c->na);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -1071,9 +1188,12 @@ static cJSON *input_json(const char *file, const char *host, const char *models,
 	return o;
 }
 
-static cJSON *missing_json(const struct gb_cmp_missing *m)
+static cJSON *missing_json(const struct gb_cmp_missing *m, bool with_side)
 {
 	cJSON *o = cJSON_CreateObject();
+
+	if (with_side)
+		cJSON_AddStringToObject(o, "side", m->side == 'A' ? "a" : "b");
 
 	cJSON_AddStringToObject(o, "kind", gb_cmp_missing_kind_name(m->kind));
 	gb_json_add_str(o, "benchmark", m->bench);
@@ -1124,7 +1244,11 @@ cJSON *gb_compare_to_json(const struct gb_compare *c)
 	cJSON_AddBoolToObject(doc, "allow_missing", c->allow_missing);
 	missing = cJSON_AddArrayToObject(doc, "incomplete");
 	for (size_t i = 0; i < c->n_missing; i++)
-		cJSON_AddItemToArray(missing, missing_json(&c->missing[i]));
+		cJSON_AddItemToArray(missing, missing_json(&c->missing[i], false));
+	missing = cJSON_AddArrayToObject(doc, "not_applicable");
+	for (size_t i = 0; i < c->n_na; i++)
+		cJSON_AddItemToArray(missing, missing_json(&c->na[i], true));
+	cJSON_AddStringToObject(doc, "result", gb_compare_result_words(c));
 	cJSON_AddStringToObject(doc, "status", bad ? "failed" : "passed");
 	cJSON_AddNumberToObject(doc, "exit_code", bad ? 1 : 0);
 	rows = cJSON_AddArrayToObject(doc, "rows");
@@ -1262,24 +1386,40 @@ static void same_model_table(const struct gb_compare *c, struct tbl *t)
 	}
 }
 
-/* columns: benchmark metric A B B/A %peak A %peak B per-W A per-W B per-$ A per-$ B result */
+/*
+ * The GPU of a row across models, by index (the models are in the header):
+ * "1", "all" for a metric of no single GPU, "0/1" when A's and B's indexes
+ * differ.
+ */
+static char *gpu_index_cell(const struct gb_cmp_row *r)
+{
+	if (r->a.device < 0 && r->b.device < 0)
+		return gb_strdup("all");
+	if (r->a.device >= 0 && r->b.device >= 0 && r->a.device != r->b.device)
+		return gb_strdupf("%d/%d", r->a.device, r->b.device);
+	return gb_strdupf("%d", r->a.device >= 0 ? r->a.device : r->b.device);
+}
+
+/* columns: benchmark metric GPU A B B/A %peak A %peak B per-W A per-W B per-$ A per-$ B result */
 static void cross_model_table(const struct gb_compare *c, struct tbl *t)
 {
 	static const bool right[] = { false, false, true, true, true, true, true,
-				      true,  true,  true, true, false };
-	char *head[] = { gb_strdup("benchmark"), gb_strdup("metric"),   gb_strdup("A"),
-			 gb_strdup("B"),         gb_strdup("B/A"),      gb_strdup("% peak A"),
-			 gb_strdup("% peak B"),  gb_strdup("per W A"),  gb_strdup("per W B"),
-			 gb_strdup("per $ A"),   gb_strdup("per $ B"),  gb_strdup("result") };
+				      true,  true,  true, true, true,  false };
+	char *head[] = { gb_strdup("benchmark"), gb_strdup("metric"),   gb_strdup("GPU"),
+			 gb_strdup("A"),         gb_strdup("B"),        gb_strdup("B/A"),
+			 gb_strdup("% peak A"),  gb_strdup("% peak B"), gb_strdup("per W A"),
+			 gb_strdup("per W B"),   gb_strdup("per $ A"),  gb_strdup("per $ B"),
+			 gb_strdup("result") };
 
-	t->ncol = 12;
+	t->ncol = 13;
 	t->right = right;
 	tbl_add(t, head);
 	for (size_t i = 0; i < c->n_rows; i++) {
 		const struct gb_cmp_row *r = &c->rows[i];
-		char *row[12] = {
+		char *row[13] = {
 			gb_strdup(r->bench),
 			r->unit ? gb_strdupf("%s (%s)", r->metric, r->unit) : gb_strdup(r->metric),
+			gpu_index_cell(r),
 			hum(r->a.value),
 			hum(r->b.value),
 			isfinite(r->ratio) ? gb_strdupf("%.3f", r->ratio) : gb_strdup("-"),
@@ -1305,9 +1445,19 @@ static void build_table(const struct gb_compare *c, struct tbl *t)
 		same_model_table(c, t);
 }
 
-/* "3 regressions, 1 improvement, ..." */
+/* "3 regressions, 1 improvement, ..." in every format (gb_compare_summary_words) */
 static void summary_line(const struct gb_compare *c, FILE *out)
 {
+	char buf[512];
+
+	gb_compare_summary_words(c, buf, sizeof(buf));
+	fprintf(out, "%s\n", buf);
+}
+
+void gb_compare_summary_words(const struct gb_compare *c, char *buf, size_t len)
+{
+	size_t used = 0;
+
 	static const char *const words[][2] = {
 		[GB_CMP_UNCHANGED] = { "unchanged", "unchanged" },
 		[GB_CMP_IMPROVEMENT] = { "improvement", "improvements" },
@@ -1328,9 +1478,14 @@ static void summary_line(const struct gb_compare *c, FILE *out)
 			w = cross_words[0];
 		else if (c->different_models && k == GB_CMP_REGRESSION)
 			w = cross_words[1];
-		fprintf(out, "%s%zu %s", k ? ", " : "", c->count[k], w[c->count[k] == 1 ? 0 : 1]);
+		if (used < len)
+			used += (size_t)snprintf(buf + used, len - used, "%s%zu %s", k ? ", " : "",
+						 c->count[k], w[c->count[k] == 1 ? 0 : 1]);
 	}
-	fputc('\n', out);
+	if (c->n_na && used < len)
+		used += (size_t)snprintf(buf + used, len - used, ", %zu not applicable", c->n_na);
+	if (c->different_models && used < len)
+		snprintf(buf + used, len - used, "; changes not gated");
 }
 
 static void power_note(const struct gb_compare *c, FILE *out)
@@ -1389,7 +1544,9 @@ static const char *result_words(const struct gb_compare *c)
 		return "regression, B incomplete";
 	if (reg)
 		return "regression";
-	return inc ? "B incomplete" : "passed";
+	if (inc)
+		return "B incomplete";
+	return c->different_models ? "passed (side by side, not gated)" : "passed";
 }
 
 const char *gb_compare_result_words(const struct gb_compare *c)
@@ -1399,6 +1556,11 @@ const char *gb_compare_result_words(const struct gb_compare *c)
 
 static void missing_text(const struct gb_compare *c, FILE *out)
 {
+	if (c->n_na) {
+		fprintf(out, "\n%s:\n", GB_CMP_NA_TITLE);
+		for (size_t i = 0; i < c->n_na; i++)
+			fprintf(out, "  %s\n", c->na[i].message);
+	}
 	if (!c->n_missing)
 		return;
 	fprintf(out, "\nB incomplete (%s):\n",
@@ -1406,6 +1568,40 @@ static void missing_text(const struct gb_compare *c, FILE *out)
 				 : "fails the gate; --allow-missing lists it only");
 	for (size_t i = 0; i < c->n_missing; i++)
 		fprintf(out, "  %s\n", c->missing[i].message);
+}
+
+void gb_cmp_row_line(const struct gb_cmp_row *r, char *buf, size_t len)
+{
+	char va[48], vb[48], gpu[32];
+
+	gb_fmt_human(va, sizeof(va), r->a.value);
+	gb_fmt_human(vb, sizeof(vb), r->b.value);
+	if (r->a.device >= 0 || r->b.device >= 0)
+		snprintf(gpu, sizeof(gpu), "GPU %d", r->a.device >= 0 ? r->a.device : r->b.device);
+	else
+		snprintf(gpu, sizeof(gpu), "all GPUs");
+	if (isfinite(r->change_pct))
+		snprintf(buf, len, "%s %s on %s: %s -> %s %s (%+.1f%%)", r->bench, r->metric, gpu, va,
+			 vb, r->unit ? r->unit : "", r->change_pct);
+	else
+		snprintf(buf, len, "%s %s on %s: %s -> %s %s", r->bench, r->metric, gpu, va, vb,
+			 r->unit ? r->unit : "");
+}
+
+/* the regressions again, one line each, where a long table would hide them */
+static void regressions_text(const struct gb_compare *c, FILE *out, const char *bullet)
+{
+	char line[512];
+
+	if (!gb_compare_regressed(c))
+		return;
+	fprintf(out, "\nRegressions (fail the gate):\n");
+	for (size_t i = 0; i < c->n_rows; i++) {
+		if (c->rows[i].cls != GB_CMP_REGRESSION)
+			continue;
+		gb_cmp_row_line(&c->rows[i], line, sizeof(line));
+		fprintf(out, "%s%s\n", bullet, line);
+	}
 }
 
 static void print_text(const struct gb_compare *c, FILE *out)
@@ -1420,12 +1616,13 @@ static void print_text(const struct gb_compare *c, FILE *out)
 	tbl_text(&t, out);
 	tbl_free(&t);
 	missing_text(c, out);
+	regressions_text(c, out, "  ");
 	fputc('\n', out);
 	summary_line(c, out);
 	if (gb_compare_failed(c))
 		fprintf(out, "result: failed (%s)\n", result_words(c));
 	else
-		fputs("result: passed\n", out);
+		fprintf(out, "result: %s\n", result_words(c));
 }
 
 static void print_markdown(const struct gb_compare *c, FILE *out)
@@ -1435,7 +1632,7 @@ static void print_markdown(const struct gb_compare *c, FILE *out)
 	char sim[1200], sw[512];
 
 	fprintf(out, "## %s gpubench compare: %s\n\n", bad ? "\xE2\x9D\x8C" : "\xE2\x9C\x85",
-		bad ? result_words(c) : "no regression");
+		bad ? result_words(c) : c->different_models ? result_words(c) : "no regression");
 	simulated_line(c, sim, sizeof(sim));
 	if (sim[0]) {
 		fputs("> **", out);
@@ -1460,6 +1657,17 @@ static void print_markdown(const struct gb_compare *c, FILE *out)
 		gb_fmt_md(out, sw);
 		fputs("\n\n", out);
 	}
+	if (c->different_models)
+		fputs("Different GPU models: side by side, changes not gated.\n\n", out);
+	if (c->n_na) {
+		fprintf(out, "### %s\n\n", GB_CMP_NA_TITLE);
+		for (size_t i = 0; i < c->n_na; i++) {
+			fputs("- ", out);
+			gb_fmt_md(out, c->na[i].message);
+			fputc('\n', out);
+		}
+		fputc('\n', out);
+	}
 	if (c->n_missing) {
 		fprintf(out, "### B incomplete (%s)\n\n",
 			c->allow_missing ? "listed, not failed: --allow-missing"
@@ -1474,6 +1682,19 @@ static void print_markdown(const struct gb_compare *c, FILE *out)
 	build_table(c, &t);
 	tbl_markdown(&t, out);
 	tbl_free(&t);
+	if (gb_compare_regressed(c)) {
+		char line[512];
+
+		fputs("\n### Regressions (fail the gate)\n\n", out);
+		for (size_t i = 0; i < c->n_rows; i++) {
+			if (c->rows[i].cls != GB_CMP_REGRESSION)
+				continue;
+			gb_cmp_row_line(&c->rows[i], line, sizeof(line));
+			fputs("- ", out);
+			gb_fmt_md(out, line);
+			fputc('\n', out);
+		}
+	}
 	fputc('\n', out);
 	summary_line(c, out);
 }
@@ -1494,7 +1715,8 @@ static void csv_num(FILE *out, double v)
  */
 static void print_csv(const struct gb_compare *c, FILE *out)
 {
-	fputs("benchmark,metric,device_model,params,unit,a,b,ratio,change_pct,tolerance,noise,"
+	fputs("benchmark,metric,device_model,device_a,device_b,params,unit,a,b,ratio,change_pct,"
+	      "tolerance,noise,"
 	      "class,efficiency_a,efficiency_b,per_watt_a,per_watt_b,per_dollar_a,per_dollar_b,"
 	      "simulated\r\n",
 	      out);
@@ -1506,6 +1728,13 @@ static void print_csv(const struct gb_compare *c, FILE *out)
 		gb_fmt_csv(out, r->metric);
 		fputc(',', out);
 		gb_fmt_csv(out, r->model);
+		/* each side's CUDA index; empty for a metric of no single GPU or a side without it */
+		fputc(',', out);
+		if (r->a.device >= 0)
+			fprintf(out, "%d", r->a.device);
+		fputc(',', out);
+		if (r->b.device >= 0)
+			fprintf(out, "%d", r->b.device);
 		fputc(',', out);
 		gb_fmt_csv(out, r->params);
 		fputc(',', out);

@@ -17,8 +17,16 @@
  * When the two reports have no GPU model in common (an A100 against an RTX
  * 4090) the model is left out of the key (GPU k of A is compared with GPU k
  * of B), rows are shown with each side's efficiency (% of its own peak),
- * performance per watt and, with prices, per dollar, and nothing is gated:
- * different hardware is not a regression.
+ * performance per watt and, with prices, per dollar (throughput metrics
+ * only, metric_directions.h), and nothing is gated: different hardware is
+ * not a regression. What cannot exist on one side (a benchmark skipped
+ * there, metrics with no counterpart) is "not applicable", listed and never
+ * failed; only a B that could not run (its run or a benchmark ended with
+ * an error or interrupted) is incomplete.
+ *
+ * Directions come from the one table (metric_directions.h), also for a
+ * report an older build wrote: an observation (no direction) is never
+ * gated and never makes B incomplete.
  *
  * Gating. A row is a regression when B is worse than A (by the metric's
  * "better" direction) by more than the tolerance, as a fraction of A, AND
@@ -142,6 +150,8 @@ const char *gb_cmp_missing_subject(const struct gb_cmp_missing *m);
  * measured are absent from B, or a GPU of A is.
  */
 struct gb_cmp_missing {
+	char side;             /* the report that lacks it: 'B' (incomplete), 'A' or 'B' (not
+				* applicable) */
 	enum gb_cmp_missing_kind kind;
 	int device;            /* GB_MISS_GPU: A's CUDA index of the GPU; else -1 */
 	char *bench;           /* the benchmark; NULL for B's run as a whole and for a GPU */
@@ -162,6 +172,13 @@ struct gb_compare {
 	size_t count[GB_CMP_CLASS_COUNT];
 	struct gb_cmp_missing *missing; /* B incomplete: why (empty when complete) */
 	size_t n_missing;
+	/*
+	 * Across GPU models: what cannot exist on one side's hardware (a
+	 * benchmark skipped there, metrics with no counterpart), listed and
+	 * never failed. metrics_a counts the other side's metrics.
+	 */
+	struct gb_cmp_missing *na;
+	size_t n_na;
 	bool allow_missing;
 	/* both reports come from the simulated GPU (mixed ones are refused) */
 	bool simulated;
@@ -190,8 +207,21 @@ void gb_compare_release(struct gb_compare *c);
 bool gb_compare_regressed(const struct gb_compare *c);
 /* true when the gate fails: a regression, or B incomplete without allow_missing */
 bool gb_compare_failed(const struct gb_compare *c);
-/* why it failed: "regression", "B incomplete", "regression, B incomplete"; else "passed" */
+/*
+ * why it failed: "regression", "B incomplete", "regression, B incomplete";
+ * else "passed", or "passed (side by side, not gated)" across GPU models
+ */
 const char *gb_compare_result_words(const struct gb_compare *c);
+/*
+ * The rows per class in words, the same in every format: "6 regressions, 0
+ * improvements, 122 unchanged, ..." or across models "58 worse in B, ...,
+ * 2 not applicable; changes not gated".
+ */
+void gb_compare_summary_words(const struct gb_compare *c, char *buf, size_t len);
+/* one row in a line: "gemm tflops_bf16 on GPU 1: 150 -> 127 TFLOP/s (-15.3%)" */
+void gb_cmp_row_line(const struct gb_cmp_row *r, char *buf, size_t len);
+/* the heading of the not-applicable list, in every format */
+#define GB_CMP_NA_TITLE "Not applicable (other hardware; listed, not failed)"
 
 /* The compare document (schema gpubench.compare/1); caller frees. */
 struct cJSON *gb_compare_to_json(const struct gb_compare *c);

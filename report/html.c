@@ -1216,6 +1216,17 @@ static void cmp_inputs(FILE *out, const struct gb_compare *c)
 
 static void cmp_missing(FILE *out, const struct gb_compare *c)
 {
+	if (c->n_na) {
+		fputs("<h2>", out);
+		esc(out, GB_CMP_NA_TITLE);
+		fputs("</h2>\n<div class=\"card\"><ul class=\"findings\">\n", out);
+		for (size_t i = 0; i < c->n_na; i++) {
+			fputs("<li>", out);
+			esc(out, c->na[i].message);
+			fputs("</li>\n", out);
+		}
+		fputs("</ul></div>\n", out);
+	}
 	if (!c->n_missing)
 		return;
 	fprintf(out, "<h2>B incomplete</h2>\n<div class=\"card\">%s\n<ul class=\"findings\">\n",
@@ -1274,10 +1285,31 @@ static void cmp_table(FILE *out, const struct gb_compare *c, double scale)
 	fputs("</table>\n", out);
 }
 
+/* the regressed rows again, one line each: the table may be long */
+static void cmp_regressions(FILE *out, const struct gb_compare *c)
+{
+	char line[512];
+
+	if (!gb_compare_regressed(c))
+		return;
+	fputs("<h2>Regressions (fail the gate)</h2>\n<div class=\"card\"><ul class=\"findings\">\n",
+	      out);
+	for (size_t i = 0; i < c->n_rows; i++) {
+		if (c->rows[i].cls != GB_CMP_REGRESSION)
+			continue;
+		gb_cmp_row_line(&c->rows[i], line, sizeof(line));
+		fputs("<li class=\"fail\">", out);
+		esc(out, line);
+		fputs("</li>\n", out);
+	}
+	fputs("</ul></div>\n", out);
+}
+
 int gb_compare_html(const struct gb_compare *c, FILE *out)
 {
 	enum gb_status st = gb_compare_failed(c) ? GB_STATUS_FAILED : GB_STATUS_PASSED;
 	double scale = 0;
+	char words[512];
 
 	/* the bars' scale: the largest change, at least the tolerance, at most 100% */
 	for (size_t i = 0; i < c->n_rows; i++)
@@ -1310,13 +1342,15 @@ int gb_compare_html(const struct gb_compare *c, FILE *out)
 	badge(out, st);
 	fputc(' ', out);
 	esc(out, gb_compare_result_words(c));
-	fprintf(out, " &middot; %zu regression%s, %zu improvement%s, %zu unchanged, %zu only in A, "
-		     "%zu only in B</div>\n",
-		c->count[GB_CMP_REGRESSION], c->count[GB_CMP_REGRESSION] == 1 ? "" : "s",
-		c->count[GB_CMP_IMPROVEMENT], c->count[GB_CMP_IMPROVEMENT] == 1 ? "" : "s",
-		c->count[GB_CMP_UNCHANGED], c->count[GB_CMP_ONLY_A], c->count[GB_CMP_ONLY_B]);
+	/* the words text and Markdown print, so no format says "regressions" where another
+	 * says "worse in B, changes not gated" */
+	gb_compare_summary_words(c, words, sizeof(words));
+	fputs(" &middot; ", out);
+	esc(out, words);
+	fputs("</div>\n", out);
 	cmp_inputs(out, c);
 	cmp_missing(out, c);
+	cmp_regressions(out, c);
 	change_chart(out, c, scale);
 	cmp_table(out, c, scale);
 	fputs("<footer>written by gpubench compare; every number is also in "

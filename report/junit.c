@@ -318,9 +318,11 @@ static size_t cmp_suites(const struct gb_compare *c, const char **names, size_t 
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < c->n_rows + c->n_missing; i++) {
+	for (size_t i = 0; i < c->n_rows + c->n_missing + c->n_na; i++) {
 		const char *b = i < c->n_rows ? c->rows[i].bench
-					       : missing_bench(&c->missing[i - c->n_rows]);
+				: i < c->n_rows + c->n_missing
+					? missing_bench(&c->missing[i - c->n_rows])
+					: missing_bench(&c->na[i - c->n_rows - c->n_missing]);
 		bool seen = false;
 
 		for (size_t k = 0; k < n && !seen; k++)
@@ -341,6 +343,9 @@ static struct jcount cmp_count(const struct gb_compare *c, const char *bench)
 	for (size_t i = 0; i < c->n_missing; i++)
 		if (!bench || !strcmp(missing_bench(&c->missing[i]), bench))
 			count_case(&k, missing_case(c));
+	for (size_t i = 0; i < c->n_na; i++)
+		if (!bench || !strcmp(missing_bench(&c->na[i]), bench))
+			count_case(&k, J_SKIPPED);
 	return k;
 }
 
@@ -396,6 +401,17 @@ static void cmp_missing_case(FILE *out, const struct gb_compare *c, const struct
 	fputs("\t\t</testcase>\n", out);
 }
 
+/* across models: what cannot exist on one side's GPUs, a skipped case "applies to B" */
+static void cmp_na_case(FILE *out, const struct gb_cmp_missing *m)
+{
+	fputs("\t\t<testcase", out);
+	attr(out, "classname", missing_bench(m));
+	attr(out, "name", m->side == 'A' ? "applies to A" : "applies to B");
+	fputs(" time=\"0\">\n", out);
+	case_outcome(out, J_SKIPPED, GB_STATUS_SKIPPED, m->message, m->message);
+	fputs("\t\t</testcase>\n", out);
+}
+
 /* compare refuses a simulated report against a measured one: both sides are the same */
 static void cmp_simulated_properties(FILE *out, const struct gb_compare *c)
 {
@@ -408,8 +424,9 @@ static void cmp_simulated_properties(FILE *out, const struct gb_compare *c)
 
 int gb_compare_junit(const struct gb_compare *c, FILE *out)
 {
-	const char **suites = gb_xrealloc(NULL, sizeof(char *) * (c->n_rows + c->n_missing + 1));
-	size_t n = cmp_suites(c, suites, c->n_rows + c->n_missing + 1);
+	size_t max = c->n_rows + c->n_missing + c->n_na + 1;
+	const char **suites = gb_xrealloc(NULL, sizeof(char *) * max);
+	size_t n = cmp_suites(c, suites, max);
 	struct jcount total = cmp_count(c, NULL);
 	char *title = gb_strdupf("gpubench compare %s %s", c->name_a, c->name_b);
 
@@ -434,6 +451,9 @@ int gb_compare_junit(const struct gb_compare *c, FILE *out)
 		for (size_t i = 0; i < c->n_missing; i++)
 			if (!strcmp(missing_bench(&c->missing[i]), suites[s]))
 				cmp_missing_case(out, c, &c->missing[i]);
+		for (size_t i = 0; i < c->n_na; i++)
+			if (!strcmp(missing_bench(&c->na[i]), suites[s]))
+				cmp_na_case(out, &c->na[i]);
 		for (size_t i = 0; i < c->n_rows; i++)
 			if (!strcmp(c->rows[i].bench, suites[s]))
 				cmp_row_case(out, c, &c->rows[i]);

@@ -880,7 +880,8 @@ int gb_compare_prometheus(const struct gb_compare *c, FILE *out)
 		bool first = true;
 
 		fputs("gpubench_compare_rows{", out);
-		label(out, &first, "class", gb_cmp_class_name((enum gb_cmp_class)k, false));
+		label(out, &first, "class",
+		      gb_cmp_class_name((enum gb_cmp_class)k, c->different_models));
 		end_labels(out, &first, c->simulated);
 		fprintf(out, " %zu\n", c->count[k]);
 	}
@@ -904,6 +905,23 @@ int gb_compare_prometheus(const struct gb_compare *c, FILE *out)
 				snprintf(idx, sizeof(idx), "%zu", i);
 				label(out, &first, "item", idx);
 			}
+			end_labels(out, &first, c->simulated);
+			fputs(" 1\n", out);
+		}
+	}
+	if (c->n_na) {
+		gauge_header(out, "gpubench_compare_not_applicable",
+			     "1 for each benchmark (or its metrics) that cannot exist on one side's "
+			     "GPUs (side: the report that lacks it); listed, never failed");
+		for (size_t i = 0; i < c->n_na; i++) {
+			bool first = true;
+			char idx[24], side[2] = { c->na[i].side == 'A' ? 'a' : 'b', '\0' };
+
+			fputs("gpubench_compare_not_applicable{", out);
+			label(out, &first, "benchmark", gb_cmp_missing_subject(&c->na[i]));
+			label(out, &first, "side", side);
+			snprintf(idx, sizeof(idx), "%zu", i);
+			label(out, &first, "item", idx);
 			end_labels(out, &first, c->simulated);
 			fputs(" 1\n", out);
 		}

@@ -16,6 +16,7 @@
 #include <cjson/cJSON.h>
 
 #include "exitcodes.h"
+#include "metric_directions.h"
 
 static const char *const status_names[] = {
 	[GB_STATUS_PASSED] = "passed",       [GB_STATUS_WARNING] = "warning",
@@ -356,7 +357,8 @@ static struct gb_metric *new_metric(struct gb_bench_result *b, const char *name,
 
 	m->name = gb_strdup(name);
 	m->unit = gb_strdup(unit);
-	m->better = better;
+	/* the one table of directions wins; a metric it does not know keeps the caller's */
+	m->better = gb_metric_better(b->name, name, better);
 	m->device = device;
 	m->value = NAN;
 	m->peak = peak;

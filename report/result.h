@@ -283,6 +283,9 @@ void gb_bench_add_device(struct gb_bench_result *b, int device);
 /*
  * Add a metric whose value is the median of samples (copied), with full
  * statistics. peak may be NAN. Returns the metric for optional tweaks.
+ * better is used only for a metric the table of directions
+ * (metric_directions.h) does not list: the table wins, for this and
+ * gb_bench_add_value.
  */
 struct gb_metric *gb_bench_add_metric(struct gb_bench_result *b, const char *name,
 				      const char *unit, enum gb_better better, int device,

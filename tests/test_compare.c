@@ -111,8 +111,14 @@ static void test_regression(void **state)
 	gb_compare_opts_init(&o);
 	compare_files("base.json", "regressed.json", &o, &c);
 	assert_false(c.different_models);
-	/* tflops_bf16 and its two pct_of_*_peak_bf16 values, on both GPUs */
-	assert_int_equal(c.count[GB_CMP_REGRESSION], 6);
+	/*
+	 * tflops_bf16 and pct_of_max_clock_peak_bf16, on both GPUs; the share of
+	 * the observed clock's peak is an observation (telemetry), never gated
+	 */
+	assert_int_equal(c.count[GB_CMP_REGRESSION], 4);
+	assert_int_equal(row(&c, "pct_of_observed_clock_peak_bf16", 0)->better, GB_BETTER_NONE);
+	assert_int_not_equal(row(&c, "pct_of_observed_clock_peak_bf16", 0)->cls,
+			     GB_CMP_REGRESSION);
 	assert_true(gb_compare_regressed(&c));
 	r = row(&c, "tflops_bf16", 0);
 	assert_int_equal(r->cls, GB_CMP_REGRESSION);
@@ -158,8 +164,8 @@ static void test_improvement_and_one_side(void **state)
 	(void)state;
 	gb_compare_opts_init(&o);
 	compare_files("base.json", "improved.json", &o, &c);
-	/* tflops_bf16 and its two pct_of_*_peak_bf16 values, on both GPUs */
-	assert_int_equal(c.count[GB_CMP_IMPROVEMENT], 6);
+	/* tflops_bf16 and pct_of_max_clock_peak_bf16, on both GPUs (not the observation) */
+	assert_int_equal(c.count[GB_CMP_IMPROVEMENT], 4);
 	assert_int_equal(c.count[GB_CMP_ONLY_A], 2); /* d2h_ce_pinned_gbps not measured in B */
 	assert_int_equal(c.count[GB_CMP_ONLY_B], 4); /* the PCIe link read under load in B */
 	assert_int_equal(c.count[GB_CMP_REGRESSION], 0);
@@ -471,7 +477,7 @@ static void test_outputs(void **state)
 	assert_string_equal(cJSON_GetObjectItem(doc, "status")->valuestring, "failed");
 	assert_int_equal(cJSON_GetObjectItem(doc, "exit_code")->valueint, 1);
 	sum = cJSON_GetObjectItem(doc, "summary");
-	assert_int_equal(cJSON_GetObjectItem(sum, "regression")->valueint, 6);
+	assert_int_equal(cJSON_GetObjectItem(sum, "regression")->valueint, 4);
 	rows = cJSON_GetObjectItem(doc, "rows");
 	assert_int_equal(cJSON_GetArraySize(rows), (int)c.n_rows);
 	/* rows in the reports' order: gemm's fp32 metrics (6 a GPU), then tflops_bf16 */
@@ -490,7 +496,10 @@ static void test_outputs(void **state)
 	assert_prints(&c, GB_OUT_TEXT, "result: failed");
 	assert_prints(&c, GB_OUT_MARKDOWN, "| benchmark | metric | GPU | A | B | B/A | change |");
 	s = print_to_string(&c, GB_OUT_CSV);
-	assert_true(!strncmp(s, "benchmark,metric,device_model,params,unit,a,b,ratio", 51));
+	assert_true(!strncmp(s, "benchmark,metric,device_model,device_a,device_b,params,unit,a,b,"
+			       "ratio", 67));
+	/* each side's GPU index in its own columns */
+	assert_non_null(strstr(s, "\r\ngemm,tflops_bf16,NVIDIA H100 80GB HBM3,1,1,"));
 	/* the saved reports come from gpubench-sim: every row says so, last */
 	assert_non_null(strstr(s, ",per_dollar_a,per_dollar_b,simulated\r\n"));
 	assert_non_null(strstr(s, ",regression,"));
@@ -501,7 +510,7 @@ static void test_outputs(void **state)
 	assert_non_null(strstr(s, "<testcase classname=\"gemm\" name=\"tflops_bf16 (GPU 0 "
 				  "NVIDIA H100 80GB HBM3; "));
 	assert_non_null(strstr(s, "<failure message=\"regression: A 16.97, B 15.27 TFLOP/s (-10.0%"));
-	assert_non_null(strstr(s, "failures=\"6\""));
+	assert_non_null(strstr(s, "failures=\"4\""));
 	assert_non_null(strstr(s, "<property name=\"simulated\" value=\"true\"/>\n"
 				  "\t\t\t<property name=\"simulated_machine_a\" "
 				  "value=\"8x-h100-nvlink "
@@ -510,7 +519,7 @@ static void test_outputs(void **state)
 	s = print_to_string(&c, GB_OUT_PROMETHEUS);
 	assert_non_null(strstr(s, "gpubench_compare_failed{simulated=\"true\"} 1\n"));
 	assert_non_null(strstr(s, "gpubench_compare_rows{class=\"regression\","
-				  "simulated=\"true\"} 6\n"));
+				  "simulated=\"true\"} 4\n"));
 	assert_non_null(strstr(s, "gpubench_compare_regression{benchmark=\"gemm\",metric=\""
 				  "tflops_bf16\",device=\"0\""));
 	free(s);
@@ -915,7 +924,7 @@ static void test_simulated_refused(void **state)
 	free(s);
 	/* the machine formats: a column, a property with both machines, a label */
 	assert_prints(&c, GB_OUT_CSV,
-		      ",per_dollar_b,simulated\r\ngemm,tflops_bf16,X,,GB/s,100,100,1,");
+		      ",per_dollar_b,simulated\r\ngemm,tflops_bf16,X,0,0,,GB/s,100,100,1,");
 	assert_prints(&c, GB_OUT_CSV, ",unchanged,,,0.25,0.25,,,true\r\n");
 	assert_prints(&c, GB_OUT_JUNIT, "\t\t\t<property name=\"simulated\" value=\"true\"/>\n"
 					"\t\t\t<property name=\"simulated_machine_a\" "

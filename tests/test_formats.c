@@ -1074,10 +1074,11 @@ static void test_compare_simulated(void **state)
 	(void)state;
 	cmp_pair(&a, &b, &c, false, NULL);
 	text = render_cmp(&c, GB_OUT_CSV);
-	assert_true(!strncmp(text, "benchmark,metric,device_model,params,unit,a,b,ratio,change_pct,"
-				   "tolerance,noise,class,efficiency_a,efficiency_b,per_watt_a,"
-				   "per_watt_b,per_dollar_a,per_dollar_b,simulated\r\n", 170));
-	assert_int_equal(csv_records(text, 19), 1 + c.n_rows);
+	assert_true(!strncmp(text, "benchmark,metric,device_model,device_a,device_b,params,unit,a,b,"
+				   "ratio,change_pct,tolerance,noise,class,efficiency_a,efficiency_b,"
+				   "per_watt_a,per_watt_b,per_dollar_a,per_dollar_b,simulated\r\n",
+			     188));
+	assert_int_equal(csv_records(text, 21), 1 + c.n_rows);
 	assert_csv_simulated(text, "false");
 	free(text);
 	text = render_cmp(&c, GB_OUT_JUNIT);

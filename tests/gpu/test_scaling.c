@@ -117,7 +117,11 @@ static void test_gemm_one_gpu(void **state)
 
 	run_scaling(f, 1, args, (int)ARRAY_LEN(args));
 	assert_single_gpu(f, "none");
-	assert_true(cJSON_GetObjectItem(f->res->params, "gemms_per_step")->valuedouble >= 1);
+	/* measured sizing is in extra, never in params (compare's match key) */
+	assert_null(cJSON_GetObjectItem(f->res->params, "gemms_per_step"));
+	assert_true(cJSON_GetObjectItem(cJSON_GetObjectItem(f->res->extra, "sizing"),
+					"gemms_per_step")
+			    ->valuedouble >= 1);
 	/* the one GPU alone is N = 1 itself */
 	alone = cJSON_GetObjectItem(f->res->extra, "alone");
 	assert_int_equal(cJSON_GetArraySize(alone), 1);
