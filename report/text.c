@@ -13,6 +13,7 @@
 
 #include "fleet.h"
 #include "formats.h"
+#include "fault_action.h"
 #include "published.h"
 #include "theory.h"
 
@@ -305,6 +306,19 @@ static bool is_fleet_entry(const struct gb_bench_result *b, const struct fleet_v
 	return fv->nodes && !strcmp(b->name, "fleet");
 }
 
+/* " → action: reset the GPU" and, when the GPU failed again elsewhere, why it went up */
+static void print_action(FILE *out, const struct gb_check *c)
+{
+	enum gb_action a = gb_check_action(c);
+
+	if (!c->action)
+		return;
+	fprintf(out, " → action: %s", gb_action_words(a));
+	if (a != c->action->act && c->action_because)
+		fprintf(out, " (up from %s: %s)", gb_action_words(c->action->act),
+			c->action_because);
+}
+
 static void print_bench(FILE *out, const struct gb_bench_result *b, const struct gb_text_opts *o,
 			const struct fleet_view *fv)
 {
@@ -326,7 +340,9 @@ static void print_bench(FILE *out, const struct gb_bench_result *b, const struct
 
 		fputs("    check ", out);
 		print_status(out, c->status, o);
-		fprintf(out, " %s: %s\n", c->name, c->message ? c->message : "");
+		fprintf(out, " %s: %s", c->name, c->message ? c->message : "");
+		print_action(out, c);
+		fputc('\n', out);
 	}
 }
 
