@@ -182,7 +182,8 @@ static const struct gb_fault_action *xid_action(const struct gb_check *c)
 	const struct gb_fault_action *worst = NULL;
 	bool hw = c->status == GB_STATUS_FAILED;
 
-	for (const char *p = c->message; p && *p;) {
+	/* from the word XID on: a merged fleet puts the node's name first ("node79: ...") */
+	for (const char *p = c->message ? strstr(c->message, "XID") : NULL; p && *p;) {
 		const struct gb_fault_action *a;
 		char *end;
 		unsigned long long x;

@@ -92,6 +92,10 @@ static void test_xid_severity(void **state)
 	assert_int_equal(action_of("xid", GB_STATUS_WARNING,
 				   "XID 13 during the run (not in the hardware set)"),
 			 GB_ACTION_RUN_AGAIN);
+	/* a fleet's node name before the message is no XID */
+	assert_int_equal(action_of("xid", GB_STATUS_WARNING,
+				   "node79: XID 13 during the run (not in the hardware set)"),
+			 GB_ACTION_RUN_AGAIN);
 	for (int a = 0; a < GB_ACTION_COUNT; a++)
 		assert_int_equal(gb_action_from_name(gb_action_name((enum gb_action)a)), a);
 	assert_int_equal(gb_action_from_name("reboot_now"), -1);

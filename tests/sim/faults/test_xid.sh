@@ -35,6 +35,6 @@ expect_json "$TMP/fleet.json" "${xid1}['because'] == '$uuid1 failed xid also in 
 expect_json "$TMP/fleet.json" "not any((c.get('action') or {}).get('escalated_from') for b in d['benchmarks'] for c in b['checks'] if c.get('device') == 0)" \
 	"nothing escalated on GPU 0, which did not fail"
 run "$BIN" report "$TMP/fleet.json"
-expect_out "xid: hardware XID 79 .* → action: drain the node and inspect \\(up from reboot the node: $uuid1 failed xid also in 2026-01-01T00:00:00Z\\)" \
+expect_out "xid: (vm: )?hardware XID 79 .* → action: drain the node and inspect \\(up from reboot the node: $uuid1 failed xid also in 2026-01-01T00:00:00Z\\)" \
 	"the text report says why the action went up"
 finish
