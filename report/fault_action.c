@@ -372,3 +372,41 @@ size_t gb_fault_actions_escalate_fleet(struct gb_run *fleet, const char *const *
 {
 	return escalate(fleet, self_of, runs, n);
 }
+
+/* ---- text ---- */
+
+void gb_fault_action_text(const struct gb_check *c, char *buf, size_t len)
+{
+	enum gb_action a = gb_check_action(c);
+
+	buf[0] = '\0';
+	if (!c->action)
+		return;
+	if (a != c->action->act && c->action_because)
+		snprintf(buf, len, " → action: %s (up from %s: %s)", gb_action_words(a),
+			 gb_action_words(c->action->act), c->action_because);
+	else
+		snprintf(buf, len, " → action: %s", gb_action_words(a));
+}
+
+void gb_fault_actions_print(FILE *out, const struct gb_run *run, const char *label)
+{
+	char what[1024];
+	bool any = false;
+
+	for (size_t i = 0; i < run->n_benches; i++)
+		for (size_t j = 0; j < run->benches[i].n_checks; j++) {
+			const struct gb_check *c = &run->benches[i].checks[j];
+
+			if (!c->action)
+				continue;
+			if (!any)
+				fprintf(out, "\nwhat to do (%s)\n", label);
+			any = true;
+			gb_fault_action_text(c, what, sizeof(what));
+			fprintf(out, "  %s/%s", run->benches[i].name, c->name);
+			if (c->device >= 0)
+				fprintf(out, " (GPU %d)", c->device);
+			fprintf(out, ": %s%s\n", c->message ? c->message : "", what);
+		}
+}

@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "result.h"
 
@@ -81,5 +82,11 @@ size_t gb_fault_actions_escalate(struct gb_run *run, const struct gb_run *const 
  */
 size_t gb_fault_actions_escalate_fleet(struct gb_run *fleet, const char *const *self_of,
 				       const struct gb_run *const *runs, size_t n);
+
+/* " → action: reset the GPU", with "(up from ...: because)" when escalated; "" for none */
+void gb_fault_action_text(const struct gb_check *c, char *buf, size_t len);
+
+/* "what to do (LABEL)" and a line per check with an action; nothing when none has one */
+void gb_fault_actions_print(FILE *out, const struct gb_run *run, const char *label);
 
 #endif

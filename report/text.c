@@ -309,14 +309,10 @@ static bool is_fleet_entry(const struct gb_bench_result *b, const struct fleet_v
 /* " → action: reset the GPU" and, when the GPU failed again elsewhere, why it went up */
 static void print_action(FILE *out, const struct gb_check *c)
 {
-	enum gb_action a = gb_check_action(c);
+	char what[1024];
 
-	if (!c->action)
-		return;
-	fprintf(out, " → action: %s", gb_action_words(a));
-	if (a != c->action->act && c->action_because)
-		fprintf(out, " (up from %s: %s)", gb_action_words(c->action->act),
-			c->action_because);
+	gb_fault_action_text(c, what, sizeof(what));
+	fputs(what, out);
 }
 
 static void print_bench(FILE *out, const struct gb_bench_result *b, const struct gb_text_opts *o,

@@ -141,6 +141,13 @@ static void test_escalation(void **state)
 	assert_int_equal(gb_fault_actions_escalate(&now, hist, 3), 1);
 	assert_int_equal(gb_check_action(c), GB_ACTION_REBOOT);
 	assert_string_equal(c->action_because, "GPU-aaaa failed ecc_dbe also in 2026-11-27T12:00:00Z");
+	{
+		char text[512];
+
+		gb_fault_action_text(c, text, sizeof(text));
+		assert_string_equal(text, " → action: reboot the node (up from reset the GPU: "
+					  "GPU-aaaa failed ecc_dbe also in 2026-11-27T12:00:00Z)");
+	}
 	/* the steps stay through a later annotate */
 	gb_fault_actions_annotate(&now);
 	assert_int_equal(gb_check_action(c), GB_ACTION_REBOOT);

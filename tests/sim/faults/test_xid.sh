@@ -37,4 +37,12 @@ expect_json "$TMP/fleet.json" "not any((c.get('action') or {}).get('escalated_fr
 run "$BIN" report "$TMP/fleet.json"
 expect_out "xid: (vm: )?hardware XID 79 .* → action: drain the node and inspect \\(up from reboot the node: $uuid1 failed xid also in 2026-01-01T00:00:00Z\\)" \
 	"the text report says why the action went up"
+
+# compare A -> B: B's findings with what to do, one step up where A saw the GPU fail
+run "$BIN" compare "$TMP/earlier.json" "$REPORT"
+expect_out "^  stress/xid \\(GPU 1\\): hardware XID 79 during the run → action: drain the node and inspect \\(up from reboot the node: $uuid1 failed xid also in 2026-01-01T00:00:00Z\\)" \
+	"compare says what to do about B's Xid, escalated by A's"
+run "$BIN" compare "$REPORT" "$REPORT"
+expect_out "^  stress/xid \\(GPU 1\\): hardware XID 79 during the run → action: reboot the node$" \
+	"the same report twice is no recurrence"
 finish
