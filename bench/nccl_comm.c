@@ -4,7 +4,6 @@
 
 #if GPUBENCH_HAVE_NCCL
 
-#include <math.h>
 #include <sched.h>
 #include <string.h>
 #include <time.h>
@@ -212,10 +211,6 @@ int gb_nccl_comms_hung(struct gb_nccl_comms *s, int i, const char *what)
 			    "%s did not finish within %g s: %s hangs: its collective never "
 			    "completed while the other ranks here finished it and wait at the next",
 			    what, s->timeout_s, who);
-	/* the hung GPU as a finding of its own, so it carries an action (docs/faults.md) */
-	gb_bench_add_check(s->res, "collective_hang", GB_STATUS_ERROR, GB_SEV_ERROR, s->dev[i],
-			   NAN, s->timeout_s, "%s hangs: %s never completed within %g s", who,
-			   what, s->timeout_s);
 	gb_nccl_comms_abort(s);
 	return -1;
 }

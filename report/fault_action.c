@@ -125,8 +125,6 @@ static const struct gb_fault_action checks[] = {
 	  SRC_GB },
 	{ "could_run hung", GB_ACTION_RESET_GPU,
 	  "the GPU stopped making progress (as Xid 8); the process abandoned it", SRC_XID },
-	{ "collective_hang", GB_ACTION_RESET_GPU,
-	  "its collective never completed while its peers finished (as Xid 8)", SRC_XID },
 	{ "could_run", GB_ACTION_RUN_AGAIN, "the load could not run on this GPU", SRC_GB },
 	{ "device_lost", GB_ACTION_RUN_AGAIN,
 	  "a sticky CUDA error ended the context (as Xid 13, 31, 43)", SRC_XID },

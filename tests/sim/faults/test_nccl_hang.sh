@@ -20,8 +20,6 @@ expect_json "$REPORT" "'rank 1 (GPU 1) hangs' in d['benchmarks'][0]['reason']" \
 	"the reason names rank 1 (GPU 1), the one that hung"
 expect_json "$REPORT" "'GPU 0' not in d['benchmarks'][0]['reason']" \
 	"the reason does not blame GPU 0, which only waited"
-expect_finding "$REPORT" nccl collective_hang error 1 'rank 1 \(GPU 1\) hangs: .* never completed within 3 s'
-expect_action "$REPORT" nccl collective_hang 1 reset_gpu
 checks=$((checks + 1))
 [ "$elapsed_s" -lt 60 ] || fail "the abort took ${elapsed_s} s for a 3 s timeout"
 finish
