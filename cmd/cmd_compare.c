@@ -21,6 +21,7 @@
 #include "log.h"
 #include "report/compare.h"
 #include "report/exitcodes.h"
+#include "report/fault_action.h"
 #include "report/json.h"
 #include "report/outfile.h"
 
@@ -146,6 +147,9 @@ static int compare_and_print(const struct gb_run *a, const char *pa, const struc
 		gb_error("cannot write to standard output");
 		rc = GB_EXIT_CANNOT_RUN;
 	}
+	/* B's fault findings and what to do, a step up where A saw the same GPU fail */
+	if (!cp->quiet && cp->format == GB_FORMAT_TEXT)
+		gb_fault_actions_print(json_on_stdout(cp) ? stderr : stdout, b, "B");
 	gb_compare_release(&cmp);
 	return rc;
 }
@@ -232,6 +236,7 @@ int cmd_compare(int argc, const char **argv)
 		gb_tolerance_rules_free(rules, n_rules);
 		return GB_EXIT_USAGE;
 	}
+	gb_fault_actions_escalate(&b, (const struct gb_run *[]){ &a }, 1);
 	rc = compare_and_print(&a, files[0], &b, files[1], &cp, &o);
 	gb_run_release(&a);
 	gb_run_release(&b);

@@ -33,6 +33,7 @@
 #include "report/host.h"
 #include "report/json.h"
 #include "report/outfile.h"
+#include "report/fault_action.h"
 #include "report/published.h"
 #include "report/text.h"
 
@@ -363,6 +364,7 @@ static int write_outputs(struct gb_run *run, const struct gb_common *c, bool dev
 	run->finished_at = gb_strdup(now);
 	gb_run_verdict(run);
 	gb_published_annotate(run);
+	gb_fault_actions_annotate(run);
 	code = gb_exit_code_for_status(run->verdict);
 	run->exit_code = code;
 	if (c->output && gb_report_write_output(run, c->output, err, sizeof(err))) {

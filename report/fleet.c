@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "compare.h"
+#include "fault_action.h"
 #include "formats.h"
 #include "host.h"
 
@@ -462,6 +463,28 @@ static char *duplicate_of(const struct gb_run *const *runs, const char *const *n
 	return NULL;
 }
 
+/*
+ * A GPU (by UUID) that failed in another report given to the merge too, the
+ * same node's earlier run left out above included, gets its actions one step
+ * up (report/fault_action.h). Each fleet GPU is judged against the start of
+ * the report it came from, so a report given twice is no recurrence.
+ */
+static void escalate_repeats(struct gb_run *out, const struct gb_run *const *runs, size_t n)
+{
+	const char **self_of = gb_xrealloc(NULL, sizeof(char *) * (out->n_devices + 1));
+
+	for (size_t d = 0; d < out->n_devices; d++) {
+		self_of[d] = NULL;
+		for (size_t i = 0; i < n && !self_of[d]; i++)
+			for (size_t p = 0; p < runs[i]->n_devices && !self_of[d]; p++)
+				if (out->devices[d].uuid && runs[i]->devices[p].uuid &&
+				    !strcmp(out->devices[d].uuid, runs[i]->devices[p].uuid))
+					self_of[d] = runs[i]->started_at;
+	}
+	gb_fault_actions_escalate_fleet(out, self_of, runs, n);
+	free(self_of);
+}
+
 void gb_fleet_run_init(struct gb_run *out, int argc, const char *const *argv)
 {
 	const char **full = gb_xrealloc(NULL, sizeof(char *) * (size_t)(argc + 1));
@@ -531,6 +554,7 @@ int gb_fleet_merge(const struct gb_run *const *runs, const char *const *names, s
 	}
 	free(kept);
 	free(dup);
+	escalate_repeats(out, runs, n);
 	for (size_t i = 0; i < mg.n_m; i++) {
 		find_outliers(out, &mg.m[i], mad_k);
 		free(mg.m[i].key);

@@ -23,6 +23,7 @@
 #include "formats.h"
 #include "json_util.h"
 #include "outfile.h"
+#include "fault_action.h"
 #include "published.h"
 #include "theory.h"
 
@@ -241,6 +242,27 @@ static cJSON *metric_json(const struct gb_metric *m)
 	return o;
 }
 
+/*
+ * What to do about a fault finding (report/fault_action.h): the action, why,
+ * its source, and when the GPU failed again elsewhere the table's action it
+ * went up from and because of what; null for a check that found no fault.
+ */
+static cJSON *action_json(const struct gb_check *c)
+{
+	cJSON *o;
+	bool up = c->action && c->action_because && gb_check_action(c) != c->action->act;
+
+	if (!c->action)
+		return cJSON_CreateNull();
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "do", gb_action_name(gb_check_action(c)));
+	cJSON_AddStringToObject(o, "why", c->action->why);
+	cJSON_AddStringToObject(o, "source", c->action->source);
+	gb_json_add_str(o, "escalated_from", up ? gb_action_name(c->action->act) : NULL);
+	gb_json_add_str(o, "because", up ? c->action_because : NULL);
+	return o;
+}
+
 static cJSON *check_json(const struct gb_check *c)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -252,6 +274,7 @@ static cJSON *check_json(const struct gb_check *c)
 	gb_json_add_num(o, "observed", c->observed);
 	gb_json_add_num(o, "threshold", c->threshold);
 	gb_json_add_str(o, "message", c->message);
+	cJSON_AddItemToObject(o, "action", action_json(c));
 	return o;
 }
 

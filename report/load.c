@@ -29,6 +29,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "fault_action.h"
 #include "published.h"
 #include "theory.h"
 
@@ -660,6 +661,36 @@ static int load_metric(struct ld *ld, const cJSON *o, const char *path, struct g
 	return 0;
 }
 
+/*
+ * A check's action (report/fault_action.h): the table's own row is derived
+ * again after loading (gb_fault_actions_annotate); what the file adds is the
+ * escalation, kept as the steps from "escalated_from" up to "do" and why.
+ */
+static int load_action(struct ld *ld, const cJSON *o, const char *path, struct gb_check *c)
+{
+	const cJSON *a = child(o, "action");
+	char sub[300], *act = NULL, *from = NULL;
+	int rc, to, base;
+
+	if (absent(a))
+		return 0;
+	snprintf(sub, sizeof(sub), "%s.action", path);
+	if (!cJSON_IsObject(a))
+		return fail(ld, path, "action", "must be an object or null");
+	rc = get_str(ld, a, sub, "do", &act) || get_str(ld, a, sub, "escalated_from", &from) ||
+	     get_str(ld, a, sub, "because", &c->action_because);
+	to = gb_action_from_name(act);
+	base = gb_action_from_name(from);
+	if (!rc && (to < 0 || (from && base < 0)))
+		rc = fail(ld, sub, to < 0 ? "do" : "escalated_from",
+			  "must be none, run_again, reset_gpu, reboot, drain_inspect or replace");
+	if (!rc && from && to > base && c->action_because)
+		c->action_steps = to - base;
+	free(act);
+	free(from);
+	return rc;
+}
+
 static int load_check(struct ld *ld, const cJSON *o, const char *path, struct gb_check *c)
 {
 	int sev = 0;
@@ -674,7 +705,7 @@ static int load_check(struct ld *ld, const cJSON *o, const char *path, struct gb
 	    get_int(ld, o, path, "device", &c->device) ||
 	    get_num(ld, o, path, "observed", &c->observed) ||
 	    get_num(ld, o, path, "threshold", &c->threshold) ||
-	    get_str(ld, o, path, "message", &c->message))
+	    get_str(ld, o, path, "message", &c->message) || load_action(ld, o, path, c))
 		return -1;
 	if (!absent(child(o, "severity"))) {
 		if (get_enum(ld, o, path, "severity", gb_severity_from_name,
@@ -909,6 +940,7 @@ static int load_doc(struct ld *ld, const cJSON *doc, struct gb_run *run)
 		run->exit_code = gb_exit_code_for_status(run->verdict);
 	/* derived from the devices' models, as the writer derived it */
 	gb_published_annotate(run);
+	gb_fault_actions_annotate(run);
 	return 0;
 }
 

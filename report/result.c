@@ -615,6 +615,7 @@ static void release_bench(struct gb_bench_result *b)
 	for (size_t i = 0; i < b->n_checks; i++) {
 		free(b->checks[i].name);
 		free(b->checks[i].message);
+		free(b->checks[i].action_because);
 	}
 	free(b->checks);
 	for (size_t i = 0; i < b->n_series; i++) {

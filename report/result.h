@@ -23,6 +23,7 @@
 
 struct cJSON;
 struct gb_published;
+struct gb_fault_action;
 
 /* Status of a run, a benchmark, or a check. */
 enum gb_status {
@@ -75,6 +76,11 @@ struct gb_check {
 	double observed;         /* NAN if not numeric */
 	double threshold;        /* NAN if none */
 	char *message;           /* one line saying what was seen and why it matters */
+	/* what to do about a fault finding (report/fault_action.h), NULL if none;
+	 * static data, not owned; set by gb_fault_actions_annotate() */
+	const struct gb_fault_action *action;
+	int action_steps;        /* steps the action went up because the GPU failed again */
+	char *action_because;    /* why it went up (owned), NULL when it did not */
 };
 
 /* An x/y curve, e.g. bandwidth against size, TFLOPS over time. */

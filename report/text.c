@@ -13,6 +13,7 @@
 
 #include "fleet.h"
 #include "formats.h"
+#include "fault_action.h"
 #include "published.h"
 #include "theory.h"
 
@@ -305,6 +306,15 @@ static bool is_fleet_entry(const struct gb_bench_result *b, const struct fleet_v
 	return fv->nodes && !strcmp(b->name, "fleet");
 }
 
+/* " → action: reset the GPU" and, when the GPU failed again elsewhere, why it went up */
+static void print_action(FILE *out, const struct gb_check *c)
+{
+	char what[1024];
+
+	gb_fault_action_text(c, what, sizeof(what));
+	fputs(what, out);
+}
+
 static void print_bench(FILE *out, const struct gb_bench_result *b, const struct gb_text_opts *o,
 			const struct fleet_view *fv)
 {
@@ -333,7 +343,9 @@ static void print_bench(FILE *out, const struct gb_bench_result *b, const struct
 			fprintf(out, " %s (machine-wide", c->name);
 		if (node_of(fv, c->device))
 			fprintf(out, ", %s", node_of(fv, c->device));
-		fprintf(out, "): %s\n", c->message ? c->message : "");
+		fprintf(out, "): %s", c->message ? c->message : "");
+		print_action(out, c);
+		fputc('\n', out);
 	}
 }
 

@@ -45,6 +45,32 @@ sys.exit(1 if bad else 0)' "$@"; then
 	fi
 }
 
+# expect_action FILE BENCH CHECK DEVICE ACTION: the fault check CHECK on DEVICE
+# carries the recommended action ACTION (docs/faults.md; "null": none at all)
+expect_action() {
+	checks=$((checks + 1))
+	if ! python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+bench, name, dev, want = sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+got = [(c.get("action") or {}).get("do", "null")
+       for b in d["benchmarks"] if b["name"] == bench for c in b.get("checks", [])
+       if c["name"] == name and c.get("device") == dev]
+sys.exit(0 if got and all(g == want for g in got) else 1)' "$@"; then
+		fail "$2/$3 on GPU $4: action is not $5; has: $(actions_of "$1" "$2")"
+	fi
+}
+
+# actions_of FILE BENCH: "name/device/action" of every check, for failure messages
+actions_of() {
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join("%s/%s/%s" % (c["name"], c.get("device"), (c.get("action") or {}).get("do"))
+               for b in d["benchmarks"] if b["name"] == sys.argv[2] for c in b.get("checks", [])))' \
+		"$1" "$2" | cut -c1-400
+}
+
 # checks_of FILE BENCH: "name/status/device" of every check, for failure messages
 checks_of() {
 	python3 -c '

@@ -14,6 +14,7 @@ expect_verdict "$REPORT" failed 1
 expect_finding "$REPORT" gemm verify_fp32 failed 1 'wrong .*first at row 64, column 64'
 expect_finding "$REPORT" gemm verify_fp32 passed 0 'match the FP64 reference'
 expect_no_finding "$REPORT" gemm verify_fp32 0
+expect_action "$REPORT" gemm verify_fp32 1 drain_inspect
 expect_json "$REPORT" "any(w.startswith('gemm/verify_fp32 (device 1)') for w in d['verdict']['failed'])" \
 	"the gemm verdict names GPU 1"
 
@@ -27,6 +28,8 @@ expect_finding "$REPORT" stress abft failed 1 "checksums outside the rounding-er
 expect_finding "$REPORT" stress exact failed 1 "checksums of exact integer products differ; first at $at"
 expect_no_finding "$REPORT" stress abft 0
 expect_no_finding "$REPORT" stress exact 0
+expect_action "$REPORT" stress abft 1 drain_inspect
+expect_action "$REPORT" stress exact 1 drain_inspect
 expect_json "$REPORT" "any(w.startswith('stress/abft (device 1)') for w in d['verdict']['failed'])" \
 	"the stress verdict names GPU 1"
 # the same element and bit as report fields

@@ -9,6 +9,8 @@ expect_report "$REPORT"
 expect_verdict "$REPORT" failed 1
 expect_finding "$REPORT" stress ecc_dbe failed 1 '^2 new uncorrectable \(double-bit\) ECC errors during the run'
 expect_finding "$REPORT" stress ecc_dbe passed 0 '^0 new uncorrectable'
+expect_action "$REPORT" stress ecc_dbe 1 reset_gpu
+expect_action "$REPORT" stress ecc_dbe 0 null
 expect_json "$REPORT" "any(m['name'] == 'ecc_dbe_delta' and m.get('device') == 1 and m['value'] == 2 for b in d['benchmarks'] for m in b['metrics'])" \
 	"GPU 1's ECC delta is 2"
 expect_json "$REPORT" "any(w.startswith('stress/ecc_dbe (device 1)') for w in d['verdict']['failed'])" \

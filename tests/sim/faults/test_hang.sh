@@ -18,6 +18,7 @@ expect_verdict "$REPORT" error 3
 expect_finding "$REPORT" stress could_run error 1 'hung: no progress .* the GPU was abandoned'
 expect_finding "$REPORT" stress could_run passed 0 'ran [0-9]+ GEMMs'
 expect_no_finding "$REPORT" stress could_run 0
+expect_action "$REPORT" stress could_run 1 reset_gpu
 expect_json "$REPORT" "any(w.startswith('stress/could_run (device 1)') for w in d['verdict']['warnings'])" \
 	"the verdict names GPU 1 as hung"
 checks=$((checks + 1))

@@ -12,5 +12,6 @@ expect_json "$REPORT" "any(c['name'] == 'allreduce_correct' and c['status'] == '
 	"allreduce_correct fails with a count of wrong elements"
 expect_finding "$REPORT" nccl allreduce_correct failed 1 'wrong elements in all; first at .* in the output of rank 1 \(GPU 1\)'
 expect_no_finding "$REPORT" nccl allreduce_correct 0
+expect_action "$REPORT" nccl allreduce_correct 1 drain_inspect
 expect_out '# wrong elements: [1-9][0-9]* FAILED' "the nccl-tests style summary counts the wrong elements"
 finish

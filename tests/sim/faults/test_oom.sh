@@ -9,6 +9,7 @@ expect_report "$REPORT"
 expect_verdict "$REPORT" error 3
 expect_bench_status "$REPORT" gemm "error"
 expect_finding "$REPORT" gemm device_1 error 1 'cudaErrorMemoryAllocation'
+expect_action "$REPORT" gemm device_1 1 run_again
 expect_json "$REPORT" "any('(device 1)' in w and 'out of memory' in w for w in d['verdict']['warnings'])" \
 	"the verdict names GPU 1 and the out-of-memory error"
 # the other GPU measured: a throughput and a passed verification on GPU 0

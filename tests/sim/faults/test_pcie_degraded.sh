@@ -13,6 +13,8 @@ expect_report "$REPORT"
 expect_verdict "$REPORT" failed 1
 expect_finding "$REPORT" bandwidth pcie_link_under_load failed 1 'Gen4 x8 under load, below its maximum Gen4 x16'
 expect_finding "$REPORT" bandwidth pcie_link_under_load passed 0 'Gen4 x16 under load, its maximum'
+expect_action "$REPORT" bandwidth pcie_link_under_load 1 drain_inspect
+expect_action "$REPORT" bandwidth pcie_link_under_load 0 null
 expect_json "$REPORT" "any(m['name'] == 'pcie_width_under_load' and m.get('device') == 1 and m['value'] == 8 for b in d['benchmarks'] for m in b['metrics'])" \
 	"GPU 1's width under load is 8 lanes"
 expect_json "$REPORT" "any(w.startswith('bandwidth/pcie_link_under_load (device 1)') for w in d['verdict']['failed'])" \
@@ -22,6 +24,7 @@ sim_run info info
 expect_report "$REPORT"
 expect_verdict "$REPORT" warning 0
 expect_finding "$REPORT" info pcie_link warning 1 "^GPU 1's PCIe link trained at Gen4 x8, card and slot allow Gen4 x16"
+expect_action "$REPORT" info pcie_link 1 drain_inspect
 expect_json "$REPORT" "not any(c['name'] == 'pcie_link' and c.get('device') == 0 for b in d['benchmarks'] for c in b.get('checks', []))" \
 	"info says nothing of GPU 0's full-width link"
 expect_json "$REPORT" "any(w.startswith('info/pcie_link (device 1)') for w in d['verdict']['warnings'])" \

@@ -11,6 +11,7 @@ expect_report "$REPORT"
 expect_verdict "$REPORT" failed 1
 expect_finding "$REPORT" stress throttle failed 1 'hw_power_brake'
 expect_finding "$REPORT" stress throttle failed 1 'hw_slowdown'
+expect_action "$REPORT" stress throttle 1 drain_inspect
 expect_finding "$REPORT" stress throttle passed 0 'throttled 0.0%'
 expect_no_finding "$REPORT" stress temperature 1
 expect_no_finding "$REPORT" stress temperature 0

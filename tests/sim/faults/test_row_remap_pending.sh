@@ -9,6 +9,7 @@ expect_report "$REPORT"
 expect_verdict "$REPORT" failed 1
 expect_finding "$REPORT" stress row_remap failed 1 'pending: the GPU needs a reset'
 expect_finding "$REPORT" stress row_remap passed 0 'no row remap pending or failed'
+expect_action "$REPORT" stress row_remap 1 reset_gpu
 expect_json "$REPORT" "any(w.startswith('stress/row_remap (device 1)') for w in d['verdict']['failed'])" \
 	"the verdict names GPU 1's pending remap"
 expect_json "$REPORT" "not any('(device 0)' in w for w in d['verdict']['failed'])" \

@@ -10,6 +10,7 @@ expect_verdict "$REPORT" failed 1
 expect_finding "$REPORT" gemm device_lost failed 1 'cudaErrorIllegalAddress.*context is lost'
 expect_finding "$REPORT" gemm lost_gpu skipped 1 'GPU 1 is lost'
 expect_no_finding "$REPORT" gemm device_lost 0
+expect_action "$REPORT" gemm device_lost 1 run_again
 expect_json "$REPORT" "any(w.startswith('gemm/device_lost (device 1)') for w in d['verdict']['failed'])" \
 	"the verdict fails GPU 1 for device_lost"
 expect_finding "$REPORT" gemm verify_fp32 passed 0 'match the FP64 reference'

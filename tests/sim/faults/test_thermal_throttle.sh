@@ -10,6 +10,8 @@ expect_verdict "$REPORT" failed 1
 expect_finding "$REPORT" stress throttle failed 1 'hw_thermal'
 expect_finding "$REPORT" stress temperature failed 1 'reached 88 C'
 expect_finding "$REPORT" stress throttle passed 0 'throttled 0.0%'
+expect_action "$REPORT" stress throttle 1 drain_inspect
+expect_action "$REPORT" stress temperature 1 drain_inspect
 expect_no_finding "$REPORT" stress temperature 0
 expect_json "$REPORT" "any(w.startswith('stress/throttle (device 1)') for w in d['verdict']['failed'])" \
 	"the verdict names GPU 1 as throttled"
