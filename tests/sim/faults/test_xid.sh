@@ -11,7 +11,7 @@ expect_finding "$REPORT" stress xid failed 1 '^hardware XID 79 during the run'
 expect_finding "$REPORT" stress xid passed 0 'no XID event'
 expect_action "$REPORT" stress xid 1 reboot
 expect_action "$REPORT" stress xid 0 null
-expect_out 'check failed xid: hardware XID 79 during the run.* → action: reboot the node' "the text report ends the Xid line with its action"
+expect_out 'check failed xid \(GPU [0-9]+\): hardware XID 79 during the run.* → action: reboot the node' "the text report ends the Xid line with its action"
 expect_json "$REPORT" "any(w.startswith('stress/xid (device 1)') for w in d['verdict']['failed'])" \
 	"the verdict names GPU 1's Xid"
 expect_json "$REPORT" "not any('(device 0)' in w for w in d['verdict']['failed'])" \
@@ -35,7 +35,7 @@ expect_json "$TMP/fleet.json" "${xid1}['because'] == '$uuid1 failed xid also in 
 expect_json "$TMP/fleet.json" "not any((c.get('action') or {}).get('escalated_from') for b in d['benchmarks'] for c in b['checks'] if c.get('device') == 0)" \
 	"nothing escalated on GPU 0, which did not fail"
 run "$BIN" report "$TMP/fleet.json"
-expect_out "xid: (vm: )?hardware XID 79 .* → action: drain the node and inspect \\(up from reboot the node: $uuid1 failed xid also in 2026-01-01T00:00:00Z\\)" \
+expect_out "xid \\(GPU [0-9]+[^)]*\\): (vm: )?hardware XID 79 .* → action: drain the node and inspect \\(up from reboot the node: $uuid1 failed xid also in 2026-01-01T00:00:00Z\\)" \
 	"the text report says why the action went up"
 
 # compare A -> B: B's findings with what to do, one step up where A saw the GPU fail
