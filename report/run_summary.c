@@ -166,8 +166,8 @@ static void print_other(FILE *out, const struct gb_run *run, int device)
 			const struct gb_check *c = &b->checks[j];
 			size_t n = 0;
 
-			if (!check_failed(c) || c->device != device || gb_check_is_throughput(c->name) ||
-			    name_seen(run, device, i, j, c->name))
+			if (!check_failed(c) || c->device != device ||
+			    gb_check_is_throughput(c->name) || name_seen(run, device, i, j, c->name))
 				continue;
 			per_bench(run, device, false, c->name, benches, sizeof(benches));
 			for (size_t k = 0; k < run->n_benches; k++)

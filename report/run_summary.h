@@ -8,14 +8,16 @@
 #ifndef GPUBENCH_REPORT_RUN_SUMMARY_H
 #define GPUBENCH_REPORT_RUN_SUMMARY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
 #include "result.h"
 
 struct gb_run_tally {
-	size_t steps, steps_passed, steps_failed, steps_skipped; /* benchmarks; failed: failed or error */
-	size_t passed, failed, skipped, warnings;                /* checks of every benchmark */
+	/* benchmarks (steps_failed: failed or could not run), and the checks of all of them */
+	size_t steps, steps_passed, steps_failed, steps_skipped;
+	size_t passed, failed, skipped, warnings;
 };
 
 void gb_run_tally(const struct gb_run *run, struct gb_run_tally *t);

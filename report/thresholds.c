@@ -70,16 +70,23 @@ struct builtin {
 
 #define X NAN /* no limit in this profile */
 static const struct builtin builtins[] = {
-	/* metric           min efficiency          max value          peak */
-	{ "tflops_bf16*", NULL, GB_LINK_ANY, { 0.70, 0.75, 0.75 }, { X, X, X }, GB_PEAK_TFLOPS, GB_SEV_ERROR, false },
-	{ "tflops_fp16*", NULL, GB_LINK_ANY, { 0.70, 0.75, 0.75 }, { X, X, X }, GB_PEAK_TFLOPS, GB_SEV_ERROR, false },
-	{ "tflops_*", NULL, GB_LINK_ANY, { 0.50, 0.55, 0.55 }, { X, X, X }, GB_PEAK_TFLOPS, GB_SEV_ERROR, false },
+	/* metric, benchmark, link; min efficiency, max value by profile; peak, severity, off */
+	{ "tflops_bf16*", NULL, GB_LINK_ANY,
+	  { 0.70, 0.75, 0.75 }, { X, X, X }, GB_PEAK_TFLOPS, GB_SEV_ERROR, false },
+	{ "tflops_fp16*", NULL, GB_LINK_ANY,
+	  { 0.70, 0.75, 0.75 }, { X, X, X }, GB_PEAK_TFLOPS, GB_SEV_ERROR, false },
+	{ "tflops_*", NULL, GB_LINK_ANY,
+	  { 0.50, 0.55, 0.55 }, { X, X, X }, GB_PEAK_TFLOPS, GB_SEV_ERROR, false },
 	/* pageable copies are bound by the host's memcpy, not the link: not judged against it */
-	{ "h2d_*pageable*", NULL, GB_LINK_ANY, { X, X, X }, { X, X, X }, GB_PEAK_PCIE, GB_SEV_ERROR, true },
-	{ "d2h_*pageable*", NULL, GB_LINK_ANY, { X, X, X }, { X, X, X }, GB_PEAK_PCIE, GB_SEV_ERROR, true },
+	{ "h2d_*pageable*", NULL, GB_LINK_ANY,
+	  { X, X, X }, { X, X, X }, GB_PEAK_PCIE, GB_SEV_ERROR, true },
+	{ "d2h_*pageable*", NULL, GB_LINK_ANY,
+	  { X, X, X }, { X, X, X }, GB_PEAK_PCIE, GB_SEV_ERROR, true },
 	/* the link's figure is what the copy engines reach from pinned memory */
-	{ "h2d_ce_pinned_gbps*", NULL, GB_LINK_ANY, { 0.75, 0.80, 0.80 }, { X, X, X }, GB_PEAK_PCIE, GB_SEV_ERROR, false },
-	{ "d2h_ce_pinned_gbps*", NULL, GB_LINK_ANY, { 0.75, 0.80, 0.80 }, { X, X, X }, GB_PEAK_PCIE, GB_SEV_ERROR, false },
+	{ "h2d_ce_pinned_gbps*", NULL, GB_LINK_ANY,
+	  { 0.75, 0.80, 0.80 }, { X, X, X }, GB_PEAK_PCIE, GB_SEV_ERROR, false },
+	{ "d2h_ce_pinned_gbps*", NULL, GB_LINK_ANY,
+	  { 0.75, 0.80, 0.80 }, { X, X, X }, GB_PEAK_PCIE, GB_SEV_ERROR, false },
 	/*
 	 * Not judged against the link: SM-driven host copies reach about 55% of it
 	 * on an H100 (nvbandwidth issue 24), managed copies pay page migration, and
@@ -87,13 +94,19 @@ static const struct builtin builtins[] = {
 	 */
 	{ "h2d_*", NULL, GB_LINK_ANY, { X, X, X }, { X, X, X }, GB_PEAK_PCIE, GB_SEV_ERROR, true },
 	{ "d2h_*", NULL, GB_LINK_ANY, { X, X, X }, { X, X, X }, GB_PEAK_PCIE, GB_SEV_ERROR, true },
-	{ "d2d_*gbps", NULL, GB_LINK_ANY, { 0.80, 0.82, 0.82 }, { X, X, X }, GB_PEAK_MEMORY, GB_SEV_ERROR, false },
-	{ "stream_*gbps", NULL, GB_LINK_ANY, { 0.80, 0.82, 0.82 }, { X, X, X }, GB_PEAK_MEMORY, GB_SEV_ERROR, false },
-	{ "memory_*gbps", NULL, GB_LINK_ANY, { 0.80, 0.82, 0.82 }, { X, X, X }, GB_PEAK_MEMORY, GB_SEV_ERROR, false },
-	{ "nvlink_*gbps", NULL, GB_LINK_ANY, { 0.70, 0.75, 0.75 }, { X, X, X }, GB_PEAK_NVLINK, GB_SEV_ERROR, false },
+	{ "d2d_*gbps", NULL, GB_LINK_ANY,
+	  { 0.80, 0.82, 0.82 }, { X, X, X }, GB_PEAK_MEMORY, GB_SEV_ERROR, false },
+	{ "stream_*gbps", NULL, GB_LINK_ANY,
+	  { 0.80, 0.82, 0.82 }, { X, X, X }, GB_PEAK_MEMORY, GB_SEV_ERROR, false },
+	{ "memory_*gbps", NULL, GB_LINK_ANY,
+	  { 0.80, 0.82, 0.82 }, { X, X, X }, GB_PEAK_MEMORY, GB_SEV_ERROR, false },
+	{ "nvlink_*gbps", NULL, GB_LINK_ANY,
+	  { 0.70, 0.75, 0.75 }, { X, X, X }, GB_PEAK_NVLINK, GB_SEV_ERROR, false },
 	/* the link under load at the slot's maximum generation and width */
-	{ "pcie_gen*", NULL, GB_LINK_ANY, { 1, 1, 1 }, { X, X, X }, GB_PEAK_PCIE_GEN, GB_SEV_ERROR, false },
-	{ "pcie_width*", NULL, GB_LINK_ANY, { 1, 1, 1 }, { X, X, X }, GB_PEAK_PCIE_WIDTH, GB_SEV_ERROR, false },
+	{ "pcie_gen*", NULL, GB_LINK_ANY,
+	  { 1, 1, 1 }, { X, X, X }, GB_PEAK_PCIE_GEN, GB_SEV_ERROR, false },
+	{ "pcie_width*", NULL, GB_LINK_ANY,
+	  { 1, 1, 1 }, { X, X, X }, GB_PEAK_PCIE_WIDTH, GB_SEV_ERROR, false },
 	/*
 	 * Traffic between GPUs, by how they are joined (docs/thresholds.md): the
 	 * metric's own peak is the link's rate (nccl: the ring's slowest link;
@@ -113,7 +126,8 @@ static const struct builtin builtins[] = {
 	{ "uni_ce_to_gpu*_gbps", "p2p", GB_LINK_PCIE, { 0.65, 0.70, 0.70 }, { X, X, X },
 	  GB_PEAK_METRIC, GB_SEV_ERROR, false },
 	/* hot, not broken: a warning */
-	{ "temp_c_max*", NULL, GB_LINK_ANY, { X, X, X }, { X, 90, 90 }, GB_PEAK_METRIC, GB_SEV_WARNING, false },
+	{ "temp_c_max*", NULL, GB_LINK_ANY,
+	  { X, X, X }, { X, 90, 90 }, GB_PEAK_METRIC, GB_SEV_WARNING, false },
 };
 #undef X
 #define N_BUILTINS (sizeof(builtins) / sizeof(builtins[0]))
@@ -494,7 +508,8 @@ static double sized_limit(const struct gb_run *run, const struct gb_bench_result
 	*share = gb_gemm_size_share(dm, dn, dk, d ? d->sm_count : 0, flops);
 	if (!isfinite(*share) || *share >= 1)
 		return r->min_efficiency;
-	snprintf(note, len, " (%g%% for 8192^3, scaled to the %.0fx%.0fx%.0f GEMM that ran on %d SMs)",
+	snprintf(note, len,
+		 " (%g%% for 8192^3, scaled to the %.0fx%.0fx%.0f GEMM that ran on %d SMs)",
 		 r->min_efficiency * 100, dm, dn, dk, d->sm_count);
 	return *share < GB_GEMM_SIZE_MIN_SHARE ? NAN : r->min_efficiency * *share;
 }

@@ -65,7 +65,7 @@ struct gb_threshold {
 	enum gb_severity severity; /* ERROR: a miss fails; WARNING: a miss warns */
 	bool off;                /* matches, and turns the metric's checks off */
 	enum gb_link_class link; /* the GPUs' link it is about; ANY for every metric */
-	bool sized;              /* built-in: a TFLOPS limit for 8192^3, scaled to the size that ran */
+	bool sized;              /* built-in: a TFLOPS limit for 8192^3, scaled to the size run */
 };
 
 struct gb_thresholds {
