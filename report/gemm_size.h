@@ -15,7 +15,7 @@
  *  - a fixed cost per GEMM (launch, pipeline fill and drain), 5 us, against
  *    the GEMM's time at the limit's own rate: t / (t + 5 us).
  *
- * When the product of the two is below one half, a GEMM of that size says
+ * When the product of the two is below 0.4, a GEMM of that size says
  * more about its size than about the GPU: its efficiency is not judged (the
  * check is skipped with that reason; the same-model comparison still
  * applies).
@@ -30,7 +30,7 @@
 /* a GEMM's fixed cost, seconds: launch, fill and drain */
 #define GB_GEMM_SIZE_FIXED_S 5e-6
 /* below this share, efficiency at that size is not judged */
-#define GB_GEMM_SIZE_MIN_SHARE 0.5
+#define GB_GEMM_SIZE_MIN_SHARE 0.4
 
 /*
  * The share of the reference GEMM's efficiency an m x n x k GEMM can reach

@@ -490,7 +490,7 @@ static double param_num(const struct gb_bench_result *b, const char *key)
  * A TFLOPS limit is written for run's 8192^3 GEMM (gemm_size.h). A benchmark
  * that ran one smaller GEMM (params m, n, k) is held to the limit times the
  * share of that efficiency its size allows, said in note. Returns the limit,
- * or NAN when that share is below one half: not judged at that size.
+ * or NAN when that share is below 0.4 (GB_GEMM_SIZE_MIN_SHARE): not judged at that size.
  */
 static double sized_limit(const struct gb_run *run, const struct gb_bench_result *b,
 			  const struct gb_metric *m, const struct gb_threshold *r, double peak,

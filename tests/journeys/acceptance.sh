@@ -19,9 +19,9 @@
 # Cost: run on the simulator computes every GEMM and copies every byte on the
 # CPU. The 2x-a100-nvlink machine (the finding: it failed run with default
 # options) runs with default options, stress's 30 simulated seconds included
-# (about 2 min of CPU); the other shipped machines every step with
-# --stress-duration 3s (stress's own checks need batches, not length). The
-# machines this test writes are about GEMM precisions, peaks and sizes of
+# (about 2 min of CPU, 8 to 13 min on a loaded 2-core host). The machines
+# this test writes run with --stress-duration 3s (stress's own checks need
+# batches, not length) and are about GEMM precisions, peaks and sizes of
 # other architectures, and links: they leave out bandwidth (--skip), whose
 # limits are the same shares of memory and PCIe on every model and which the
 # shipped machines run; the slow-GPU machine runs gemm and bandwidth only
@@ -151,8 +151,9 @@ ok = g["params"]["m"] == 2048 and len(c) == 2 and all(
     for x in c)
 sys.exit(0 if ok else 1)' "$TMP/2x-a100-nvlink.json" ||
 	fail "2x-a100-nvlink: the BF16 limit does not follow the 2048^3 GEMM that ran"
-healthy h100-sxm "$MACHINES/h100-sxm.json" --stress-duration 3s
-healthy 2x-rtx4090-pcie "$MACHINES/2x-rtx4090-pcie.json" --stress-duration 3s
+# The other shipped machines pass run without loosened limits in sim_run_*
+# (tests/sim/e2e/test_run.sh, at 512 MiB a GPU); a lone H100 SXM ends with a
+# warning there (p2p: none of its 18 NVLinks up, a GPU seen alone), not a pass.
 
 # ---- machines a user brings ----
 # T4: sm_75, no BF16: gemm measures FP16 and FP32, stress loads FP16
@@ -176,7 +177,9 @@ write_machine l40s '{"name": "l40s", "gpus": [{"model": "l40s", "memory": "1G", 
 healthy l40s "$TMP/l40s.json" --stress-duration 3s --skip bandwidth
 write_machine rtx5090 '{"name": "rtx5090", "gpus": [{"model": "rtx5090", "memory": "1G", "l2": "4M"}]}'
 healthy rtx5090 "$TMP/rtx5090.json" --stress-duration 3s --skip bandwidth
-write_machine b200 '{"name": "b200", "gpus": [{"model": "b200", "memory": "1G", "l2": "4M"}]}'
+# an HGX B200 pair on NVLink 5 (a lone SXM part warns: none of its NVLinks up)
+write_machine b200 '{"name": "2x-b200", "gpus": [{"model": "b200", "memory": "1G", "l2": "4M"},
+	{"model": "b200", "memory": "1G", "l2": "4M"}], "links": {"nvlink": [[0, 1, 18]], "p2p": "all"}}'
 healthy b200 "$TMP/b200.json" --stress-duration 3s --skip bandwidth
 # four A100 PCIe, no NVLink, peer access over PCIe: p2p and nccl judged against PCIe
 write_machine 4x-a100-pcie '{"name": "4x-a100-pcie", "numa_nodes": 2, "gpus": [
