@@ -17,7 +17,9 @@
 
 #include "bench/bench.h"
 #include "bench/bench_list.h"
+#include "bench/gpu.h"
 #include "bench/lost_math.h"
+#include "bench/nvml.h"
 #include "bench/suite_math.h"
 #include "cmd.h"
 #include "launcher.h"
@@ -96,6 +98,8 @@ static const char *profile_args_for(const char *bench, int profile)
 	return NULL;
 }
 
+static double smallest_memory(const struct gb_run *run, const struct gb_common *c);
+
 /* Split a space-separated argument string into argv (no quoting needed here). */
 static size_t split_args(char *s, const char **argv, size_t max)
 {
@@ -121,37 +125,147 @@ static int thresholds_param(const struct gb_bench *b, const char *file, void *pa
 	return gb_cli_parse(&set, 1, 2, argv, NULL, 0, &npos) == GB_CLI_OK ? 0 : -1;
 }
 
-/* " --NAME VALUE" at the end of buf when the fitted value is below the profile's */
-static void append_smaller(char *buf, size_t len, const char *name, uint64_t fit, uint64_t max)
+/*
+ * Set --NAME to value in buf, a space-separated option string: its value
+ * replaced where the option is there already (an option is given once),
+ * else appended.
+ */
+static void set_opt(char *buf, size_t len, const char *name, const char *value)
 {
-	size_t n = strlen(buf);
+	char key[48], rest[512];
+	char *at = buf, *val, *end;
+	size_t klen = (size_t)snprintf(key, sizeof(key), "--%s ", name), n;
 
-	if (fit < max)
-		snprintf(buf + n, len - n, "%s--%s %llu", n ? " " : "", name, (unsigned long long)fit);
+	while ((at = strstr(at, key)) && at != buf && at[-1] != ' ')
+		at += klen;
+	if (!at) {
+		n = strlen(buf);
+		snprintf(buf + n, len - n, "%s%s%s", n ? " " : "", key, value);
+		return;
+	}
+	val = at + klen;
+	end = strchr(val, ' ');
+	snprintf(rest, sizeof(rest), "%s", end ? end : "");
+	snprintf(val, len - (size_t)(val - buf), "%s%s", value, rest);
+}
+
+/* bytes as the option parser reads them, with the largest exact binary suffix */
+static void fmt_size(char *buf, size_t len, uint64_t v)
+{
+	static const char suffix[] = "KMGT";
+	int s = -1;
+
+	while (s < 3 && v >= 1024 && v % 1024 == 0) {
+		v /= 1024;
+		s++;
+	}
+	snprintf(buf, len, "%llu%.*s", (unsigned long long)v, s >= 0 ? 1 : 0,
+		 s >= 0 ? &suffix[s] : "");
+}
+
+/* --NAME fit in buf when the fitted value is below the profile's (max) */
+static void set_smaller(char *buf, size_t len, const char *name, uint64_t fit, uint64_t max,
+			bool bytes)
+{
+	char v[32];
+
+	if (fit >= max)
+		return;
+	if (bytes)
+		fmt_size(v, sizeof(v), fit);
+	else
+		snprintf(v, sizeof(v), "%llu", (unsigned long long)fit);
+	set_opt(buf, len, name, v);
 }
 
 /*
- * The options that shrink bench's sizes from the profile's (max) to fit (see
- * profile_sizes), "" when nothing shrinks: always so on GPUs of 16 GiB and more.
+ * The options in buf that shrink bench's sizes from the profile's (max) to
+ * fit (see profile_sizes): none on GPUs of 16 GiB and more.
  */
-static void fitted_args(const char *bench, const struct gb_suite_sizes *max,
-			const struct gb_suite_sizes *fit, char *buf, size_t len)
+static void fit_args(const char *bench, const struct gb_suite_sizes *max,
+		     const struct gb_suite_sizes *fit, char *buf, size_t len)
 {
-	buf[0] = '\0';
 	if (!strcmp(bench, "gemm")) {
-		append_smaller(buf, len, "size", fit->gemm_n, max->gemm_n);
+		set_smaller(buf, len, "size", fit->gemm_n, max->gemm_n, false);
 	} else if (!strcmp(bench, "bandwidth")) {
-		append_smaller(buf, len, "max-size", fit->bandwidth_bytes, max->bandwidth_bytes);
+		set_smaller(buf, len, "max-size", fit->bandwidth_bytes, max->bandwidth_bytes, true);
 	} else if (!strcmp(bench, "p2p")) {
-		append_smaller(buf, len, "bytes", fit->p2p_bytes, max->p2p_bytes);
+		set_smaller(buf, len, "bytes", fit->p2p_bytes, max->p2p_bytes, true);
 	} else if (!strcmp(bench, "nccl")) {
-		append_smaller(buf, len, "max-bytes", fit->nccl_bytes, max->nccl_bytes);
+		set_smaller(buf, len, "max-bytes", fit->nccl_bytes, max->nccl_bytes, true);
 	} else if (!strcmp(bench, "stress")) {
 		/* its own sizing keeps the memory coverage: smaller GEMMs, more slots */
-		append_smaller(buf, len, "size", fit->gemm_n, max->gemm_n);
+		set_smaller(buf, len, "size", fit->gemm_n, max->gemm_n, false);
 	} else if (!strcmp(bench, "scaling")) {
-		append_smaller(buf, len, "gemm-size", fit->gemm_n, max->gemm_n);
-		append_smaller(buf, len, "grad-bytes", fit->grad_bytes, max->grad_bytes);
+		set_smaller(buf, len, "gemm-size", fit->gemm_n, max->gemm_n, false);
+		set_smaller(buf, len, "grad-bytes", fit->grad_bytes, max->grad_bytes, true);
+	}
+}
+
+/*
+ * What a step's options depend on besides the profile and run's own options:
+ * the GPUs the run uses. Plan and run both fill it (suite_ctx_of) and both
+ * build every step's options from it with step_args, so the plan is what runs.
+ */
+struct suite_ctx {
+	struct gb_suite_sizes fit; /* the profile's sizes, fitted to memory */
+	double memory;             /* the smallest memory of the GPUs, bytes; 0: unknown */
+	bool no_bf16;              /* a GPU without BF16 (compute capability below 8.0) */
+};
+
+static void suite_ctx_of(const struct gb_run *run, const struct gb_common *c, int profile,
+			 struct suite_ctx *sc)
+{
+	memset(sc, 0, sizeof(*sc));
+	sc->memory = run ? smallest_memory(run, c) : 0;
+	gb_suite_fit_sizes(&profile_sizes[profile], sc->memory, &sc->fit);
+	for (size_t i = 0; run && i < c->devices.n; i++) {
+		const struct gb_device_info *d = gb_run_find_device(run, c->devices.idx[i]);
+
+		if (d && d->cc_major > 0 && d->cc_major < 8)
+			sc->no_bf16 = true;
+	}
+}
+
+/*
+ * The profile's options for bench with bf16 replaced by fp16 where a GPU has
+ * no BF16 (a T4, a V100): the same tensor-core check at the precision the
+ * GPU has (gemm's --precision list; stress's is added by precision_arg).
+ */
+static void profile_args_fitted(const char *bench, int profile, bool no_bf16, char *buf,
+				size_t len)
+{
+	const char *args = profile_args_for(bench, profile);
+	char *at;
+
+	snprintf(buf, len, "%s", args ? args : "");
+	while (no_bf16 && (at = strstr(buf, "bf16")))
+		memcpy(at, "fp16", 4);
+}
+
+/* stress loads the GPUs with BF16 GEMMs by default: FP16 where BF16 does not exist */
+static void precision_arg(const char *bench, const struct suite_ctx *sc, char *buf, size_t len)
+{
+	if (sc->no_bf16 && !strcmp(bench, "stress"))
+		set_opt(buf, len, "precision", "fp16");
+}
+
+/*
+ * Every option of a step, space-separated, in the order they are parsed:
+ * the profile's (by capability), the sizes fitted to memory, stress's
+ * precision, --stress-duration. `run --plan` prints this; `run` parses it.
+ */
+static void step_args(const char *bench, const struct run_params *rp, const struct suite_ctx *sc,
+		      char *buf, size_t len)
+{
+	char dur[32];
+
+	profile_args_fitted(bench, rp->profile, sc->no_bf16, buf, len);
+	fit_args(bench, &profile_sizes[rp->profile], &sc->fit, buf, len);
+	precision_arg(bench, sc, buf, len);
+	if (rp->stress_s > 0 && !strcmp(bench, "stress")) {
+		snprintf(dur, sizeof(dur), "%.17gs", rp->stress_s);
+		set_opt(buf, len, "duration", dur);
 	}
 }
 
@@ -168,14 +282,12 @@ static int parse_more(const struct gb_bench *b, const char *args, void *params)
 	return rc;
 }
 
-/* Parse the profile's options into params; -1 is a bug in profile_table. */
-static int profile_params(const struct gb_bench *b, int profile, void *params)
+/* The step's options (step_args) into params over its defaults; -1 is a bug in profile_table. */
+static int args_params(const struct gb_bench *b, const char *args, void *params)
 {
-	const char *args = profile_args_for(b->name, profile);
-
 	if (b->set_defaults)
 		b->set_defaults(params);
-	return args ? parse_more(b, args, params) : 0;
+	return args[0] ? parse_more(b, args, params) : 0;
 }
 
 /*
@@ -232,31 +344,14 @@ static const char *left_out(const struct run_params *rp, const char *bench)
 	return NULL;
 }
 
-/* " --duration Ns" for the stress step under --stress-duration, else "" */
-static void stress_duration_arg(const char *bench, const struct run_params *rp, char *buf,
-				size_t len)
-{
-	buf[0] = '\0';
-	if (rp->stress_s > 0 && !strcmp(bench, "stress"))
-		snprintf(buf, len, "--duration %.17gs", rp->stress_s);
-}
-
-/*
- * The step's params: the profile's options, then the fitted sizes, then
- * --stress-duration, then --thresholds.
- */
+/* The step's params: its options (step_args), then --thresholds. */
 static int step_params(const struct gb_bench *b, const struct run_params *rp,
-		       const struct gb_suite_sizes *fit, const struct gb_run *run, void *params)
+		       const struct suite_ctx *sc, const struct gb_run *run, void *params)
 {
-	char more[160];
+	char args[512];
 
-	if (profile_params(b, rp->profile, params))
-		return -1;
-	fitted_args(b->name, &profile_sizes[rp->profile], fit, more, sizeof(more));
-	if (more[0] && parse_more(b, more, params))
-		return -1;
-	stress_duration_arg(b->name, rp, more, sizeof(more));
-	if (more[0] && parse_more(b, more, params))
+	step_args(b->name, rp, sc, args, sizeof(args));
+	if (args_params(b, args, params))
 		return -1;
 	if (thresholds_param(b, rp->thresholds, params))
 		return -1;
@@ -264,17 +359,20 @@ static int step_params(const struct gb_bench *b, const struct run_params *rp,
 }
 
 /* One line when the sizes shrink, so a user who wonders why the GEMM is small knows. */
-static void say_fitted(const struct gb_common *c, double memory, const struct gb_suite_sizes *fit,
-		       int profile)
+static void say_fitted(const struct gb_common *c, const struct suite_ctx *sc, int profile)
 {
 	char mem[32];
 
+	if (!c->quiet && sc->no_bf16)
+		fprintf(stderr, "gpubench: run: a GPU without BF16 (compute capability below "
+			"8.0): gemm and stress use FP16 instead\n");
 	/* a struct of uint64_t only: no padding to compare */
-	if (c->quiet || !memcmp(fit, &profile_sizes[profile], sizeof(*fit)))
+	if (c->quiet || !memcmp(&sc->fit, &profile_sizes[profile], sizeof(sc->fit)))
 		return;
-	gb_format_bytes(mem, sizeof(mem), memory);
+	gb_format_bytes(mem, sizeof(mem), sc->memory);
 	fprintf(stderr, "gpubench: run: %s of GPU memory: sizes halved to fit, GEMMs of %llu^3 "
-		"(each step's params say what it used)\n", mem, (unsigned long long)fit->gemm_n);
+		"(each step's params say what it used)\n", mem,
+		(unsigned long long)sc->fit.gemm_n);
 }
 
 static void run_suite(struct gb_run *run, const struct gb_common *c, const struct run_params *rp)
@@ -282,15 +380,14 @@ static void run_suite(struct gb_run *run, const struct gb_common *c, const struc
 	size_t nb;
 	const struct gb_bench *const *benches = gb_bench_all(&nb);
 	struct gb_lost_set *lost = gb_xrealloc(NULL, sizeof(*lost));
-	double memory = smallest_memory(run, c);
-	struct gb_suite_sizes fit;
+	struct suite_ctx sc;
 
 	lost->n = 0;
 	/* a GPU that setup could not read ("info" entry) is lost from the start */
 	for (size_t i = 0; i < run->n_benches; i++)
 		gb_lost_scan(lost, &run->benches[i]);
-	gb_suite_fit_sizes(&profile_sizes[rp->profile], memory, &fit);
-	say_fitted(c, memory, &fit, rp->profile);
+	suite_ctx_of(run, c, rp->profile, &sc);
+	say_fitted(c, &sc, rp->profile);
 	for (size_t i = 0; i < nb && !gb_stop_flag; i++) {
 		const struct gb_bench *b = benches[i];
 		const char *why_not = left_out(rp, b->name);
@@ -299,7 +396,7 @@ static void run_suite(struct gb_run *run, const struct gb_common *c, const struc
 		if (why_not) {
 			gb_bench_set_status(gb_run_add_bench(run, b->name), GB_STATUS_SKIPPED, "%s",
 					    why_not);
-		} else if (step_params(b, rp, &fit, run, params)) {
+		} else if (step_params(b, rp, &sc, run, params)) {
 			struct gb_bench_result *res = gb_run_add_bench(run, b->name);
 
 			gb_bench_set_status(res, GB_STATUS_ERROR, "internal: bad '%s' profile options",
@@ -349,37 +446,66 @@ static const struct gb_opt run_opts[] = {
 };
 
 /*
- * --plan: each step as the command a user could type, after parsing its
- * options exactly as the suite will, so a bad profile entry is found without
- * a GPU (the CLI tests run this for every profile).
+ * --plan: each step as the command a user could type, built by step_args
+ * as the suite builds it and parsed the same way, so what it prints is what
+ * runs and a bad profile entry is found without a GPU (the CLI tests run
+ * this for every profile). run is the probed machine, or NULL where no GPU
+ * could be probed: then the profile's sizes, which fit GPUs of 16 GiB and up.
  */
-static int print_plan(const struct run_params *rp)
+static int print_plan(const struct run_params *rp, const struct gb_run *run,
+		      const struct gb_common *c)
 {
 	size_t nb;
 	const struct gb_bench *const *benches = gb_bench_all(&nb);
 	int rc = GB_EXIT_OK, profile = rp->profile;
-	char more[64];
+	struct suite_ctx sc;
+	char args[512];
 
+	suite_ctx_of(run, c, profile, &sc);
+	if (!run && !c->quiet)
+		fprintf(stderr, "gpubench: run: no GPU to fit the sizes to: the profile's, for "
+			"GPUs of 16 GiB and more\n");
+	else
+		say_fitted(c, &sc, profile);
 	for (size_t i = 0; i < nb; i++) {
 		const struct gb_bench *b = benches[i];
-		const char *args = profile_args_for(b->name, profile);
 		void *params;
 
 		if (left_out(rp, b->name))
 			continue;
 		params = calloc(1, b->params_size ? b->params_size : 1);
-		stress_duration_arg(b->name, rp, more, sizeof(more));
-		if (profile_params(b, profile, params) || (more[0] && parse_more(b, more, params))) {
-			gb_error("profile '%s': invalid options for '%s': %s%s%s",
-				 profile_names[profile], b->name, args ? args : "",
-				 more[0] ? " " : "", more);
+		step_args(b->name, rp, &sc, args, sizeof(args));
+		if (args_params(b, args, params)) {
+			gb_error("profile '%s': invalid options for '%s': %s",
+				 profile_names[profile], b->name, args);
 			rc = GB_EXIT_CANNOT_RUN;
 		} else {
-			printf("gpubench %s%s%s%s%s\n", b->name, args ? " " : "", args ? args : "",
-			       more[0] ? " " : "", more);
+			printf("gpubench %s%s%s\n", b->name, args[0] ? " " : "", args);
 		}
 		free(params);
 	}
+	return rc;
+}
+
+/*
+ * --plan alone: probe the GPUs (quietly: none is not an error here) so the
+ * plan is fitted to them as the run will be; print it.
+ */
+static int plan_alone(const struct run_params *rp, struct gb_common *c, int argc,
+		      const char **argv)
+{
+	struct gb_run run;
+	char reason[512];
+	int count = 0, rc;
+	bool probed = gb_gpu_probe(&count, getenv("CUDA_VISIBLE_DEVICES"), reason,
+				   sizeof(reason)) == GB_PROBE_OK && count > 0;
+
+	gb_run_init(&run, "run", argc, argv);
+	probed = probed && !gb_cmd_gpu_setup(&run) &&
+		 !gb_device_list_resolve(&c->devices, (int)run.n_devices);
+	rc = print_plan(rp, probed ? &run : NULL, c);
+	gb_run_release(&run);
+	gb_nvml_unload();
 	return rc;
 }
 
@@ -506,7 +632,7 @@ static int run_fleet(const struct run_params *rp, struct gb_common *common,
 	gb_launcher_mute(&m, l->rank > 0);
 	rc = fleet_checks(rp, common, l, host, &thr);
 	if (rp->plan && !rc)
-		rc = print_plan(rp);
+		rc = print_plan(rp, NULL, common);
 	gb_launcher_unmute(&m);
 	if (!rp->plan) {
 		cfg.usage_rc = rc;
@@ -528,7 +654,7 @@ static int run_alone(const struct run_params *rp, struct gb_common *common, int 
 	if (gb_cmd_check_common(common))
 		return GB_EXIT_USAGE;
 	if (rp->plan)
-		return print_plan(rp);
+		return plan_alone(rp, common, argc, argv);
 	gb_thresholds_builtin(&thr, profile_names[rp->profile]);
 	if (load_thresholds(rp, &thr)) {
 		gb_thresholds_release(&thr);

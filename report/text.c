@@ -15,6 +15,7 @@
 #include "formats.h"
 #include "fault_action.h"
 #include "published.h"
+#include "run_summary.h"
 #include "theory.h"
 
 static const char *status_color(enum gb_status s)
@@ -376,6 +377,7 @@ void gb_text_print(const struct gb_run *run, FILE *out, const struct gb_text_opt
 {
 	struct fleet_view fv = { NULL, 0 };
 	char sim[600];
+	bool suite = run->command && !strcmp(run->command, "run");
 
 	/* first, before any number: a simulated report must never pass for a measured one */
 	gb_fmt_simulated(sim, sizeof(sim), run);
@@ -402,12 +404,15 @@ void gb_text_print(const struct gb_run *run, FILE *out, const struct gb_text_opt
 		print_topology(out, run);
 	for (size_t i = 0; i < run->n_benches; i++)
 		print_bench(out, &run->benches[i], o, &fv);
-	fputs("\nverdict: ", out);
+	/* run ends with one screen: counts and the failures by cause, not one line each */
+	if (suite)
+		gb_run_summary_print(run, out);
+	fputs(suite ? "verdict: " : "\nverdict: ", out);
 	print_status(out, run->verdict, o);
 	if (run->reason)
 		fprintf(out, " (%s)", run->reason);
 	fputc('\n', out);
-	for (size_t i = 0; i < run->n_verdict_failed; i++)
+	for (size_t i = 0; !suite && i < run->n_verdict_failed; i++)
 		fprintf(out, "  failed: %s\n", run->verdict_failed[i]);
 	for (size_t i = 0; i < run->n_verdict_warnings; i++)
 		fprintf(out, "  warning: %s\n", run->verdict_warnings[i]);

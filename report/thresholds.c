@@ -21,6 +21,7 @@
 #include "bench/stress_math.h"
 #include "cmd/cli.h"
 #include "formats.h"
+#include "gemm_size.h"
 #include "theory.h"
 
 #define THRESHOLDS_MAX_BYTES ((size_t)1 << 20)
@@ -58,6 +59,8 @@ int gb_peak_kind_from_name(const char *name)
  */
 struct builtin {
 	const char *metric;
+	const char *bench; /* NULL: every benchmark */
+	enum gb_link_class link;
 	double min_eff[N_PROFILES];
 	double max_value[N_PROFILES];
 	enum gb_peak_kind peak;
@@ -67,32 +70,64 @@ struct builtin {
 
 #define X NAN /* no limit in this profile */
 static const struct builtin builtins[] = {
-	/* metric           min efficiency          max value          peak */
-	{ "tflops_bf16*", { 0.70, 0.75, 0.75 }, { X, X, X }, GB_PEAK_TFLOPS, GB_SEV_ERROR, false },
-	{ "tflops_fp16*", { 0.70, 0.75, 0.75 }, { X, X, X }, GB_PEAK_TFLOPS, GB_SEV_ERROR, false },
-	{ "tflops_*", { 0.50, 0.55, 0.55 }, { X, X, X }, GB_PEAK_TFLOPS, GB_SEV_ERROR, false },
+	/* metric, benchmark, link; min efficiency, max value by profile; peak, severity, off */
+	{ "tflops_bf16*", NULL, GB_LINK_ANY,
+	  { 0.70, 0.75, 0.75 }, { X, X, X }, GB_PEAK_TFLOPS, GB_SEV_ERROR, false },
+	{ "tflops_fp16*", NULL, GB_LINK_ANY,
+	  { 0.70, 0.75, 0.75 }, { X, X, X }, GB_PEAK_TFLOPS, GB_SEV_ERROR, false },
+	{ "tflops_*", NULL, GB_LINK_ANY,
+	  { 0.50, 0.55, 0.55 }, { X, X, X }, GB_PEAK_TFLOPS, GB_SEV_ERROR, false },
 	/* pageable copies are bound by the host's memcpy, not the link: not judged against it */
-	{ "h2d_*pageable*", { X, X, X }, { X, X, X }, GB_PEAK_PCIE, GB_SEV_ERROR, true },
-	{ "d2h_*pageable*", { X, X, X }, { X, X, X }, GB_PEAK_PCIE, GB_SEV_ERROR, true },
+	{ "h2d_*pageable*", NULL, GB_LINK_ANY,
+	  { X, X, X }, { X, X, X }, GB_PEAK_PCIE, GB_SEV_ERROR, true },
+	{ "d2h_*pageable*", NULL, GB_LINK_ANY,
+	  { X, X, X }, { X, X, X }, GB_PEAK_PCIE, GB_SEV_ERROR, true },
 	/* the link's figure is what the copy engines reach from pinned memory */
-	{ "h2d_ce_pinned_gbps*", { 0.75, 0.80, 0.80 }, { X, X, X }, GB_PEAK_PCIE, GB_SEV_ERROR, false },
-	{ "d2h_ce_pinned_gbps*", { 0.75, 0.80, 0.80 }, { X, X, X }, GB_PEAK_PCIE, GB_SEV_ERROR, false },
+	{ "h2d_ce_pinned_gbps*", NULL, GB_LINK_ANY,
+	  { 0.75, 0.80, 0.80 }, { X, X, X }, GB_PEAK_PCIE, GB_SEV_ERROR, false },
+	{ "d2h_ce_pinned_gbps*", NULL, GB_LINK_ANY,
+	  { 0.75, 0.80, 0.80 }, { X, X, X }, GB_PEAK_PCIE, GB_SEV_ERROR, false },
 	/*
 	 * Not judged against the link: SM-driven host copies reach about 55% of it
 	 * on an H100 (nvbandwidth issue 24), managed copies pay page migration, and
 	 * a fitted asymptote is a model, not a measurement.
 	 */
-	{ "h2d_*", { X, X, X }, { X, X, X }, GB_PEAK_PCIE, GB_SEV_ERROR, true },
-	{ "d2h_*", { X, X, X }, { X, X, X }, GB_PEAK_PCIE, GB_SEV_ERROR, true },
-	{ "d2d_*gbps", { 0.80, 0.82, 0.82 }, { X, X, X }, GB_PEAK_MEMORY, GB_SEV_ERROR, false },
-	{ "stream_*gbps", { 0.80, 0.82, 0.82 }, { X, X, X }, GB_PEAK_MEMORY, GB_SEV_ERROR, false },
-	{ "memory_*gbps", { 0.80, 0.82, 0.82 }, { X, X, X }, GB_PEAK_MEMORY, GB_SEV_ERROR, false },
-	{ "nvlink_*gbps", { 0.70, 0.75, 0.75 }, { X, X, X }, GB_PEAK_NVLINK, GB_SEV_ERROR, false },
+	{ "h2d_*", NULL, GB_LINK_ANY, { X, X, X }, { X, X, X }, GB_PEAK_PCIE, GB_SEV_ERROR, true },
+	{ "d2h_*", NULL, GB_LINK_ANY, { X, X, X }, { X, X, X }, GB_PEAK_PCIE, GB_SEV_ERROR, true },
+	{ "d2d_*gbps", NULL, GB_LINK_ANY,
+	  { 0.80, 0.82, 0.82 }, { X, X, X }, GB_PEAK_MEMORY, GB_SEV_ERROR, false },
+	{ "stream_*gbps", NULL, GB_LINK_ANY,
+	  { 0.80, 0.82, 0.82 }, { X, X, X }, GB_PEAK_MEMORY, GB_SEV_ERROR, false },
+	{ "memory_*gbps", NULL, GB_LINK_ANY,
+	  { 0.80, 0.82, 0.82 }, { X, X, X }, GB_PEAK_MEMORY, GB_SEV_ERROR, false },
+	{ "nvlink_*gbps", NULL, GB_LINK_ANY,
+	  { 0.70, 0.75, 0.75 }, { X, X, X }, GB_PEAK_NVLINK, GB_SEV_ERROR, false },
 	/* the link under load at the slot's maximum generation and width */
-	{ "pcie_gen*", { 1, 1, 1 }, { X, X, X }, GB_PEAK_PCIE_GEN, GB_SEV_ERROR, false },
-	{ "pcie_width*", { 1, 1, 1 }, { X, X, X }, GB_PEAK_PCIE_WIDTH, GB_SEV_ERROR, false },
+	{ "pcie_gen*", NULL, GB_LINK_ANY,
+	  { 1, 1, 1 }, { X, X, X }, GB_PEAK_PCIE_GEN, GB_SEV_ERROR, false },
+	{ "pcie_width*", NULL, GB_LINK_ANY,
+	  { 1, 1, 1 }, { X, X, X }, GB_PEAK_PCIE_WIDTH, GB_SEV_ERROR, false },
+	/*
+	 * Traffic between GPUs, by how they are joined (docs/thresholds.md): the
+	 * metric's own peak is the link's rate (nccl: the ring's slowest link;
+	 * p2p: the pair's). NCCL reaches about 80% of NVLink (20 of 25 GB/s a
+	 * link) and of a PCIe link with peer access, less at run's fitted sizes;
+	 * without peer access it goes through host memory, about half of that.
+	 */
+	{ "*busbw_peak_gbps", "nccl", GB_LINK_NVLINK, { 0.50, 0.55, 0.55 }, { X, X, X },
+	  GB_PEAK_METRIC, GB_SEV_ERROR, false },
+	{ "*busbw_peak_gbps", "nccl", GB_LINK_PCIE, { 0.50, 0.55, 0.55 }, { X, X, X },
+	  GB_PEAK_METRIC, GB_SEV_ERROR, false },
+	{ "*busbw_peak_gbps", "nccl", GB_LINK_PCIE_HOST, { 0.25, 0.25, 0.25 }, { X, X, X },
+	  GB_PEAK_METRIC, GB_SEV_ERROR, false },
+	/* one-way copy-engine copies between peers: 85-90% of NVLink, 80-90% of PCIe */
+	{ "uni_ce_to_gpu*_gbps", "p2p", GB_LINK_NVLINK, { 0.70, 0.75, 0.75 }, { X, X, X },
+	  GB_PEAK_METRIC, GB_SEV_ERROR, false },
+	{ "uni_ce_to_gpu*_gbps", "p2p", GB_LINK_PCIE, { 0.65, 0.70, 0.70 }, { X, X, X },
+	  GB_PEAK_METRIC, GB_SEV_ERROR, false },
 	/* hot, not broken: a warning */
-	{ "temp_c_max*", { X, X, X }, { X, 90, 90 }, GB_PEAK_METRIC, GB_SEV_WARNING, false },
+	{ "temp_c_max*", NULL, GB_LINK_ANY,
+	  { X, X, X }, { X, 90, 90 }, GB_PEAK_METRIC, GB_SEV_WARNING, false },
 };
 #undef X
 #define N_BUILTINS (sizeof(builtins) / sizeof(builtins[0]))
@@ -151,6 +186,9 @@ int gb_thresholds_builtin(struct gb_thresholds *t, const char *profile)
 			continue;
 		r = push_rule(t);
 		r->metric = gb_strdup(b->metric);
+		r->bench = b->bench ? gb_strdup(b->bench) : NULL;
+		r->link = b->link;
+		r->sized = true;
 		r->off = b->off;
 		r->min_efficiency = b->min_eff[p];
 		r->max_value = b->max_value[p];
@@ -171,8 +209,73 @@ const struct gb_threshold *gb_thresholds_match(const struct gb_thresholds *t, co
 					       const char *metric)
 {
 	for (size_t i = 0; i < t->n; i++)
-		if (rule_matches(&t->rules[i], bench, metric))
+		if (!t->rules[i].link && rule_matches(&t->rules[i], bench, metric))
 			return &t->rules[i];
+	return NULL;
+}
+
+static const char *const link_class_names[] = { "any", "nvlink", "pcie", "pcie_host", NULL };
+
+const char *gb_link_class_name(enum gb_link_class c)
+{
+	return c < GB_LINK_COUNT ? link_class_names[c] : "?";
+}
+
+/* How GPUs a and b are joined: NVLink, PCIe with peer access, or through the host. */
+static enum gb_link_class pair_class(const struct gb_run *run, int a, int b)
+{
+	const struct gb_link *l = gb_run_find_link(run, a, b);
+
+	if (l && l->type && !strcmp(l->type, "nvlink"))
+		return GB_LINK_NVLINK;
+	return l && l->p2p_access == 1 ? GB_LINK_PCIE : GB_LINK_PCIE_HOST;
+}
+
+/* the slower of two classes: NVLink, then PCIe, then through the host */
+static enum gb_link_class slower(enum gb_link_class x, enum gb_link_class y)
+{
+	return x > y ? x : y;
+}
+
+/*
+ * The link a metric's traffic crosses: p2p's "..._to_gpuN_..." the pair's
+ * (the metric's GPU and N); any other the slowest pair of the benchmark's
+ * GPUs (a collective's ring). ANY when it ran on one GPU.
+ */
+static enum gb_link_class metric_link(const struct gb_run *run, const struct gb_bench_result *b,
+				      const struct gb_metric *m)
+{
+	const char *to = strstr(m->name, "_to_gpu");
+	enum gb_link_class c = GB_LINK_ANY;
+	int peer;
+
+	if (to && m->device >= 0 && sscanf(to, "_to_gpu%d", &peer) == 1 && peer != m->device)
+		return pair_class(run, m->device, peer);
+	for (size_t i = 0; i < b->n_devices; i++)
+		for (size_t j = 0; j < b->n_devices; j++)
+			if (b->devices[i] != b->devices[j])
+				c = slower(c, pair_class(run, b->devices[i], b->devices[j]));
+	return c;
+}
+
+/* The rule that decides m in b (first match), link classes included; NULL if none. */
+static const struct gb_threshold *match_in_run(const struct gb_thresholds *t,
+					       const struct gb_run *run,
+					       const struct gb_bench_result *b,
+					       const struct gb_metric *m)
+{
+	enum gb_link_class c = GB_LINK_COUNT;
+
+	for (size_t i = 0; i < t->n; i++) {
+		const struct gb_threshold *r = &t->rules[i];
+
+		if (!rule_matches(r, b->name, m->name))
+			continue;
+		if (r->link && c == GB_LINK_COUNT)
+			c = metric_link(run, b, m);
+		if (!r->link || r->link == c)
+			return r;
+	}
 	return NULL;
 }
 
@@ -375,6 +478,59 @@ static const struct gb_gpu_spec *partial_of(const struct gb_device_info *d)
 	return s && d->sm_count > 0 && d->sm_count < s->sm_count ? s : NULL;
 }
 
+/* params[key] as a number, NAN when absent or not one (a list of shapes is a string) */
+static double param_num(const struct gb_bench_result *b, const char *key)
+{
+	const cJSON *v = b->params ? cJSON_GetObjectItemCaseSensitive(b->params, key) : NULL;
+
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/*
+ * A TFLOPS limit is written for run's 8192^3 GEMM (gemm_size.h). A benchmark
+ * that ran one smaller GEMM (params m, n, k) is held to the limit times the
+ * share of that efficiency its size allows, said in note. Returns the limit,
+ * or NAN when that share is below 0.4 (GB_GEMM_SIZE_MIN_SHARE): not judged at that size.
+ */
+static double sized_limit(const struct gb_run *run, const struct gb_bench_result *b,
+			  const struct gb_metric *m, const struct gb_threshold *r, double peak,
+			  double *share, char *note, size_t len)
+{
+	const struct gb_device_info *d = gb_fmt_device(run, m->device);
+	double dm = param_num(b, "m"), dn = param_num(b, "n"), dk = param_num(b, "k");
+	double flops = peak * unit_scale(m->unit) * r->min_efficiency;
+
+	note[0] = '\0';
+	*share = 1;
+	/* a file's limit is the user's, for the sizes they run: taken as written */
+	if (!r->sized)
+		return r->min_efficiency;
+	*share = gb_gemm_size_share(dm, dn, dk, d ? d->sm_count : 0, flops);
+	if (!isfinite(*share) || *share >= 1)
+		return r->min_efficiency;
+	snprintf(note, len,
+		 " (%g%% for 8192^3, scaled to the %.0fx%.0fx%.0f GEMM that ran on %d SMs)",
+		 r->min_efficiency * 100, dm, dn, dk, d->sm_count);
+	return *share < GB_GEMM_SIZE_MIN_SHARE ? NAN : r->min_efficiency * *share;
+}
+
+/* The size that ran cannot be judged against the limit: a skipped check saying why. */
+static void size_not_judged(struct gb_bench_result *b, const struct gb_metric *m,
+			    const struct gb_threshold *r, double eff, double share)
+{
+	char name[160], gpu[32];
+
+	on_gpu(gpu, sizeof(gpu), m->device);
+	snprintf(name, sizeof(name), "%s_efficiency", m->name);
+	gb_bench_add_check(b, name, GB_STATUS_SKIPPED, r->severity, m->device, eff, NAN,
+			   "%s%s is %.1f%% of its peak, not judged against %g%%: a %.0fx%.0fx%.0f "
+			   "GEMM can reach only %.0f%% of an 8192^3 one's efficiency here (tile "
+			   "quantisation, a fixed cost per GEMM; docs/thresholds.md); relative "
+			   "checks still apply",
+			   m->name, gpu, eff * 100, r->min_efficiency * 100, param_num(b, "m"),
+			   param_num(b, "n"), param_num(b, "k"), share * 100);
+}
+
 /* Efficiency against the GPU's own peak; a warning when no peak is known. */
 static void check_efficiency(const struct gb_run *run, struct gb_bench_result *b,
 			     const struct gb_metric *m, const struct gb_threshold *r)
@@ -393,6 +549,8 @@ static void check_efficiency(const struct gb_run *run, struct gb_bench_result *b
 	enum gb_severity sev = guide ? GB_SEV_WARNING : r->severity;
 	/* the benchmark's own efficiency wins: it knows its byte or FLOP convention */
 	bool own = isfinite(eff) && eff > 0, ok;
+	double limit, share;
+	char note[160] = "";
 
 	/*
 	 * A throughput that names no precision (stress's tflops_settled and
@@ -408,7 +566,15 @@ static void check_efficiency(const struct gb_run *run, struct gb_bench_result *b
 		peak = gb_metric_peak(run, m, kind, &what);
 		eff = m->value / peak;
 	}
-	ok = eff >= r->min_efficiency;
+	limit = r->min_efficiency;
+	if (kind == GB_PEAK_TFLOPS && isfinite(eff)) {
+		limit = sized_limit(run, b, m, r, peak, &share, note, sizeof(note));
+		if (!isfinite(limit)) {
+			size_not_judged(b, m, r, eff, share);
+			return;
+		}
+	}
+	ok = eff >= limit;
 
 	on_gpu(gpu, sizeof(gpu), m->device);
 	snprintf(name, sizeof(name), "%s_efficiency", m->name);
@@ -426,10 +592,10 @@ static void check_efficiency(const struct gb_run *run, struct gb_bench_result *b
 	}
 	gb_fmt_human(val, sizeof(val), m->value);
 	gb_fmt_human(pk, sizeof(pk), peak);
-	gb_bench_add_check(b, name, ok ? GB_STATUS_PASSED : miss, sev, m->device, eff,
-			   r->min_efficiency, "%s%s is %s %s, %.*f%% of %s %s, %s %g%%%s", m->name,
-			   gpu, val, unit_of(m), pct_decimals(eff, r->min_efficiency), eff * 100,
-			   what, pk, ok ? "at least" : "below", r->min_efficiency * 100,
+	gb_bench_add_check(b, name, ok ? GB_STATUS_PASSED : miss, sev, m->device, eff, limit,
+			   "%s%s is %s %s, %.*f%% of %s %s, %s %.*g%%%s%s", m->name, gpu, val,
+			   unit_of(m), pct_decimals(eff, limit), eff * 100, what, pk,
+			   ok ? "at least" : "below", note[0] ? 3 : 6, limit * 100, note,
 			   guide ? " (a partial GPU: a guide, not a limit)" : "");
 }
 
@@ -685,8 +851,7 @@ void gb_thresholds_apply(const struct gb_thresholds *t, struct gb_run *run)
 		if (!bench_ran(b))
 			continue;
 		for (size_t j = 0; j < n_metrics; j++) {
-			const struct gb_threshold *r =
-				gb_thresholds_match(t, b->name, b->metrics[j].name);
+			const struct gb_threshold *r = match_in_run(t, run, b, &b->metrics[j]);
 
 			if (r && !r->off)
 				apply_rule(run, b, &b->metrics[j], r);
@@ -796,6 +961,17 @@ static int rule_enum_fields(struct tf *f, const cJSON *o, const char *path,
 			return tf_fail(f, sub, "must be \"error\" or \"warning\"");
 		r->severity = strcmp(v->valuestring, "error") ? GB_SEV_WARNING : GB_SEV_ERROR;
 	}
+	v = cJSON_GetObjectItemCaseSensitive(o, "link");
+	if (v) {
+		snprintf(sub, sizeof(sub), "%s.link", path);
+		k = -1;
+		for (int i = 0; cJSON_IsString(v) && link_class_names[i]; i++)
+			if (!strcmp(link_class_names[i], v->valuestring))
+				k = i;
+		if (k < 0)
+			return tf_fail(f, sub, "must be one of any, nvlink, pcie, pcie_host");
+		r->link = (enum gb_link_class)k;
+	}
 	v = cJSON_GetObjectItemCaseSensitive(o, "off");
 	if (v) {
 		snprintf(sub, sizeof(sub), "%s.off", path);
@@ -835,7 +1011,7 @@ static int parse_rule(struct tf *f, const cJSON *o, size_t i, struct gb_threshol
 	static const char *const keys[] = { "metric",    "benchmark", "min_efficiency",
 					    "min_value", "max_value", "peak",
 					    "severity",  "off",       "description",
-					    NULL };
+					    "link",      NULL };
 	const cJSON *v;
 	char path[64], sub[96];
 
@@ -844,7 +1020,7 @@ static int parse_rule(struct tf *f, const cJSON *o, size_t i, struct gb_threshol
 		return tf_fail(f, path, "must be an object");
 	if (known_keys(f, o, path, keys,
 		       "metric, benchmark, min_efficiency, min_value, max_value, peak, severity, "
-		       "off, description"))
+		       "off, description, link"))
 		return -1;
 	snprintf(sub, sizeof(sub), "%s.metric", path);
 	if (get_string(f, cJSON_GetObjectItemCaseSensitive(o, "metric"), sub, &r->metric))

@@ -40,6 +40,21 @@ enum gb_peak_kind {
 const char *gb_peak_kind_name(enum gb_peak_kind k);
 int gb_peak_kind_from_name(const char *name);
 
+/*
+ * Which link a rule is about, for metrics of traffic between GPUs (nccl's
+ * bus bandwidth, p2p's copies): a rule with a class applies only where the
+ * GPUs are joined so; ANY applies everywhere.
+ */
+enum gb_link_class {
+	GB_LINK_ANY = 0,
+	GB_LINK_NVLINK,    /* every pair joined by NVLink */
+	GB_LINK_PCIE,      /* PCIe with peer access between every pair */
+	GB_LINK_PCIE_HOST, /* PCIe, some pair without peer access: through host memory */
+	GB_LINK_COUNT
+};
+/* "any", "nvlink", "pcie", "pcie_host" */
+const char *gb_link_class_name(enum gb_link_class c);
+
 struct gb_threshold {
 	char *metric;            /* glob over the metric name */
 	char *bench;             /* glob over the benchmark name; NULL for any */
@@ -49,6 +64,8 @@ struct gb_threshold {
 	enum gb_peak_kind peak;
 	enum gb_severity severity; /* ERROR: a miss fails; WARNING: a miss warns */
 	bool off;                /* matches, and turns the metric's checks off */
+	enum gb_link_class link; /* the GPUs' link it is about; ANY for every metric */
+	bool sized;              /* built-in: a TFLOPS limit for 8192^3, scaled to the size run */
 };
 
 struct gb_thresholds {
@@ -75,7 +92,7 @@ int gb_thresholds_from_json(struct gb_thresholds *t, const struct cJSON *doc, co
 			    char *err, size_t errlen);
 void gb_thresholds_release(struct gb_thresholds *t);
 
-/* The rule that decides a metric (first match), or NULL. */
+/* The rule that decides a metric (first match among rules of no link class), or NULL. */
 const struct gb_threshold *gb_thresholds_match(const struct gb_thresholds *t, const char *bench,
 					       const char *metric);
 

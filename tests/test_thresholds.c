@@ -392,6 +392,158 @@ static void test_same_model_passes_and_models_apart(void **state)
 
 /* ---- the file ---- */
 
+/* ---- limits follow the GEMM size that ran (issue 26) ---- */
+
+/* one A100-like GPU (108 SMs, 312 TFLOP/s BF16) whose gemm ran n x n x n */
+static struct gb_bench_result *gemm_at(struct gb_run *run, double n, int sms, double peak_tf,
+				       double tflops)
+{
+	struct gb_bench_result *b = make_run(run, 1, "NVIDIA A100-SXM4-80GB", true, "gemm");
+
+	run->devices[0].sm_count = sms;
+	run->devices[0].peaks.spec[GB_PREC_BF16] = peak_tf * 1e12;
+	gb_bench_param_num(b, "m", n);
+	gb_bench_param_num(b, "n", n);
+	gb_bench_param_num(b, "k", n);
+	gb_bench_add_value(b, "tflops_bf16", "TFLOP/s", GB_BETTER_HIGHER, 0, tflops, NAN);
+	apply_profile(run, "quick");
+	return b;
+}
+
+/*
+ * The finding: 2x-a100-nvlink's run halved its GEMMs to 2048^3 and failed
+ * "196.1 TFLOP/s, 62.9% of its peak, below 70%". At 2048^3 on 108 SMs the
+ * 128x128 tiles fill 2.37 waves (79% of them busy, against 97% at 8192^3)
+ * and a 5 us fixed cost is 8% of the GEMM's time at the limit's rate.
+ */
+static void test_gemm_limit_follows_size(void **state)
+{
+	struct gb_run run;
+	struct gb_bench_result *b = gemm_at(&run, 2048, 108, 312, 196.1);
+	const struct gb_check *c = find_check(b, "tflops_bf16_efficiency", 0);
+	double q = (256.0 / 108 / 3) / (4096.0 / 108 / 38);
+	double t = 2 * 2048.0 * 2048 * 2048 / (312e12 * 0.7);
+
+	(void)state;
+	assert_non_null(c);
+	assert_int_equal(c->status, GB_STATUS_PASSED);
+	assert_true(fabs(c->threshold - 0.7 * q * t / (t + 5e-6)) < 1e-9);
+	assert_non_null(strstr(c->message, "70% for 8192^3, scaled to the 2048x2048x2048 GEMM"));
+	gb_run_release(&run);
+	/* a slow GPU at that size still fails: half of what the size allows */
+	b = gemm_at(&run, 2048, 108, 312, 0.25 * 312);
+	c = find_check(b, "tflops_bf16_efficiency", 0);
+	assert_int_equal(c->status, GB_STATUS_FAILED);
+	gb_run_release(&run);
+	/* at 8192^3 the limit is the written one */
+	b = gemm_at(&run, 8192, 108, 312, 0.69 * 312);
+	c = find_check(b, "tflops_bf16_efficiency", 0);
+	assert_int_equal(c->status, GB_STATUS_FAILED);
+	assert_true(fabs(c->threshold - 0.70) < 1e-12);
+	gb_run_release(&run);
+}
+
+/* 1024^3 on 132 SMs: 64 tiles, under half the SMs busy: not judged, and says why */
+static void test_gemm_too_small_not_judged(void **state)
+{
+	struct gb_run run;
+	struct gb_bench_result *b = gemm_at(&run, 1024, 132, 989.4, 0.31 * 989.4);
+	const struct gb_check *c = find_check(b, "tflops_bf16_efficiency", 0);
+
+	(void)state;
+	assert_non_null(c);
+	assert_int_equal(c->status, GB_STATUS_SKIPPED);
+	assert_true(fabs(c->observed - 0.31) < 1e-9);
+	assert_non_null(strstr(c->message, "not judged against 70%: a 1024x1024x1024 GEMM"));
+	assert_int_equal(b->status, GB_STATUS_PASSED);
+	gb_run_release(&run);
+}
+
+/* ---- traffic between GPUs judged by link type (issue 26) ---- */
+
+static struct gb_bench_result *nccl_on(struct gb_run *run, const char *type, int p2p,
+				       double busbw, double peak)
+{
+	struct gb_bench_result *b = make_run(run, 2, "NVIDIA GeForce RTX 4090", true, "nccl");
+	struct gb_link *l = gb_run_add_link(run, 0, 1, type);
+
+	l->p2p_access = p2p;
+	l = gb_run_add_link(run, 1, 0, type);
+	l->p2p_access = p2p;
+	gb_bench_add_value(b, "allreduce_busbw_peak_gbps", "GB/s", GB_BETTER_HIGHER, -1, busbw,
+			   peak);
+	apply_profile(run, "quick");
+	return b;
+}
+
+static void test_nccl_by_link_type(void **state)
+{
+	struct gb_run run;
+	struct gb_bench_result *b;
+	const struct gb_check *c;
+
+	(void)state;
+	/* the finding: 3.3 GB/s, 10.6% of the link, through host memory: fails */
+	b = nccl_on(&run, "pcie_host_bridge", 0, 3.3, 31.5);
+	c = find_check(b, "allreduce_busbw_peak_gbps_efficiency", -1);
+	assert_non_null(c);
+	assert_int_equal(c->status, GB_STATUS_FAILED);
+	assert_true(fabs(c->threshold - 0.25) < 1e-12);
+	gb_run_release(&run);
+	/* a healthy pair without peer access: about 42% of the link */
+	b = nccl_on(&run, "pcie_host_bridge", 0, 13.3, 31.5);
+	assert_int_equal(find_check(b, "allreduce_busbw_peak_gbps_efficiency", -1)->status,
+			 GB_STATUS_PASSED);
+	gb_run_release(&run);
+	/* with peer access the same 42% is too little */
+	b = nccl_on(&run, "pcie_switch", 1, 13.3, 31.5);
+	c = find_check(b, "allreduce_busbw_peak_gbps_efficiency", -1);
+	assert_int_equal(c->status, GB_STATUS_FAILED);
+	assert_true(fabs(c->threshold - 0.50) < 1e-12);
+	gb_run_release(&run);
+	/* NVLink: its own limit */
+	b = nccl_on(&run, "nvlink", 1, 150, 300);
+	c = find_check(b, "allreduce_busbw_peak_gbps_efficiency", -1);
+	assert_int_equal(c->status, GB_STATUS_PASSED);
+	assert_true(fabs(c->threshold - 0.50) < 1e-12);
+	gb_run_release(&run);
+}
+
+/* p2p's one-way copies against the pair's link; a file rule may name a link class */
+static void test_p2p_by_link_type(void **state)
+{
+	struct gb_run run;
+	struct gb_bench_result *b = make_run(&run, 2, "NVIDIA A100-SXM4-80GB", true, "p2p");
+	struct gb_thresholds t;
+	char err[256];
+
+	(void)state;
+	gb_run_add_link(&run, 0, 1, "nvlink")->p2p_access = 1;
+	gb_run_add_link(&run, 1, 0, "nvlink")->p2p_access = 1;
+	gb_bench_add_value(b, "uni_ce_to_gpu1_gbps", "GB/s", GB_BETTER_HIGHER, 0, 255, 300);
+	gb_bench_add_value(b, "uni_ce_to_gpu0_gbps", "GB/s", GB_BETTER_HIGHER, 1, 150, 300);
+	apply_profile(&run, "quick");
+	assert_int_equal(find_check(b, "uni_ce_to_gpu1_gbps_efficiency", 0)->status,
+			 GB_STATUS_PASSED);
+	assert_int_equal(find_check(b, "uni_ce_to_gpu0_gbps_efficiency", 1)->status,
+			 GB_STATUS_FAILED);
+	gb_run_release(&run);
+	assert_int_equal(from_text(&t,
+				   "{\"thresholds\": [{\"metric\": \"*busbw*\", \"link\": "
+				   "\"nvlink\", \"min_efficiency\": 0.9}]}",
+				   err, sizeof(err)),
+			 0);
+	assert_int_equal(t.rules[0].link, GB_LINK_NVLINK);
+	gb_thresholds_release(&t);
+	assert_int_equal(from_text(&t, "{\"thresholds\": [{\"metric\": \"x\", \"link\": "
+				       "\"pci\", \"min_efficiency\": 0.9}]}",
+				   err, sizeof(err)),
+			 -1);
+	assert_string_equal(err, "'t.json': thresholds[0].link must be one of any, nvlink, pcie, "
+				 "pcie_host");
+	gb_thresholds_release(&t);
+}
+
 static void test_file_overrides(void **state)
 {
 	struct gb_thresholds t;
@@ -569,6 +721,10 @@ int main(void)
 		cmocka_unit_test(test_skipped_untouched),
 		cmocka_unit_test(test_same_model_outlier),
 		cmocka_unit_test(test_same_model_passes_and_models_apart),
+		cmocka_unit_test(test_gemm_limit_follows_size),
+		cmocka_unit_test(test_gemm_too_small_not_judged),
+		cmocka_unit_test(test_nccl_by_link_type),
+		cmocka_unit_test(test_p2p_by_link_type),
 		cmocka_unit_test(test_file_overrides),
 		cmocka_unit_test(test_file_same_model_off),
 		cmocka_unit_test(test_malformed_files),

@@ -29,9 +29,11 @@ devs=()
 # that 512 MiB allows, the simulated cuBLASLt's best pick has 64 output tiles,
 # fewer than the GPU has SMs, so about half of them idle (tile quantisation,
 # as on a real GPU at this size): a simulated H100 reaches 31% of its peak,
-# an RTX 4090 39%, an A100 43%. The test asks 25%, through --thresholds,
-# which this also exercises.
-printf '%s\n' '{"thresholds": [{"metric": "tflops_bf16*", "min_efficiency": 0.25}]}' \
+# an RTX 4090 39%, an A100 43%. The built-in limits follow the size that ran
+# (docs/thresholds.md), so a healthy machine passes without loosening them
+# (issue 26: this test used to lower the BF16 limit to 25%). --thresholds is
+# still exercised, with a rule that does not touch the GEMMs.
+printf '%s\n' '{"thresholds": [{"metric": "temp_c_max*", "max_value": 95}]}' \
 	>"$TMP/thresholds.json"
 # The profile's 30 s of stress would be 30 s of a CPU's time here (its
 # checks are kernels the CPU runs): 15 s, through run's own option, which
@@ -48,6 +50,11 @@ expect_bench_status "$REPORT" gemm "passed warning"
 expect_metric "$REPORT" gemm "^tflops_bf16$"
 expect_metric "$REPORT" gemm "^tflops_fp32$"
 expect_check "$REPORT" gemm verify_bf16 passed
+# the BF16 GEMM's efficiency is judged at the size that ran or skipped saying
+# why, never failed on a healthy GPU
+expect_json "$REPORT" \
+	'all(c["status"] == "passed" or (c["status"] == "skipped" and "not judged against" in c["message"]) for b in d["benchmarks"] if b["name"] == "gemm" for c in b["checks"] if c["name"].startswith("tflops_"))' \
+	"gemm's TFLOPS checks passed or skipped for the size"
 expect_bench_status "$REPORT" bandwidth "passed warning"
 expect_metric "$REPORT" bandwidth "^h2d_ce_pinned_gbps$"
 expect_bench_status "$REPORT" nccl "passed warning"
