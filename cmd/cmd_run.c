@@ -10,6 +10,7 @@
  * node: it runs the same suite on its node's GPUs and rank 0 writes one
  * fleet report (run_fleet.h). Alone, nothing of that happens.
  */
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@
 #include "report/exitcodes.h"
 #include "report/fleet.h"
 #include "report/json.h"
+#include "report/published.h"
 #include "report/thresholds.h"
 #include "run_fleet.h"
 
@@ -48,7 +50,13 @@ struct run_params {
 	uint32_t only;          /* --only: the steps to run (0: every one) */
 	uint32_t skip;          /* --skip: the steps to leave out */
 	double stress_s;        /* --stress-duration: stress's length (0: the profile's) */
+	int expect;             /* --expect: EXPECT_SPEC, or also EXPECT_PUBLISHED */
+	double expect_tol;      /* --expect-tolerance: NAN for each figure's own */
 };
+
+/* --expect: the spec sheet only, or also what healthy GPUs reach (report/published.h) */
+enum { EXPECT_SPEC, EXPECT_PUBLISHED };
+static const char *const expect_names[] = { "spec", "published", NULL };
 
 /* Options per benchmark and profile; NULL: the benchmark's own defaults. */
 struct profile_args {
@@ -426,6 +434,15 @@ static const struct gb_opt run_opts[] = {
 	  "how long the stress step loads the GPUs, instead of the profile's (quick 30s, "
 	  "acceptance 10m, burnin 4h)",
 	  1, 30 * 86400.0, NULL, 0 },
+	{ GB_OPT_ENUM, 0, "expect", offsetof(struct run_params, expect), "WHAT",
+	  "what the GPUs are judged against: spec (the thresholds' share of the spec sheet, "
+	  "default) or published (also what healthy GPUs of the model reach, measured by "
+	  "others: docs/published.md)",
+	  0, 0, expect_names, 0 },
+	{ GB_OPT_PERCENT, 0, "expect-tolerance", offsetof(struct run_params, expect_tol), "PCT",
+	  "with --expect published: how far below a published figure is still healthy, for "
+	  "every figure (default: each figure's own, 10-15%)",
+	  0, 0.9, NULL, 0 },
 	{ GB_OPT_BOOL, 0, "plan", offsetof(struct run_params, plan), NULL,
 	  "print the benchmark commands of the profile and check them; measure nothing", 0, 0,
 	  NULL, 0 },
@@ -562,6 +579,10 @@ static int measure_suite(struct gb_run *run, struct gb_common *c, void *user)
 		return -1;
 	run_suite(run, c, s->rp);
 	gb_thresholds_apply(s->thr, run);
+	if (s->rp->expect == EXPECT_PUBLISHED) {
+		gb_published_annotate(run);
+		gb_published_judge(run, s->rp->expect_tol);
+	}
 	return 0;
 }
 
@@ -686,7 +707,7 @@ int cmd_run(int argc, const char **argv)
 		"or srun with one rank per node, every node runs the suite and rank 0 writes one "
 		"fleet report: a row per node, outliers more than 3 MADs from the fleet median "
 		"marked, a node that did not report marked as missing.";
-	struct run_params rp = { .profile = PROFILE_QUICK, .timeout_s = 1800 };
+	struct run_params rp = { .profile = PROFILE_QUICK, .timeout_s = 1800, .expect_tol = NAN };
 	struct gb_common common;
 	struct gb_launcher launch;
 	struct gb_muted m;
