@@ -80,6 +80,7 @@ static const struct gb_metric_direction rows[] = {
 
 	/* theory (gpubench theory -o): the model's figures */
 	{ "theory*", "peak_tflops_*", H, true, "spec sheet or tables" },
+	{ "theory*", "published_*", H, true, "what healthy GPUs reach, published" },
 	{ "theory*", "mem_bw_gbps", H, true, "memory bandwidth" },
 	{ "theory*", "busbw_gbps", H, true, "the link's bus bandwidth" },
 	{ "theory*", "predicted_speedup_*", H, false, "the model's speedup" },
