@@ -143,6 +143,11 @@ static const struct gb_fault_action checks[] = {
 	{ "*_correct", GB_ACTION_DRAIN_INSPECT, "a collective's output was wrong", SRC_GB },
 	{ "peer_throughput", GB_ACTION_RUN_AGAIN,
 	  "slower than its peers: run again alone; a GPU slow again escalates", SRC_GB },
+	{ "nvlink_peers", GB_ACTION_RESET_GPU,
+	  "fewer NVLink links up than its peers of the same model (as Xid 74)", SRC_XID },
+	/* each benchmark's comparison of GPUs of one model: tflops_bf16_peers, uni_ce_peers */
+	{ "*_peers", GB_ACTION_RUN_AGAIN,
+	  "slower than its peers: run again alone; a GPU slow again escalates", SRC_GB },
 	{ "throughput_drop", GB_ACTION_RUN_AGAIN, "throughput fell during the load", SRC_GB },
 	{ "temperature", GB_ACTION_DRAIN_INSPECT,
 	  "too hot: check fans, airflow and the cooling of the slot", SRC_GB },

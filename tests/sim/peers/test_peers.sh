@@ -24,7 +24,7 @@ expect_failed_only "$REPORT" "gemm/tflops_bf16_peers_(device_2)"
 # 80 % speed reads 15-20 % below: the cost model's fixed 1.5 us per launch is not slowed
 expect_json "$REPORT" '[0.15 < c["observed"] < 0.205 and c["threshold"] == 0.1 for b in d["benchmarks"] for c in b["checks"] if c["name"] == "tflops_bf16_peers"] == [True]' \
 	"GPU 2 15-20% below the best, judged at 10%"
-expect_text '^    check failed tflops_bf16_peers \(GPU 2\): GPU 2 bf16 1[5-9]\.[0-9]% below its peers \([0-9.]+ vs best [0-9.]+ TFLOP/s on GPU [013]\)$' \
+expect_text '^    check failed tflops_bf16_peers \(GPU 2\): GPU 2 bf16 1[5-9]\.[0-9]% below its peers \([0-9.]+ vs best [0-9.]+ TFLOP/s on GPU [013]\) → action: run again$' \
 	"the check line names GPU 2 and the best GPU"
 expect_text '^verdict: failed' "gemm's verdict"
 
@@ -49,7 +49,7 @@ for m in d2d_ce_gbps d2d_sm_gbps; do
 done
 # host copies ride the PCIe links, which are alike: one passed check each
 expect_checks "$REPORT" bandwidth h2d_ce_pinned_gbps_peers "passed:None"
-expect_text '^    check failed d2d_ce_gbps_peers \(GPU 2\): GPU 2 d2d_ce_gbps 1[5-9]\.[0-9]% below its peers \(.* GB/s on GPU [013]\)$' \
+expect_text '^    check failed d2d_ce_gbps_peers \(GPU 2\): GPU 2 d2d_ce_gbps 1[5-9]\.[0-9]% below its peers \(.* GB/s on GPU [013]\) → action: run again$' \
 	"bandwidth names GPU 2"
 
 # ---- stress: the settled throughput (at a thousandth of the speed: the CPU computes the GEMMs) ----
@@ -59,7 +59,7 @@ expect_rc 1 "stress on four L40S with GPU 2 at 80%"
 expect_report "$REPORT"
 expect_checks "$REPORT" stress peer_throughput "failed:2 passed:0 passed:1 passed:3"
 expect_failed_only "$REPORT" "stress/peer_throughput_(device_2)"
-expect_text '^    check failed peer_throughput \(GPU 2\): GPU 2 .* below its peers \(.* TFLOP/s on GPU [013]\)$' \
+expect_text '^    check failed peer_throughput \(GPU 2\): GPU 2 .* below its peers \(.* TFLOP/s on GPU [013]\) → action: run again$' \
 	"stress names GPU 2 and the best GPU"
 GBSIM_SPEED_SCALE=0.001 sim_run stress25 stress --duration 10s --size 256 --mem 20% \
 	--progress none --interval 500ms --peer-tolerance 25%
@@ -88,7 +88,7 @@ expect_report "$REPORT"
 expect_checks "$REPORT" p2p uni_ce_peers "failed:0 failed:1 failed:2 failed:2 failed:2 failed:3"
 expect_json "$REPORT" 'sorted(c["message"].split(" uni_ce")[0] for b in d["benchmarks"] for c in b["checks"] if c["name"] == "uni_ce_peers") == ["GPU 0 -> 2", "GPU 1 -> 2", "GPU 2 -> 0", "GPU 2 -> 1", "GPU 2 -> 3", "GPU 3 -> 2"]' \
 	"each failed pair check names its pair"
-expect_text '^    check failed uni_ce_peers \(GPU 0\): GPU 0 -> 2 uni_ce 4[0-9]\.[0-9]% below its peers \(.* GB/s on GPU [013] -> [013]\) \(PCIe host bridge\)$' \
+expect_text '^    check failed uni_ce_peers \(GPU 0\): GPU 0 -> 2 uni_ce 4[0-9]\.[0-9]% below its peers \(.* GB/s on GPU [013] -> [013]\) \(PCIe host bridge\) → action: run again$' \
 	"p2p names the pair and the best pair"
 use_machine healthy_p2p '{ "name": "4x-l40s-p2p", "seed": 1, "noise": 0.01, "gpus": '"$(l40s_gpus 1.0)"', "links": { "p2p": "all" } }'
 sim_run p2p_ok p2p --bytes 4M --samples 3
