@@ -76,6 +76,26 @@ have_gpu() {
 	"$BIN" info -q >/dev/null 2>&1
 }
 
+# await_handlers PID: wait (up to 30 s) until PID is gpubench (exec'd: before
+# that it is a copy of this shell, whose EXIT trap would remove $TMP) and
+# catches SIGINT and SIGTERM (/proc's SigCgt), so that a loaded machine's slow
+# start cannot meet the signal with its default action
+await_handlers() {
+	local i mask bin
+	bin=$(readlink -f "$BIN")
+	for ((i = 0; i < 300; i++)); do
+		if [ "$(readlink "/proc/$1/exe" 2>/dev/null)" != "$bin" ]; then
+			kill -0 "$1" 2>/dev/null || return 0
+			sleep 0.1
+			continue
+		fi
+		mask=$(awk '/^SigCgt:/ { print $2 }' "/proc/$1/status" 2>/dev/null) || return 0
+		# bit 1 is SIGINT (2), bit 14 SIGTERM (15)
+		[ -n "$mask" ] && (((16#$mask & 0x4002) == 0x4002)) && return 0
+		sleep 0.1
+	done
+}
+
 # await_exit PID LIMIT_S NAME: wait up to LIMIT_S seconds for the background
 # PID to end; sets $rc (its exit code) and $waited_s. A PID still running
 # then is killed and fails NAME; returns 1.

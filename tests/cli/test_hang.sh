@@ -95,6 +95,7 @@ stuck() {
 	env GPUBENCH_TEST_STALL=60s "$@" "$BIN" info -o "$report" >"$TMP/out-$name" \
 		2>"$TMP/err-$name" &
 	pid=$!
+	await_handlers "$pid"
 	for sig in $sigs; do
 		sleep 0.5
 		kill "-$sig" "$pid" 2>/dev/null

@@ -17,19 +17,6 @@
 commands=$("$BIN" --help | awk '/^commands:/ { f = 1; next } /^$/ { f = 0 } f { print $1 }')
 has() { printf '%s\n' "$commands" | grep -qx "$1"; }
 
-# handlers_in PID: wait (up to 30 s) until PID catches SIGINT and SIGTERM
-# (/proc's SigCgt), so that a loaded machine's slow start cannot meet the
-# signal with its default action
-handlers_in() {
-	local i mask
-	for ((i = 0; i < 300; i++)); do
-		mask=$(awk '/^SigCgt:/ { print $2 }' "/proc/$1/status" 2>/dev/null) || return 0
-		# bit 1 is SIGINT (2), bit 14 SIGTERM (15)
-		[ -n "$mask" ] && (((16#$mask & 0x4002) == 0x4002)) && return 0
-		sleep 0.1
-	done
-}
-
 # interrupt CMD SIGNAL [keep]: start CMD with a 60 s setup, signal it once it
 # catches signals, expect it gone within 20 s (the watchdog's grace is 30 s)
 # and its report to say interrupted (an existing report file is removed first
@@ -40,7 +27,7 @@ interrupt() {
 	GPUBENCH_TEST_SLOW_SETUP=60s "$BIN" "$cmd" -o "$report" >"$TMP/out-$cmd" \
 		2>"$TMP/err-$cmd" &
 	pid=$!
-	handlers_in "$pid"
+	await_handlers "$pid"
 	kill "-$sig" "$pid"
 	await_exit "$pid" 20 "$cmd $sig (waiting for the watchdog?)" || return
 	# shellcheck disable=SC2034 # read by lib.sh's expect_rc
