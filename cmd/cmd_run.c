@@ -167,8 +167,11 @@ static void fmt_size(char *buf, size_t len, uint64_t v)
 		v /= 1024;
 		s++;
 	}
-	snprintf(buf, len, "%llu%.*s", (unsigned long long)v, s >= 0 ? 1 : 0,
-		 s >= 0 ? &suffix[s] : "");
+	/* two plain calls: gcc 12's printf checker crashes (-fsanitize, -O0) on "%.*s" of &suffix[s] */
+	if (s >= 0)
+		snprintf(buf, len, "%llu%c", (unsigned long long)v, suffix[s]);
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)v);
 }
 
 /* --NAME fit in buf when the fitted value is below the profile's (max) */
