@@ -78,16 +78,17 @@ sanitize: deps
 #   sim_determinism_, sim_swarm_, sim_limits_  whole commands several times over
 #                  (idle and busy, seeds x machines, run below its limits): their
 #                  threads are the ones the tests that stay cover;
-#   journey_, sim_gate_, sim_peers, sim_lazy_, sim_prom_, slurm_  whole commands
-#                  and suites run as a user would (two runs and a compare, every
-#                  command on a lazy machine, every report rendered, a cluster):
+#   journey_, sim_gate_, sim_peers, sim_expect_published, sim_lazy_, sim_prom_, slurm_
+#                  whole commands and suites run as a user would (two runs and a
+#                  compare, every command on a lazy machine, every report rendered,
+#                  run judged against published figures, a cluster):
 #                  the compare, report and launcher code they add is CPU-only and
 #                  unit tested; their threads are the ones the tests that stay cover.
 # Stress's workers, monitor, watchdog and telemetry sampler stay covered by the
 # fault tests that run stress (hang, ecc_dbe, row_remap_pending, power_brake,
 # thermal_throttle, xid); the simulated streams by every test that stays.
 TSAN_CTEST_ARGS ?= -L sim -LE sim_gpu \
-	-E '8x-h100|h100x8|sim_run_|sim_gemm_|sim_stress_|sim_mpi_|sim_determinism_|sim_swarm_|sim_limits_|journey_|sim_gate_|sim_peers|sim_lazy_|sim_prom_|slurm_|sim_fault_(pcie_degraded|bitflip_gemm|slow|nccl_hang)$$'
+	-E '8x-h100|h100x8|sim_run_|sim_gemm_|sim_stress_|sim_mpi_|sim_determinism_|sim_swarm_|sim_limits_|journey_|sim_gate_|sim_peers|sim_expect_published|sim_lazy_|sim_prom_|slurm_|sim_fault_(pcie_degraded|bitflip_gemm|slow|nccl_hang)$$'
 # only the GPUs of tests/sim/machines and the fault files (A100 sm_80, RTX 4090
 # sm_89, H100 sm_90): the kernels' device code is never run, and 3 targets
 # instead of the default 7 keep nvcc's share of CI short
