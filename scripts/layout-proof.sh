@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Proof that a change of layout changed no behaviour (issue 27): the same fixed
+# commands, on every shipped machine file of the simulated GPU (fixed seeds,
+# simulated time), give the same reports before and after, byte for byte apart
+# from what differs between any two runs (dates, host name, the git commit the
+# binary was built from, the report's own file name).
+#
+#   scripts/layout-proof.sh record DIR [BUILD]   run the commands, keep the outputs in DIR
+#   scripts/layout-proof.sh compare OLD NEW      exit 1 and show the differences if any
+#
+# Every command's JSON report, its text summary, and the run report in every
+# other format (markdown, csv, junit, prometheus, html, text) are kept, with
+# compare and report --merge of two of them: the format writers and compare
+# are covered as well as the benchmarks. BUILD defaults to build/.
+set -u
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+MACHINES=$HERE/tests/sim/machines
+
+# normalize FILE: what two runs of one build on one machine file may differ in, removed
+normalize() {
+	python3 - "$1" <<'PY'
+import json, re, sys
+path = sys.argv[1]
+text = open(path, encoding="utf-8", errors="replace").read()
+VARIES = {"started_at", "finished_at", "hostname", "git", "generated_at", "cuda_archs"}
+def strip(x):
+    if isinstance(x, dict):
+        return {k: strip(v) for k, v in x.items() if k not in VARIES}
+    if isinstance(x, list):
+        return [strip(v) for v in x]
+    if isinstance(x, str):
+        return scrub(x)
+    return x
+def scrub(s):
+    s = re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ?", "<date>", s)
+    s = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?( UTC)?", "<date>", s)
+    s = re.sub(r"\b[0-9a-f]{12}\b", "<git>", s)
+    s = s.replace(HOST, "<host>") if HOST else s
+    return s
+import socket
+HOST = socket.gethostname()
+try:
+    print(json.dumps(strip(json.loads(text)), indent=1, sort_keys=True))
+except ValueError:
+    print(scrub(text))
+PY
+}
+
+record() {
+	local out=$1 build=${2:-$HERE/build}
+	local bin=$build/gpubench-sim
+	[ -x "$bin" ] || { echo "layout-proof: $bin not built" >&2; exit 2; }
+	mkdir -p "$out"
+	out=$(cd "$out" && pwd)
+	export NO_COLOR=1 GBSIM_LEAKS_FATAL=1
+	local m name
+	mkdir -p "$out/theory"
+	(cd "$out/theory"
+	 "$bin" theory --list >list.txt 2>&1
+	 "$bin" theory --gpu h100-sxm --count 8 -o h100.json >h100.txt 2>&1
+	 "$bin" theory --gpu "RTX 4090" --count 2 --price 0.5 --compare a100-sxm4-80gb -o 4090.json >4090.txt 2>&1
+	 "$bin" theory --gpu b200 --count 4 --step-tflop 50 --precision fp8 >b200.txt 2>&1)
+	for m in "$MACHINES"/*.json "$MACHINES"/below-limits/*.json; do
+		name=$(basename "$m" .json)
+		echo "layout-proof: $name" >&2
+		mkdir -p "$out/$name"
+		export GPUBENCH_SIM_MACHINE=$m
+		one() { # one TAG ARGS...: the command's report, summary and exit code
+			local tag=$1
+			shift
+			(cd "$out/$name" && "$bin" "$@" -o "$tag.json" >"$tag.txt" 2>"$tag.err"
+			 echo "$?" >"$tag.rc")
+		}
+		one info info
+		one gemm gemm --size 256 --warmup 0s --iters 2 --samples 5 --precision fp32,tf32,bf16,fp16
+		one own gemm --impl all --precision fp32,bf16 --size 128 --warmup 0s --iters 2 --samples 5
+		one bandwidth bandwidth --tests all --memory all --method all --min-size 4K --max-size 1M --samples 3 --loops 2
+		one p2p p2p --bytes 1M --samples 3 --loops 2
+		one nccl nccl --op all -b 1K -e 1M -f 8 --iters 2 --samples 2 -w 1 --timeout 120s
+		one stress stress --duration 3s --mem 10% --size 256
+		one scaling scaling --workload ddp --steps 3 --warmup-steps 1 --step-ms 5 --grad-bytes 1M --gemm-size 256
+		one fault stress --duration 2s --mem 5% --size 256 --inject-fault
+		one run run --profile quick --stress-duration 3s
+		local fmt
+		for fmt in text markdown csv junit prometheus html; do
+			(cd "$out/$name" && "$bin" report run.json --format "$fmt" >"run.$fmt" 2>&1)
+		done
+		(cd "$out/$name" && "$bin" compare gemm.json run.json >compare.txt 2>&1
+		 "$bin" compare gemm.json run.json -o compare.json >/dev/null 2>&1
+		 "$bin" report --merge run.json gemm.json -o merge.json >merge.txt 2>&1)
+	done
+}
+
+compare() {
+	local old=$1 new=$2 bad=0 f rel
+	while IFS= read -r f; do
+		rel=${f#"$old"/}
+		if [ ! -e "$new/$rel" ]; then
+			echo "missing after: $rel"
+			bad=1
+			continue
+		fi
+		if ! diff <(normalize "$f") <(normalize "$new/$rel") >/tmp/layout-proof.diff.$$; then
+			echo "differs: $rel"
+			head -20 /tmp/layout-proof.diff.$$
+			bad=1
+		fi
+	done < <(find "$old" -type f | sort)
+	rm -f /tmp/layout-proof.diff.$$
+	local n
+	n=$(find "$old" -type f | wc -l)
+	[ "$bad" = 0 ] && echo "layout-proof: $n outputs, the same before and after"
+	return "$bad"
+}
+
+case ${1:-} in
+record) shift; record "$@" ;;
+compare) shift; compare "$@" ;;
+*) echo "usage: $0 record DIR [BUILD] | compare OLD NEW" >&2; exit 2 ;;
+esac
