@@ -13,8 +13,8 @@
  * writes (BabelStream): copy and scale 2 arrays, add and triad 3 arrays. A
  * bidirectional copy counts S in each direction, 2S in all.
  *
- * The data pattern is defined here, once, so the device (kernels/copy.cu,
- * which includes this header under nvcc) and the unit tests agree on it.
+ * The data pattern is defined once, in kernels/pattern_hd.h, so the device
+ * (kernels/copy.cu) and the unit tests agree on it.
  */
 #ifndef GPUBENCH_BENCH_COPY_MATH_H
 #define GPUBENCH_BENCH_COPY_MATH_H
@@ -24,12 +24,8 @@
 #include <stdint.h>
 
 #include "../report/stats.h"
+#include "kernels/pattern_hd.h"
 
-#ifdef __CUDACC__
-#define GB_COPY_HD __host__ __device__
-#else
-#define GB_COPY_HD
-#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -37,31 +33,6 @@ extern "C" {
 
 struct cJSON;
 
-/*
- * The test pattern: 64-bit word `index` of a buffer filled with `seed`.
- * splitmix64 (a Weyl sequence through xorshift-multiply rounds): a pure
- * function of (seed, index), so any GPU can regenerate the expected data
- * anywhere without a reference copy, neighbouring words differ in about
- * half their bits, and no word pattern repeats within a buffer (zeros would
- * run faster on compressing links and hide unwritten outputs).
- */
-static inline GB_COPY_HD uint64_t gb_copy_pattern64(uint64_t seed, uint64_t index)
-{
-	uint64_t z = seed + (index + 1) * 0x9E3779B97F4A7C15ULL;
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-	return z ^ (z >> 31);
-}
-
-/* A double in [1, 2) from the pattern: STREAM arithmetic on it never makes NaN or Inf. */
-static inline GB_COPY_HD double gb_copy_pattern_double(uint64_t seed, uint64_t index)
-{
-	return (double)(gb_copy_pattern64(seed, index) >> 11) * 0x1.0p-53 + 1.0;
-}
-
-/* Copies move whole 16-byte words (uint4 / double2): sizes are multiples of this. */
-#define GB_COPY_GRAIN 16u
 /* Most points in one sweep (factor >= 2 over 64-bit sizes never needs more). */
 #define GB_COPY_SWEEP_MAX 64
 

@@ -22,35 +22,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bench/dtype_math.h"
+#include "kernels/dtype.h"
 #include "report/theory.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* ---- element types ---- */
-
-/* Storage types of GEMM operands; shared with kernels/gemm.h (fill, verify). */
-enum gb_dtype {
-	GB_DT_F64 = 0,
-	GB_DT_F32,
-	GB_DT_F16,
-	GB_DT_BF16,
-	GB_DT_E4M3,  /* FP8 E4M3 (__nv_fp8_e4m3) */
-	GB_DT_I8,
-	GB_DT_I32,
-	GB_DT_COUNT
-};
-
-/* bytes per element (8, 4, 2, 2, 1, 1, 4); 0 for an unknown type */
-size_t gb_dtype_size(enum gb_dtype t);
-/* "f64", "f32", "f16", "bf16", "e4m3", "i8", "i32" */
-const char *gb_dtype_name(enum gb_dtype t);
-/* unit roundoff 2^-p of the format (p = significand bits incl. the hidden one); 0 for integers */
-double gb_dtype_unit_roundoff(enum gb_dtype t);
-
-/* int8 inputs are integers in [-GB_GEMM_INT8_MAX, GB_GEMM_INT8_MAX] */
-#define GB_GEMM_INT8_MAX 64
+/* element types: kernels/dtype.h and bench/dtype_math.h; cuBLASLt names: bench/lt_names.h */
 
 /* ---- precisions ---- */
 
@@ -226,18 +206,6 @@ enum gb_gemm_cv_verdict gb_gemm_run_cv_verdict(double cv, size_t n_runs);
  */
 size_t gb_gemm_top_k(const double *v, size_t n, size_t k, size_t *out);
 
-/* ---- cuBLASLt algorithm names ---- */
-
-/*
- * The name of a cublasLtMatmulTile_t value ("128x256": rows x columns of
- * D per thread block) and of a cublasLtMatmulStages_t value ("64x4": k per
- * stage x stages, or "64xAUTO"), spelt as in cublasLt.h's enum names;
- * "undefined" for 0, NULL for a value this build has no name for (a gap,
- * or a newer cuBLASLt). From bench/lt_names.h.
- */
-const char *gb_lt_tile_name(uint32_t tile_id);
-const char *gb_lt_stages_name(uint32_t stages_id);
-
 /* ---- verification ---- */
 
 /*
@@ -311,9 +279,6 @@ void gb_gemm_error_model(enum gb_precision p, struct gb_gemm_error_model *em);
  * int32), which changes the value by a large factor.
  */
 void gb_gemm_flip_high_bit(void *elem, enum gb_dtype t);
-
-/* Decode one stored element to double (host side; for messages and tests). */
-double gb_dtype_to_double(const void *elem, enum gb_dtype t);
 
 #ifdef __cplusplus
 }

@@ -27,7 +27,8 @@
 #include <cuda_runtime_api.h>
 
 #include "bench/cublaslt_dl.h"
-#include "bench/gemm_math.h"
+#include "bench/lt_names.h"
+#include "kernels/dtype.h"
 #include "report/theory.h"
 
 /* alpha or beta in the scale type of a precision */

@@ -5,7 +5,7 @@
  * so that the report can say "tile 128x256, stages 64x4" where cuBLASLt's
  * algorithm configuration only gives numbers.
  *
- * Plain data with no CUDA include: gpubench_core (bench/gemm_math.c) builds
+ * Plain data with no CUDA include: gpubench_core (bench/lt_names_math.c) builds
  * its value -> name tables from these lists and is unit tested without the
  * toolkit. bench/lt_matmul.c, which includes cublasLt.h, asserts every entry
  * against the header it is compiled with, so a toolkit that renumbered a
@@ -21,6 +21,8 @@
  */
 #ifndef GPUBENCH_BENCH_LT_NAMES_H
 #define GPUBENCH_BENCH_LT_NAMES_H
+
+#include <stdint.h>
 
 /* one more than the largest value listed (CUBLASLT_MATMUL_*_END of that header) */
 #define GB_LT_TILE_END 635
@@ -159,5 +161,15 @@
 	X(128x3, 21) X(128x4, 22) X(128x5, 23) X(128x6, 24) X(32x10, 25) X(8x4, 26) \
 	X(16x10, 27) X(8x5, 28) X(8x3, 31) X(8xAUTO, 32) X(16xAUTO, 33) X(32xAUTO, 34) \
 	X(64xAUTO, 35) X(128xAUTO, 36) X(256xAUTO, 37) X(768xAUTO, 38)
+
+/*
+ * The name of a cublasLtMatmulTile_t value ("128x256": rows x columns of
+ * D per thread block) and of a cublasLtMatmulStages_t value ("64x4": k per
+ * stage x stages, or "64xAUTO"), spelt as in cublasLt.h's enum names;
+ * "undefined" for 0, NULL for a value this build has no name for (a gap,
+ * or a newer cuBLASLt). bench/lt_names_math.c.
+ */
+const char *gb_lt_tile_name(uint32_t tile_id);
+const char *gb_lt_stages_name(uint32_t stages_id);
 
 #endif

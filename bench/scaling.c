@@ -48,6 +48,7 @@
 
 #include "bench/bench.h"
 #include "bench/cublaslt_dl.h"
+#include "bench/dtype_math.h"
 #include "bench/gpu.h"
 #include "bench/scaling_math.h"
 #include "bench/telemetry.h"

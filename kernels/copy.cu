@@ -15,7 +15,7 @@
 
 #include <atomic>
 
-#include "../bench/copy_math.h"
+#include "kernels/pattern_hd.h"
 #include "copy_hd.h"
 #include "launch.cuh"
 #include "ptx.cuh"

@@ -18,6 +18,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "kernels/pattern_hd.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -68,13 +70,7 @@ cudaError_t gb_launch_sm_copy(void *dst, const void *src, size_t bytes, int sm_c
 cudaError_t gb_launch_sm_copy_bidir(void *dst0, const void *src0, void *dst1, const void *src1,
 				    size_t bytes, int sm_count, cudaStream_t stream);
 
-/* STREAM operations, on arrays of doubles accessed as double2. */
-enum gb_stream_op {
-	GB_STREAM_COPY = 0, /* dst = x */
-	GB_STREAM_SCALE,    /* dst = q x */
-	GB_STREAM_ADD,      /* dst = x + y */
-	GB_STREAM_TRIAD     /* dst = x + q y */
-};
+/* STREAM operations: enum gb_stream_op, kernels/pattern_hd.h */
 
 /* Fill n doubles (n even) with gb_copy_pattern_double(seed, i): values in [1, 2). */
 cudaError_t gb_launch_pattern_fill_double(double *buf, size_t n, uint64_t seed, int sm_count,

@@ -17,8 +17,7 @@
 
 #include <vector_types.h>
 
-#include "bench/copy_math.h"
-#include "kernels/copy.h"
+#include "kernels/pattern_hd.h"
 #include "kernels/hd.h"
 
 #ifdef __cplusplus

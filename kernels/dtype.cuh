@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#include "bench/gemm_math.h"
+#include "kernels/dtype.h"
 
 /* ---- widening: exact for every storage type ---- */
 

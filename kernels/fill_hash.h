@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#include "bench/gemm_math.h"
+#include "kernels/dtype.h"
 #include "kernels/hd.h"
 
 #ifdef __cplusplus

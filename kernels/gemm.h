@@ -22,7 +22,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "bench/gemm_math.h"
+#include "kernels/dtype.h"
 
 #ifdef __cplusplus
 extern "C" {

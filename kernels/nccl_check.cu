@@ -5,7 +5,7 @@
  * received elements that differ from the expected result (see nccl.h).
  *
  * One template per element type; the value arithmetic is the inline code of
- * bench/nccl_math.h, compiled here for the device, so what the GPU checks is
+ * kernels/nccl_hd.h, compiled here for the device, so what the GPU checks is
  * exactly what the unit tests check on the CPU.
  */
 #include "nccl.h"
@@ -15,7 +15,7 @@
 
 #include <type_traits>
 
-#include "../bench/nccl_math.h"
+#include "kernels/nccl_hd.h"
 #include "copy.h" /* gb_count_grid */
 #include "launch.cuh"
 

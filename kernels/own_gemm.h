@@ -26,7 +26,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "bench/gemm_math.h"
+#include "kernels/dtype.h"
 #include "bench/own_gemm_math.h"
 
 #ifdef __cplusplus

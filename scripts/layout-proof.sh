@@ -7,6 +7,9 @@
 #
 #   scripts/layout-proof.sh record DIR [BUILD]   run the commands, keep the outputs in DIR
 #   scripts/layout-proof.sh compare OLD NEW      exit 1 and show the differences if any
+#   scripts/layout-proof.sh sass DIR             the kernels' machine code (cuobjdump -sass of
+#                                                each kernels/*.cu, per architecture) into DIR;
+#                                                compare two such folders with diff -r
 #
 # Every command's JSON report, its text summary, and the run report in every
 # other format (markdown, csv, junit, prometheus, html, text) are kept, with
@@ -113,8 +116,30 @@ compare() {
 	return "$bad"
 }
 
+# sass DIR: each kernel file compiled alone for each architecture gpubench ships,
+# disassembled; line information (-lineinfo) is not part of the listing, so a
+# file that moved or a comment that changed leaves it as it was
+sass() {
+	local out=$1 cu arch name
+	mkdir -p "$out"
+	for cu in "$HERE"/kernels/*.cu; do
+		name=$(basename "$cu" .cu)
+		for arch in 75 80 89 90 100 120; do
+			[ "$name" = wgmma ] && arch=90a
+			nvcc -std=c++17 -cubin -arch="sm_$arch" --expt-relaxed-constexpr -I"$HERE" \
+				-I"$HERE/build/generated" -o "$out/$name.sm_$arch.cubin" "$cu" || return 1
+			cuobjdump -sass "$out/$name.sm_$arch.cubin" | grep -v '^\s*$' \
+				>"$out/$name.sm_$arch.sass"
+			rm -f "$out/$name.sm_$arch.cubin"
+			[ "$name" = wgmma ] && break
+		done
+	done
+	echo "layout-proof: $(ls "$out" | wc -l) listings in $out"
+}
+
 case ${1:-} in
 record) shift; record "$@" ;;
+sass) shift; sass "$@" ;;
 compare) shift; compare "$@" ;;
-*) echo "usage: $0 record DIR [BUILD] | compare OLD NEW" >&2; exit 2 ;;
+*) echo "usage: $0 record DIR [BUILD] | compare OLD NEW | sass DIR" >&2; exit 2 ;;
 esac

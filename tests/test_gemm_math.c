@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "bench/gemm_math.h"
+#include "bench/lt_names.h"
 #include "cmd/cli.h"
 
 #include <math.h>

@@ -34,10 +34,12 @@
  * The product code this test drives, compiled into it: tests/sim/CMakeLists.txt
  * links the simulator's tests with the simulated runtime and the machine
  * loader (which carries report/theory.c) only, not with gpubench_gpu. These
- * four files need nothing else.
+ * six files need nothing else.
  */
 #include "bench/cublaslt_dl.c"
+#include "bench/dtype_math.c"
 #include "bench/gemm_math.c"
+#include "bench/lt_names_math.c"
 #include "bench/lt_matmul.c"
 #include "report/stats.c"
 #include "tests/sim/sim.h"
