@@ -7,8 +7,8 @@
 #
 #   scripts/layout-proof.sh record DIR [BUILD]   run the commands, keep the outputs in DIR
 #   scripts/layout-proof.sh compare OLD NEW      exit 1 and show the differences if any
-#   scripts/layout-proof.sh sass DIR             the kernels' machine code (cuobjdump -sass of
-#                                                each kernels/*.cu, per architecture) into DIR;
+#   scripts/layout-proof.sh sass DIR             the kernels' machine code (a cubin of each
+#                                                kernels/*.cu per architecture) into DIR;
 #                                                compare two such folders with diff -r
 #
 # Every command's JSON report, its text summary, and the run report in every
@@ -26,11 +26,14 @@ import json, re, sys
 path = sys.argv[1]
 text = open(path, encoding="utf-8", errors="replace").read()
 VARIES = {"started_at", "finished_at", "hostname", "git", "generated_at", "cuda_archs"}
-def strip(x):
+def strip(x, parent=""):
     if isinstance(x, dict):
-        return {k: strip(v) for k, v in x.items() if k not in VARIES}
+        # how many telemetry samples fit in a short step depends on the host's
+        # scheduling of the sampler thread, not on the code
+        return {k: strip(v, k) for k, v in x.items()
+                if k not in VARIES and not (parent == "telemetry" and k == "samples")}
     if isinstance(x, list):
-        return [strip(v) for v in x]
+        return [strip(v, parent) for v in x]
     if isinstance(x, str):
         return scrub(x)
     return x
@@ -39,6 +42,12 @@ def scrub(s):
     s = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?( UTC)?", "<date>", s)
     s = re.sub(r"\b[0-9a-f]{12}\b", "<git>", s)
     s = s.replace(HOST, "<host>") if HOST else s
+    # the checkout the machine files and sources were read from
+    s = re.sub(r"/[\w./-]*/tests/sim/machines/", "<machines>/", s)
+    # a CUDA error's source position (GB_CUDA_GOTO): a moved function has another
+    s = re.sub(r"\b[\w/]+\.(c|cu|h):\d+", "<file:line>", s)
+    # Prometheus: the report's own times
+    s = re.sub(r"(_timestamp_seconds(\{[^}]*\})?) [0-9.e+]+", r"\1 <time>", s)
     return s
 import socket
 HOST = socket.gethostname()
@@ -116,9 +125,10 @@ compare() {
 	return "$bad"
 }
 
-# sass DIR: each kernel file compiled alone for each architecture gpubench ships,
-# disassembled; line information (-lineinfo) is not part of the listing, so a
-# file that moved or a comment that changed leaves it as it was
+# sass DIR: each kernel file compiled alone for each architecture gpubench ships
+# into a cubin (machine code, without -lineinfo, so no source path or line
+# number is in it): two folders with the same bytes (diff -r) mean that the
+# kernels' SASS did not change. Where cuobjdump is installed, its listing too.
 sass() {
 	local out=$1 cu arch name
 	mkdir -p "$out"
@@ -128,13 +138,13 @@ sass() {
 			[ "$name" = wgmma ] && arch=90a
 			nvcc -std=c++17 -cubin -arch="sm_$arch" --expt-relaxed-constexpr -I"$HERE" \
 				-I"$HERE/build/generated" -o "$out/$name.sm_$arch.cubin" "$cu" || return 1
-			cuobjdump -sass "$out/$name.sm_$arch.cubin" | grep -v '^\s*$' \
-				>"$out/$name.sm_$arch.sass"
-			rm -f "$out/$name.sm_$arch.cubin"
+			if command -v cuobjdump >/dev/null; then
+				cuobjdump -sass "$out/$name.sm_$arch.cubin" >"$out/$name.sm_$arch.sass"
+			fi
 			[ "$name" = wgmma ] && break
 		done
 	done
-	echo "layout-proof: $(ls "$out" | wc -l) listings in $out"
+	echo "layout-proof: $(ls "$out" | wc -l) files in $out"
 }
 
 case ${1:-} in
