@@ -112,6 +112,8 @@ static int bw_validate(const void *params, char *err, size_t errlen)
 	return gb_copy_check_sweep(p->min_size, p->max_size, (uint64_t)p->factor, err, errlen);
 }
 
+/* ---- which tests run ---- */
+
 static bool test_selected(const struct bw *b, int opt)
 {
 	return b->p->tests & (1u << opt);
@@ -214,6 +216,8 @@ static int run_device_tests(struct bw *b, struct dev_state *st)
 			rc = run_test(b, st, (enum gb_copy_test)t, GB_CM_SM, GB_MEM_DEVICE);
 	return rc;
 }
+
+/* ---- one device, and the run ---- */
 
 static void set_theory(struct dev_state *st)
 {

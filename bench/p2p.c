@@ -179,7 +179,8 @@ static cudaError_t set_peer(int a, int b, bool on)
 	return e;
 }
 
-/* ---- one transfer ---- */
+/* ---- one cell: what is measured (p2p_xfer.c measures it) ---- */
+
 static int run_cell(struct p2p *t, enum matrix m, enum path path, struct pdev *a, struct pdev *b)
 {
 	struct xfer x = {
@@ -309,7 +310,8 @@ static int run_pair(struct p2p *t, struct pdev *a, struct pdev *b)
 	return rc;
 }
 
-/* ---- findings ---- */
+/* ---- the run ---- */
+
 static void record_params(struct p2p *t)
 {
 	gb_bench_param_num(t->res, "size", (double)bandwidth_bytes(t->p));

@@ -16,6 +16,7 @@
 #include "bench/peer_math.h"
 #include "report/theory.h"
 
+/* ---- findings ---- */
 
 /* One cell of one form (one-way or two-way) against its staged twin. */
 static void check_staged_cell(struct p2p *t, size_t i, size_t j, enum matrix peer,

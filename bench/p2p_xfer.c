@@ -19,6 +19,7 @@
 #include "bench/peer_math.h"
 #include "kernels/kernels.h"
 
+/* ---- one transfer ---- */
 
 /* Which GPU runs direction i, and which copy it makes. */
 static struct pdev *runner(const struct xfer *x, int i)
