@@ -15,6 +15,11 @@
  * each timed sample, because a peer path the driver advertises can still
  * deliver wrong data (RTX 4090 history). Findings: "P2P advertised but data
  * wrong", "P2P slower than staged through the host", "NVLink link down".
+ *
+ * This file holds the options, the GPUs' resources, peer access and the
+ * walk over the matrix; p2p_xfer.c measures one cell, p2p_checks.c draws
+ * the findings and writes the matrices; what they share is in
+ * p2p_internal.h.
  */
 #include <math.h>
 #include <stdint.h>
@@ -31,17 +36,8 @@
 #include "peer_math.h"
 #include "gpu.h"
 #include "kernels/kernels.h"
-#include "report/theory.h"
 #include "telemetry.h"
-
-struct p2p_params {
-	uint64_t bytes; /* --bytes; 0: not given (DEFAULT_COPY_BYTES) */
-	int64_t samples;
-	int64_t loops;
-	bool latency_only;
-	bool no_verify;
-	double peer_tol; /* --peer-tolerance: a pair this far below its like pairs' best fails */
-};
+#include "bench/p2p_internal.h"
 
 static const struct gb_opt p2p_opts[] = {
 	{ GB_OPT_SIZE, 0, "bytes", offsetof(struct p2p_params, bytes), "SIZE",
@@ -93,112 +89,7 @@ static int p2p_validate(const void *params, char *err, size_t errlen)
 	return 0;
 }
 
-/* ---- state ---- */
-
-#define SEED_BASE 0xBAADF00DULL
-#define SEED_POISON 0xCAFEBABEULL
-/* a single copy checked before timing, this many times per path */
-#define SINGLE_CHECKS 3
-/* pointer chase: nvbandwidth's 2 MiB ring with 128-byte steps */
-#define CHASE_BYTES (2u << 20)
-#define CHASE_STRIDE 128u
-#define CHASE_STEPS 20000ull
-/* small-copy latency: the copy size and how many are queued per sample */
-#define SMALL_COPY_BYTES GB_COPY_GRAIN
-#define SMALL_COPIES 100
-/* bytes per bandwidth copy without --bytes */
-#define DEFAULT_COPY_BYTES (256ull << 20)
-/* P2P within this fraction of staged is noise, not a finding */
-#define STAGED_MARGIN 0.05
-
-struct pdev {
-	int dev;
-	int sm_count;
-	const struct gb_device_info *info;
-	struct gb_ce_stream cs;    /* its stream, events and view of the shared flag */
-	unsigned long long *bad;   /* mismatch counter */
-	unsigned long long *sink;  /* pointer-chase result */
-	void *src, *dst, *chase;
-	uint64_t seed;             /* the pattern of src */
-};
-
-enum matrix {
-	M_UNI_CE = 0,
-	M_UNI_SM,
-	M_BIDIR_CE,
-	M_BIDIR_SM,
-	M_STAGED,
-	M_BIDIR_STAGED,
-	M_LATENCY,
-	M_LATENCY_COPY,
-	M_LATENCY_COPY_STAGED,
-	M_COUNT
-};
-
-static const struct {
-	const char *json;  /* key in extra */
-	const char *stem;  /* metric name stem */
-	const char *unit;  /* "GB/s" or "us" */
-	const char *title; /* what a table of it is headed (extra.matrices) */
-} matrices[M_COUNT] = {
-	[M_UNI_CE] = { "uni_ce_gbps", "uni_ce", "GB/s", "one-way, copy engine, peer access" },
-	[M_UNI_SM] = { "uni_sm_gbps", "uni_sm", "GB/s", "one-way, SM copy, peer access" },
-	[M_BIDIR_CE] = { "bidir_ce_gbps", "bidir_ce", "GB/s",
-			 "two-way sum, copy engine, peer access" },
-	[M_BIDIR_SM] = { "bidir_sm_gbps", "bidir_sm", "GB/s", "two-way sum, SM copy, peer access" },
-	[M_STAGED] = { "staged_gbps", "staged", "GB/s",
-		       "one-way, peer access disabled (staged through the host)" },
-	[M_BIDIR_STAGED] = { "bidir_staged_gbps", "bidir_staged", "GB/s",
-			     "two-way sum, peer access disabled (staged through the host)" },
-	[M_LATENCY] = { "latency_us", "latency", "us", "pointer-chase latency per load" },
-	[M_LATENCY_COPY] = { "latency_copy_us", "latency_copy", "us",
-			     "16-byte copy latency, peer access" },
-	[M_LATENCY_COPY_STAGED] = { "latency_copy_staged_us", "latency_copy_staged", "us",
-				    "16-byte copy latency, staged through the host" },
-};
-
-/* How one cell is measured. */
-enum path { P_CE, P_SM, P_BIDIR_CE, P_BIDIR_SM, P_STAGED, P_BIDIR_STAGED, P_CHASE };
-
-struct xfer {
-	enum matrix m;
-	enum path path;
-	struct pdev *a, *b;        /* source and destination (a reads b for the chase) */
-	size_t bytes;
-	long loops;
-	int warmup;                /* operations queued before the start event */
-	bool blocker;
-	bool latency;              /* value in us per copy rather than GB/s */
-	bool peer;                 /* uses peer access */
-};
-
-struct p2p {
-	const struct p2p_params *p;
-	struct gb_ctx *ctx;
-	struct gb_bench_result *res;
-	size_t n;
-	struct pdev *d;
-	struct gb_ce_flag *flag;   /* the stream blocker: one flag for every GPU */
-	double *mat[M_COUNT];      /* n x n each, NAN where nothing was measured */
-	double *bad;               /* n x n mismatched words over every path, NAN if unverified */
-	double *access;            /* n x n cudaDeviceCanAccessPeer, NAN unknown */
-	double *samples;
-	bool verify;
-	cJSON *notes;              /* cells that could not be measured, and why */
-	int wrong_p2p, wrong_other, slower, p2p_pairs;
-};
-
-static double *cell(struct p2p *t, enum matrix m, size_t i, size_t j)
-{
-	return &t->mat[m][i * t->n + j];
-}
-
-static size_t idx_of(const struct p2p *t, const struct pdev *d)
-{
-	return (size_t)(d - t->d);
-}
-
-static void note(struct p2p *t, const struct xfer *x, const char *what)
+void p2p_note(struct p2p *t, const struct xfer *x, const char *what)
 {
 	cJSON *o = cJSON_CreateObject();
 
@@ -288,267 +179,7 @@ static cudaError_t set_peer(int a, int b, bool on)
 	return e;
 }
 
-/* ---- one transfer ---- */
-
-/* Which GPU runs direction i, and which copy it makes. */
-static struct pdev *runner(const struct xfer *x, int i)
-{
-	return i == 0 ? x->a : x->b;
-}
-
-static cudaError_t issue(const struct xfer *x, int i)
-{
-	struct pdev *from = i == 0 ? x->a : x->b, *to = i == 0 ? x->b : x->a;
-	struct pdev *r = runner(x, i);
-	cudaError_t e = cudaSetDevice(r->dev);
-
-	if (e != cudaSuccess)
-		return e;
-	switch (x->path) {
-	case P_CE:
-	case P_BIDIR_CE:
-		return cudaMemcpyAsync(to->dst, from->src, x->bytes, cudaMemcpyDefault, r->cs.s);
-	case P_STAGED:
-	case P_BIDIR_STAGED:
-		return cudaMemcpyPeerAsync(to->dst, to->dev, from->src, from->dev, x->bytes, r->cs.s);
-	case P_SM:
-		/* the source GPU's SMs write into the destination's memory */
-		return gb_launch_sm_copy(to->dst, from->src, x->bytes, r->sm_count, r->cs.s);
-	case P_BIDIR_SM:
-		/* even warps push a -> b, odd warps pull b -> a, all on a's SMs */
-		return gb_launch_sm_copy_bidir(x->b->dst, x->a->src, x->a->dst, x->b->src, x->bytes,
-					       r->sm_count, r->cs.s);
-	case P_CHASE:
-		return gb_launch_chase(x->b->chase, CHASE_STEPS, x->a->sink, r->cs.s);
-	}
-	return cudaErrorInvalidValue;
-}
-
-/* Streams (GPUs) a transfer keeps busy: two for two-way copy-engine copies. */
-static int n_streams(const struct xfer *x)
-{
-	return x->path == P_BIDIR_CE || x->path == P_BIDIR_STAGED ? 2 : 1;
-}
-
-/* Destinations a transfer writes: two for every two-way form. */
-static int n_dsts(const struct xfer *x)
-{
-	return x->path == P_BIDIR_CE || x->path == P_BIDIR_SM || x->path == P_BIDIR_STAGED ? 2 : 1;
-}
-
-static int poison(struct p2p *t, const struct xfer *x)
-{
-	struct gb_bench_result *res = t->res;
-	int rc = 0;
-
-	for (int i = 0; i < n_dsts(x); i++) {
-		struct pdev *to = i == 0 ? x->b : x->a;
-
-		GB_CUDA_GOTO(res, cudaSetDevice(to->dev), out);
-		GB_CUDA_GOTO(res, gb_launch_pattern_fill(to->dst, x->bytes, SEED_POISON,
-							 to->sm_count, to->cs.s),
-			     out);
-		GB_CUDA_GOTO(res, cudaStreamSynchronize(to->cs.s), out);
-	}
-out:
-	return rc;
-}
-
-/* Each destination against the pattern of its source, on the destination GPU. */
-static int verify(struct p2p *t, const struct xfer *x, long long *bad)
-{
-	struct gb_bench_result *res = t->res;
-	long long one = 0;
-	int rc = 0;
-
-	*bad = 0;
-	for (int i = 0; i < n_dsts(x); i++) {
-		struct pdev *from = i == 0 ? x->a : x->b, *to = i == 0 ? x->b : x->a;
-
-		GB_CUDA_GOTO(res, cudaSetDevice(to->dev), out);
-		if ((rc = gb_ce_verify(res, to->cs.s, to->dst, x->bytes, from->seed, to->bad,
-				       to->sm_count, &one)))
-			goto out;
-		*bad += one;
-	}
-out:
-	return rc;
-}
-
-static cudaError_t issue_cb(void *user, int i)
-{
-	return issue(user, i);
-}
-
-/*
- * loops operations per stream, timed by events on each stream's own GPU
- * (events of two GPUs cannot be subtracted). sec[i] per stream.
- */
-static int timed(struct p2p *t, const struct xfer *x, double sec[2])
-{
-	struct gb_ce_stream *streams[2] = { &runner(x, 0)->cs, &runner(x, 1)->cs };
-	struct gb_ce_sample smp = {
-		.st = streams,
-		.n = n_streams(x),
-		.flag = x->blocker ? t->flag : NULL,
-		.warmup = x->warmup,
-		.loops = x->loops,
-		/* staged copies may run on this thread: queue both directions in turn */
-		.interleave = !x->blocker,
-		.issue = issue_cb,
-		.user = (void *)x,
-	};
-
-	return gb_ce_time(t->res, &smp, sec);
-}
-
-/* Correctness before speed: single copies, each poisoned first and verified after. */
-static int check_singles(struct p2p *t, const struct xfer *x, long long *bad)
-{
-	struct gb_bench_result *res = t->res;
-	long long one = 0;
-	int rc = 0;
-
-	for (int k = 0; k < SINGLE_CHECKS; k++) {
-		if ((rc = poison(t, x)))
-			goto out;
-		for (int i = 0; i < n_streams(x); i++)
-			GB_CUDA_GOTO(res, issue(x, i), out);
-		for (int i = 0; i < n_streams(x); i++) {
-			GB_CUDA_GOTO(res, cudaSetDevice(runner(x, i)->dev), out);
-			GB_CUDA_GOTO(res, cudaStreamSynchronize(runner(x, i)->cs.s), out);
-		}
-		if ((rc = verify(t, x, &one)))
-			goto out;
-		*bad += one;
-	}
-out:
-	return rc;
-}
-
-static double sample_value(const struct xfer *x, const double sec[2])
-{
-	double counted = (double)x->bytes * n_dsts(x);
-
-	if (!(sec[0] > 0))
-		return NAN;
-	if (x->path == P_CHASE)
-		return sec[0] / ((double)CHASE_STEPS * (double)x->loops) * 1e6;
-	if (x->latency)
-		return sec[0] / (double)x->loops * 1e6;
-	/* two directions that start together end with the slower one */
-	return gb_copy_gbps(counted, x->loops, n_streams(x) == 2 ? fmax(sec[0], sec[1]) : sec[0]);
-}
-
-static double peak_of(struct p2p *t, const struct xfer *x)
-{
-	const struct gb_device_info *ia = x->a->info, *ib = x->b->info;
-	const struct gb_link *l = gb_run_find_link(t->ctx->run, x->a->dev, x->b->dev);
-	struct gb_copy_theory th = { NAN, NAN, NAN };
-	double pa = ia ? ia->peaks.pcie_bps : NAN, pb = ib ? ib->peaks.pcie_bps : NAN;
-	int gen = ia ? (ia->nvlink_gen > 0 ? ia->nvlink_gen
-					   : gb_nvlink_gen_for_cc(ia->cc_major, ia->cc_minor))
-		     : 0;
-
-	if (x->latency)
-		return NAN;
-	if (x->a == x->b) {
-		th.mem_bw_bps = gb_copy_mem_bps(ia);
-		return gb_copy_ceiling_bps(GB_CT_D2D, &th) / 1e9;
-	}
-	th.pcie_bps = isfinite(pa) && isfinite(pb) ? fmin(pa, pb) : NAN;
-	th.peer_bps = gb_p2p_peer_bps(l ? l->type : NULL, l ? l->nvlink_count : -1, gen, pa, pb);
-	if (x->path == P_STAGED)
-		return gb_copy_ceiling_bps(GB_CT_P2P_STAGED, &th) / 1e9;
-	/* each direction crosses both host links, one each way: twice the one-way bound */
-	if (x->path == P_BIDIR_STAGED)
-		return 2 * gb_copy_ceiling_bps(GB_CT_P2P_STAGED, &th) / 1e9;
-	return gb_copy_ceiling_bps(n_dsts(x) == 2 ? GB_CT_P2P_BIDIR : GB_CT_P2P_UNI, &th) / 1e9;
-}
-
-static void add_cell_metric(struct p2p *t, const struct xfer *x, size_t n)
-{
-	char name[96];
-
-	if (x->a == x->b)
-		snprintf(name, sizeof(name), "%s_local_%s", matrices[x->m].stem,
-			 x->latency ? "us" : "gbps");
-	else
-		snprintf(name, sizeof(name), "%s_to_gpu%d_%s", matrices[x->m].stem, x->b->dev,
-			 x->latency ? "us" : "gbps");
-	gb_bench_add_metric(t->res, name, matrices[x->m].unit,
-			    x->latency ? GB_BETTER_LOWER : GB_BETTER_HIGHER, x->a->dev, t->samples,
-			    n, peak_of(t, x));
-}
-
-static void record_bad(struct p2p *t, const struct xfer *x, long long bad)
-{
-	double *b = &t->bad[idx_of(t, x->a) * t->n + idx_of(t, x->b)];
-	int p2p_access = (int)(isfinite(t->access[idx_of(t, x->a) * t->n + idx_of(t, x->b)])
-				       ? t->access[idx_of(t, x->a) * t->n + idx_of(t, x->b)]
-				       : -1);
-	char what[200];
-
-	*b = (isfinite(*b) ? *b : 0) + (double)bad;
-	switch (gb_p2p_data_verdict(p2p_access, x->peer, bad)) {
-	case GB_P2P_DATA_WRONG_ADVERTISED:
-		t->wrong_p2p++;
-		gb_bench_add_check(t->res, "p2p_data", GB_STATUS_FAILED, GB_SEV_ERROR, x->a->dev,
-				   (double)bad, 0,
-				   "P2P advertised but data wrong: GPU %d -> GPU %d (%s), %lld 16-byte "
-				   "words wrong",
-				   x->a->dev, x->b->dev, matrices[x->m].json, bad);
-		break;
-	case GB_P2P_DATA_WRONG:
-		t->wrong_other++;
-		snprintf(what, sizeof(what), "%lld 16-byte words wrong", bad);
-		note(t, x, what);
-		gb_bench_add_check(t->res, "data_verified", GB_STATUS_FAILED, GB_SEV_ERROR, x->a->dev,
-				   (double)bad, 0, "copied data is wrong: GPU %d -> GPU %d (%s), %lld "
-				   "16-byte words wrong",
-				   x->a->dev, x->b->dev, matrices[x->m].json, bad);
-		break;
-	default:
-		break;
-	}
-}
-
-/* Warm-up, samples, verification: the median goes into the matrix. */
-static int measure(struct p2p *t, const struct xfer *x)
-{
-	double sec[2] = { NAN, NAN }, v;
-	long long bad = 0, one = 0;
-	size_t n = 0;
-	int rc = 0;
-
-	if (t->verify && x->path != P_CHASE && (rc = check_singles(t, x, &bad)))
-		return rc;
-	if ((rc = timed(t, x, sec)))
-		return rc;
-	for (int64_t s = 0; s < t->p->samples && !gb_should_stop(t->ctx); s++) {
-		bool check = t->verify && x->path != P_CHASE;
-
-		if (check && (rc = poison(t, x)))
-			return rc;
-		if ((rc = timed(t, x, sec)))
-			return rc;
-		if (check && (rc = verify(t, x, &one)))
-			return rc;
-		bad += one;
-		v = sample_value(x, sec);
-		/* a time below the events' resolution has no value; one NaN would make every
-		 * statistic of the cell NaN */
-		if (isfinite(v) && v > 0)
-			t->samples[n++] = v;
-	}
-	if (t->verify && x->path != P_CHASE)
-		record_bad(t, x, bad);
-	if (n == 0)
-		return 0;
-	*cell(t, x->m, idx_of(t, x->a), idx_of(t, x->b)) = gb_percentile(t->samples, n, 50);
-	add_cell_metric(t, x, n);
-	return 0;
-}
+/* ---- one cell: what is measured (p2p_xfer.c measures it) ---- */
 
 static int run_cell(struct p2p *t, enum matrix m, enum path path, struct pdev *a, struct pdev *b)
 {
@@ -576,7 +207,7 @@ static int run_cell(struct p2p *t, enum matrix m, enum path path, struct pdev *a
 	}
 	if (gb_should_stop(t->ctx))
 		return 0;
-	return measure(t, &x);
+	return p2p_measure(t, &x);
 }
 
 /* ---- the matrix ---- */
@@ -615,7 +246,7 @@ static bool peer_off(struct p2p *t, struct pdev *a, struct pdev *b)
 	gb_cuda_errstr(e, why, sizeof(why));
 	snprintf(what, sizeof(what), "peer access could not be disabled, so nothing was staged: %s",
 		 why);
-	note(t, &where, what);
+	p2p_note(t, &where, what);
 	cudaGetLastError();
 	return false;
 }
@@ -668,7 +299,7 @@ static int run_pair(struct p2p *t, struct pdev *a, struct pdev *b)
 	if (e != cudaSuccess) {
 		/* advertised but refused (e.g. too many peers): say so, keep going */
 		gb_cuda_errstr(e, why, sizeof(why));
-		note(t, &where, why);
+		p2p_note(t, &where, why);
 		cudaGetLastError();
 	} else {
 		rc = run_peer(t, a, b, ba);
@@ -679,270 +310,7 @@ static int run_pair(struct p2p *t, struct pdev *a, struct pdev *b)
 	return rc;
 }
 
-/* ---- findings ---- */
-
-/* One cell of one form (one-way or two-way) against its staged twin. */
-static void check_staged_cell(struct p2p *t, size_t i, size_t j, enum matrix peer,
-			      enum matrix staged)
-{
-	double p = *cell(t, peer, i, j), s = *cell(t, staged, i, j);
-	bool two = peer == M_BIDIR_CE;
-
-	if (!gb_p2p_slower_than_staged(p, s, STAGED_MARGIN))
-		return;
-	t->slower++;
-	gb_bench_add_check(t->res, "p2p_vs_staged", GB_STATUS_FAILED, GB_SEV_WARNING, t->d[i].dev, p,
-			   s,
-			   "P2P slower than staged through the host: GPU %d %s GPU %d %s%.1f GB/s "
-			   "with peer access, %.1f GB/s staged",
-			   t->d[i].dev, two ? "<->" : "->", t->d[j].dev, two ? "two-way " : "", p, s);
-}
-
-static void check_staged(struct p2p *t)
-{
-	for (size_t i = 0; i < t->n; i++) {
-		for (size_t j = 0; j < t->n; j++) {
-			if (i == j)
-				continue;
-			check_staged_cell(t, i, j, M_UNI_CE, M_STAGED);
-			check_staged_cell(t, i, j, M_BIDIR_CE, M_BIDIR_STAGED);
-		}
-	}
-}
-
-/* Whether the run's topology shows NVLink from GPU i to another GPU of the run. */
-static bool nvlink_to_peer(const struct p2p *t, size_t i)
-{
-	for (size_t j = 0; j < t->n; j++) {
-		const struct gb_link *l = gb_run_find_link(t->ctx->run, t->d[i].dev, t->d[j].dev);
-
-		if (j != i && l && l->type && !strcmp(l->type, "nvlink"))
-			return true;
-	}
-	return false;
-}
-
-/*
- * "NVLink link down", judged against the catalog's link count with what
- * else is known (gb_nvlink_judge): a PCIe card without a bridge, or one SXM
- * GPU given alone to a VM, shows its links inactive without a fault.
- */
-static void check_nvlink(struct p2p *t)
-{
-	for (size_t i = 0; i < t->n; i++) {
-		const struct gb_device_info *d = t->d[i].info;
-		const struct gb_gpu_spec *spec = d ? gb_gpu_spec_match(d->name, d->sm_count) : NULL;
-		struct gb_nvlink_view v = {
-			.links_up = d ? d->nvlink_up : -1,
-			.links_expected = spec ? spec->nvlink_links : 0,
-			.pcie_board = spec && strstr(spec->key, "pcie"),
-			.n_gpus = (int)t->n,
-			.nvlink_peer = nvlink_to_peer(t, i),
-		};
-		char msg[256];
-		int sev = GB_SEV_INFO, st = gb_nvlink_judge(&v, &sev, msg, sizeof(msg));
-
-		if (st < 0)
-			continue; /* no NVLink expected, or NVML could not say */
-		gb_bench_add_check(t->res, "nvlink_links_up", (enum gb_status)st,
-				   (enum gb_severity)sev, t->d[i].dev, (double)v.links_up,
-				   (double)v.links_expected, "GPU %d: %s (%s)", t->d[i].dev, msg,
-				   spec->name);
-	}
-}
-
-/* ---- pairs against like pairs ---- */
-
-/* pairs compare when both ends are of one model each and the link is the same */
-static void pair_key(struct p2p *t, size_t i, size_t j, char *buf, size_t len)
-{
-	const struct gb_device_info *a = t->d[i].info, *b = t->d[j].info;
-	const struct gb_link *l = gb_run_find_link(t->ctx->run, t->d[i].dev, t->d[j].dev);
-	char link[48];
-
-	gb_p2p_topology_label(l ? l->type : NULL, l ? l->nvlink_count : -1, link, sizeof(link));
-	snprintf(buf, len, "%s/%d|%s/%d|%s", a && a->name ? a->name : "?", a ? a->sm_count : -1,
-		 b && b->name ? b->name : "?", b ? b->sm_count : -1, link);
-}
-
-/*
- * One group: the pairs of key (i0, j0) in matrix m. A failed check per pair
- * more than --peer-tolerance below the best pair, naming both; one passed
- * check for the group when none is.
- */
-static void check_pair_group(struct p2p *t, enum matrix m, size_t i0, size_t j0, bool *done)
-{
-	size_t n = 0, *pi = calloc(t->n * t->n, sizeof(*pi)), *pj = calloc(t->n * t->n, sizeof(*pj));
-	double *v = calloc(t->n * t->n, sizeof(*v)), *below = calloc(t->n * t->n, sizeof(*below));
-	char key0[256], key[256], name[48], who[32], best_who[32], msg[320], link[48];
-	const struct gb_link *l = gb_run_find_link(t->ctx->run, t->d[i0].dev, t->d[j0].dev);
-	size_t failed = 0;
-	double worst = 0;
-	int best;
-
-	if (!pi || !pj || !v || !below)
-		abort();
-	pair_key(t, i0, j0, key0, sizeof(key0));
-	for (size_t i = 0; i < t->n; i++)
-		for (size_t j = 0; j < t->n; j++) {
-			if (i == j || done[i * t->n + j] || !isfinite(*cell(t, m, i, j)))
-				continue;
-			pair_key(t, i, j, key, sizeof(key));
-			if (strcmp(key, key0))
-				continue;
-			done[i * t->n + j] = true;
-			pi[n] = i;
-			pj[n] = j;
-			v[n++] = *cell(t, m, i, j);
-		}
-	best = gb_peer_best(v, n, below);
-	snprintf(name, sizeof(name), "%s_peers", matrices[m].stem);
-	gb_p2p_topology_label(l ? l->type : NULL, l ? l->nvlink_count : -1, link, sizeof(link));
-	for (size_t k = 0; best >= 0 && k < n; k++) {
-		if (isfinite(below[k]) && below[k] > worst)
-			worst = below[k];
-		if (!gb_peer_fails(below[k], t->p->peer_tol))
-			continue;
-		failed++;
-		snprintf(who, sizeof(who), "GPU %d -> %d", t->d[pi[k]].dev, t->d[pj[k]].dev);
-		snprintf(best_who, sizeof(best_who), "GPU %d -> %d", t->d[pi[best]].dev,
-			 t->d[pj[best]].dev);
-		gb_peer_message(msg, sizeof(msg), who, matrices[m].stem, v[k], v[best], best_who,
-				"GB/s", t->p->peer_tol);
-		gb_bench_add_check(t->res, name, GB_STATUS_FAILED, GB_SEV_ERROR, t->d[pi[k]].dev,
-				   below[k], t->p->peer_tol, "%s (%s)", msg, link);
-	}
-	if (best >= 0 && !failed)
-		gb_bench_add_check(t->res, name, GB_STATUS_PASSED, GB_SEV_ERROR, -1, worst,
-				   t->p->peer_tol,
-				   "%s: %zu %s pairs within %.1f%% of the best (%.4g GB/s, GPU %d -> %d)",
-				   matrices[m].stem, n, link, 100 * worst, v[best],
-				   t->d[pi[best]].dev, t->d[pj[best]].dev);
-	free(pi);
-	free(pj);
-	free(v);
-	free(below);
-}
-
-/* the copy-engine bandwidth of every pair against the pairs like it */
-static void check_pair_peers(struct p2p *t)
-{
-	static const enum matrix judged[] = { M_UNI_CE, M_BIDIR_CE };
-	bool *done = calloc(t->n * t->n, sizeof(*done));
-
-	if (!done)
-		abort();
-	for (size_t k = 0; k < sizeof(judged) / sizeof(judged[0]); k++) {
-		memset(done, 0, t->n * t->n * sizeof(*done));
-		for (size_t i = 0; i < t->n; i++)
-			for (size_t j = 0; j < t->n; j++)
-				if (i != j && !done[i * t->n + j] &&
-				    isfinite(*cell(t, judged[k], i, j)))
-					check_pair_group(t, judged[k], i, j, done);
-	}
-	free(done);
-}
-
-static void summary_checks(struct p2p *t, const char *single_reason)
-{
-	struct gb_bench_result *res = t->res;
-
-	if (!t->verify) {
-		gb_bench_add_check(res, "data_verified", GB_STATUS_SKIPPED, GB_SEV_INFO, -1, NAN, NAN,
-				   "verification disabled by --no-verify");
-	} else if (!t->wrong_other && !t->wrong_p2p) {
-		gb_bench_add_check(res, "data_verified", GB_STATUS_PASSED, GB_SEV_INFO, -1, 0, 0,
-				   "every copy checked matched its source pattern");
-	}
-	if (single_reason || !t->p2p_pairs) {
-		gb_bench_add_check(res, "p2p_data", GB_STATUS_SKIPPED, GB_SEV_INFO, -1, NAN, NAN,
-				   "%s", single_reason ? single_reason : "no pair has peer access");
-		gb_bench_add_check(res, "p2p_vs_staged", GB_STATUS_SKIPPED, GB_SEV_INFO, -1, NAN, NAN,
-				   "%s", single_reason ? single_reason : "no pair has peer access");
-		return;
-	}
-	if (t->verify && !t->wrong_p2p)
-		gb_bench_add_check(res, "p2p_data", GB_STATUS_PASSED, GB_SEV_INFO, -1, 0, 0,
-				   "data through peer access verified on %d pairs", t->p2p_pairs);
-	if (t->p->latency_only)
-		gb_bench_add_check(res, "p2p_vs_staged", GB_STATUS_SKIPPED, GB_SEV_INFO, -1, NAN, NAN,
-				   "--latency-only: no bandwidth measured");
-	else if (!t->slower)
-		gb_bench_add_check(res, "p2p_vs_staged", GB_STATUS_PASSED, GB_SEV_INFO, -1, NAN, NAN,
-				   "P2P at least as fast as staged (within %.0f%%) on %d pairs",
-				   STAGED_MARGIN * 100, t->p2p_pairs);
-}
-
-/* ---- report ---- */
-
-/*
- * What a renderer needs to draw every matrix without knowing this file:
- * [{key, title, unit, better}] in display order. The key names the N x N
- * array in extra; rows and columns are extra.devices.
- */
-static void add_matrix_list(cJSON *extra)
-{
-	cJSON *list = cJSON_AddArrayToObject(extra, "matrices");
-
-	for (int m = 0; m < M_COUNT; m++) {
-		cJSON *o = cJSON_CreateObject();
-
-		cJSON_AddStringToObject(o, "key", matrices[m].json);
-		cJSON_AddStringToObject(o, "title", matrices[m].title);
-		cJSON_AddStringToObject(o, "unit", matrices[m].unit);
-		cJSON_AddStringToObject(o, "better",
-					strcmp(matrices[m].unit, "us") ? "higher" : "lower");
-		cJSON_AddItemToArray(list, o);
-	}
-}
-
-static void add_matrices(struct p2p *t, const char *single_reason)
-{
-	cJSON *extra = gb_bench_extra(t->res), *devs, *units;
-	const char **topo = gb_xrealloc(NULL, sizeof(char *) * t->n * t->n);
-	char (*labels)[48] = gb_xrealloc(NULL, sizeof(*labels) * t->n * t->n);
-
-	devs = cJSON_AddArrayToObject(extra, "devices");
-	for (size_t i = 0; i < t->n; i++)
-		cJSON_AddItemToArray(devs, cJSON_CreateNumber(t->d[i].dev));
-	cJSON_AddStringToObject(extra, "rows", "source GPU (the reader for latency_us)");
-	cJSON_AddStringToObject(extra, "columns", "destination GPU (the memory read for latency_us)");
-	for (int m = 0; m < M_COUNT; m++)
-		cJSON_AddItemToObject(extra, matrices[m].json, gb_matrix_json(t->mat[m], t->n, t->n));
-	add_matrix_list(extra);
-	cJSON_AddItemToObject(extra, "p2p_access", gb_matrix_json(t->access, t->n, t->n));
-	cJSON_AddItemToObject(extra, "mismatched_words", gb_matrix_json(t->bad, t->n, t->n));
-	for (size_t i = 0; i < t->n; i++) {
-		for (size_t j = 0; j < t->n; j++) {
-			const struct gb_link *l =
-				gb_run_find_link(t->ctx->run, t->d[i].dev, t->d[j].dev);
-
-			topo[i * t->n + j] = labels[i * t->n + j];
-			if (i == j)
-				snprintf(labels[i * t->n + j], sizeof(labels[0]), "local");
-			else
-				gb_p2p_topology_label(l ? l->type : NULL, l ? l->nvlink_count : -1,
-						      labels[i * t->n + j], sizeof(labels[0]));
-		}
-	}
-	cJSON_AddItemToObject(extra, "topology", gb_string_matrix_json(topo, t->n, t->n));
-	units = cJSON_AddObjectToObject(extra, "units");
-	cJSON_AddStringToObject(units, "gbps",
-				"GB/s = 1e9 bytes/s, each byte counted once per direction; bidir "
-				"sums both directions; the diagonal is a device-local copy (payload "
-				"counted once)");
-	cJSON_AddStringToObject(units, "latency_us",
-				"microseconds per dependent load (pointer chase, 128-byte stride "
-				"over 2 MiB)");
-	cJSON_AddStringToObject(units, "latency_copy_us",
-				"microseconds per 16-byte copy, queued back to back");
-	if (single_reason)
-		cJSON_AddStringToObject(extra, "reason", single_reason);
-	cJSON_AddItemToObject(extra, "notes", t->notes);
-	t->notes = NULL;
-	free(labels);
-	free(topo);
-}
+/* ---- the run ---- */
 
 static void record_params(struct p2p *t)
 {
@@ -1059,14 +427,14 @@ static int p2p_run(struct gb_ctx *ctx, const void *params, struct gb_bench_resul
 				rc = run_pair(&t, &t.d[i], &t.d[j]);
 	}
 	if (rc == 0) {
-		check_staged(&t);
-		check_nvlink(&t);
-		check_pair_peers(&t);
-		summary_checks(&t, single_reason);
+		p2p_check_staged(&t);
+		p2p_check_nvlink(&t);
+		p2p_check_pair_peers(&t);
+		p2p_summary_checks(&t, single_reason);
 	}
 	gb_sampler_stop(sampler);
 	if (t.mat[0])
-		add_matrices(&t, single_reason);
+		p2p_add_matrices(&t, single_reason);
 	free_state(&t);
 	return rc;
 }
