@@ -30,7 +30,7 @@
 #include <stdint.h>
 
 #ifndef __CUDACC__
-#include "../cmd/cli.h"
+#include "bench/options.h"
 #endif
 
 #ifdef __CUDACC__
