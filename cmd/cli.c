@@ -48,8 +48,7 @@ bool unbounded_above(double max)
 }
 
 /* subject is "--iters" or "each value of --sizes" */
-int check_range(const struct gb_opt *o, enum gb_opt_type type, double v,
-		       const char *subject)
+int check_range(const struct gb_opt *o, enum gb_opt_type type, double v, const char *subject)
 {
 	char lo[48], hi[48], got[48];
 	bool inexact = type == GB_OPT_DURATION || type == GB_OPT_PERCENT ||

@@ -133,7 +133,7 @@ static int list_elem(const struct gb_opt *o, struct gb_int_list *l, const char *
 }
 
 int set_int_list(const struct gb_opt *o, struct gb_int_list *field, const char *val,
-			const char *nm)
+		 const char *nm)
 {
 	struct gb_int_list tmp;
 	char each[96];
@@ -222,7 +222,7 @@ static int device_elem(const struct gb_opt *o, struct gb_device_list *l, const c
 }
 
 int set_devices(const struct gb_opt *o, struct gb_device_list *field, const char *val,
-		       const char *nm)
+		const char *nm)
 {
 	struct gb_device_list tmp;
 	const char *s = val;

@@ -421,7 +421,7 @@ static void print_notes(FILE *out, const struct theory_config *cfg, size_t n, in
 }
 
 void print_text(FILE *out, const struct theory_config *cfg, size_t n,
-		       const struct theory_params *p)
+		const struct theory_params *p)
 {
 	print_identity(out, cfg, n, p);
 	print_peaks(out, cfg, n);
