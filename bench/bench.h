@@ -36,7 +36,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../cmd/cli.h"
+#include "bench/options.h"
 #include "clock.h"
 #include "../report/result.h"
 

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd/cli.h"
+#include "bench/options.h"
 #include "copy_math.h"
 #include "gpu.h"
 #include "kernels/kernels.h"

@@ -11,7 +11,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "cmd/cli.h"
+#include "bench/options.h"
 #include "report/result.h"
 #include "report/theory.h"
 

@@ -32,7 +32,7 @@
 #include "kernels/nccl_hd.h"
 
 #ifndef __CUDACC__
-#include "../cmd/cli.h"
+#include "bench/options.h"
 #endif
 
 

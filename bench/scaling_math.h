@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../cmd/cli.h"
+#include "bench/options.h"
 #include "../report/result.h"
 #include "../report/scaling.h"
 #include "../report/stats.h"

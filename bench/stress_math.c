@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cli.h"
+#include "bench/options.h"
 #include "report/json_util.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))

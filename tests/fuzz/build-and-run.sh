@@ -78,7 +78,7 @@ fi
 san=(-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
 cflags=(-std=c11 -D_GNU_SOURCE -g -O1 "${san[@]}" -I"$root" -I"$nvml_inc")
 # as GB_CORE_SOURCES in CMakeLists.txt (watchdog.c aside: no harness reaches it)
-core_src=(report/*.c bench/*_math.c cmd/cli.c cmd/log.c cmd/status_line.c bench/nvml.c bench/nvml_*.c bench/clock.c)
+core_src=(report/*.c bench/*_math.c cmd/cli.c cmd/cli_values.c cmd/cli_lists.c cmd/cli_help.c cmd/log.c cmd/status_line.c bench/nvml.c bench/nvml_*.c bench/clock.c)
 objs=()
 for src in "${core_src[@]}"; do
 	[ -f "$src" ] || continue
