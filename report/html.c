@@ -21,7 +21,8 @@
 
 #include "compare.h"
 #include "fleet.h"
-#include "formats.h"
+#include "report/format_util.h"
+#include "report/writers.h"
 
 static const char *const palette[] = {
 	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",

@@ -20,7 +20,7 @@
 
 #include "bench/stress_math.h"
 #include "cmd/cli.h"
-#include "formats.h"
+#include "report/format_util.h"
 #include "gemm_size.h"
 #include "theory.h"
 
