@@ -57,6 +57,7 @@
 #include "result.h"
 #include "software.h"
 #include "report/compare_key.h"
+#include "report/compare_tolerance.h"
 
 #define GB_COMPARE_SCHEMA "gpubench.compare/1"
 
@@ -78,29 +79,7 @@ enum gb_cmp_class {
  */
 const char *gb_cmp_class_name(enum gb_cmp_class c, bool different_models);
 
-/* A per-metric tolerance: a glob over the metric name, or "bench/metric" when it has a '/'. */
-struct gb_tolerance_rule {
-	char *pattern;
-	double fraction;
-};
-
-struct gb_compare_opts {
-	double tolerance;                      /* fraction of A; default 0.05 */
-	const struct gb_tolerance_rule *rules; /* first match wins over tolerance */
-	size_t n_rules;
-	double spread_k;                       /* default 2 */
-	double price_a, price_b;               /* $ per GPU-hour; NAN when not given */
-	bool allow_missing;                    /* B incomplete is listed, not failed */
-};
 void gb_compare_opts_init(struct gb_compare_opts *o);
-
-/*
- * Parse "tflops_*=3%,gemm/time_*=10%" into rules (percentages need '%').
- * Returns 0, or -1 with one line in err naming the bad entry.
- */
-int gb_tolerance_rules_parse(const char *spec, struct gb_tolerance_rule **rules, size_t *n,
-			     char *err, size_t errlen);
-void gb_tolerance_rules_free(struct gb_tolerance_rule *rules, size_t n);
 
 /* One side of a row. */
 struct gb_cmp_side {

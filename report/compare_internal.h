@@ -9,7 +9,9 @@
 
 #include <stddef.h>
 
-#include "report/compare.h"
+#include "report/compare_tolerance.h"
+
+struct gb_compare;
 
 /* ---- a growable string (compare_key.c) ---- */
 

@@ -4,7 +4,7 @@
  * and the tolerance that applies to one metric. Uses cmd/cli.h's percent
  * parser (an arrow up a layer, left as it was).
  */
-#include "report/compare.h"
+#include "report/compare_tolerance.h"
 
 #include <fnmatch.h>
 #include <math.h>
@@ -13,6 +13,7 @@
 
 #include "cmd/cli.h"
 #include "report/compare_internal.h"
+#include "report/result.h"
 
 /* ---- tolerances ---- */
 
