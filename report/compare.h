@@ -53,9 +53,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "formats.h"
+#include "report/out_format.h"
 #include "result.h"
 #include "software.h"
+#include "report/compare_key.h"
+#include "report/compare_tolerance.h"
 
 #define GB_COMPARE_SCHEMA "gpubench.compare/1"
 
@@ -77,29 +79,7 @@ enum gb_cmp_class {
  */
 const char *gb_cmp_class_name(enum gb_cmp_class c, bool different_models);
 
-/* A per-metric tolerance: a glob over the metric name, or "bench/metric" when it has a '/'. */
-struct gb_tolerance_rule {
-	char *pattern;
-	double fraction;
-};
-
-struct gb_compare_opts {
-	double tolerance;                      /* fraction of A; default 0.05 */
-	const struct gb_tolerance_rule *rules; /* first match wins over tolerance */
-	size_t n_rules;
-	double spread_k;                       /* default 2 */
-	double price_a, price_b;               /* $ per GPU-hour; NAN when not given */
-	bool allow_missing;                    /* B incomplete is listed, not failed */
-};
 void gb_compare_opts_init(struct gb_compare_opts *o);
-
-/*
- * Parse "tflops_*=3%,gemm/time_*=10%" into rules (percentages need '%').
- * Returns 0, or -1 with one line in err naming the bad entry.
- */
-int gb_tolerance_rules_parse(const char *spec, struct gb_tolerance_rule **rules, size_t *n,
-			     char *err, size_t errlen);
-void gb_tolerance_rules_free(struct gb_tolerance_rule *rules, size_t n);
 
 /* One side of a row. */
 struct gb_cmp_side {
@@ -237,28 +217,5 @@ int gb_compare_print(const struct gb_compare *c, enum gb_out_format f, FILE *out
 int gb_compare_junit(const struct gb_compare *c, FILE *out);
 int gb_compare_prometheus(const struct gb_compare *c, FILE *out);
 int gb_compare_html(const struct gb_compare *c, FILE *out);
-
-/* ---- the parts of the match key, shared with the fleet merge ---- */
-
-/*
- * true for parameters that do not decide what is measured:
- * - how long or how often: duration*, warmup*, iterations, iters, samples,
- *   repeat*, runs, seed, timeout*, and keys ending in "_s" or "_ms";
- * - the software measured with: keys ending in "_version" (cuBLASLt, NCCL),
- *   so an upgrade is compared, not a new test; compare lists what differs;
- * - how it was measured, written down for the reader: layout, data,
- *   flop_count, timing, statistic, allreduce, launch, alltoall, rotation,
- *   rotating_copies, rotation_bytes, and keys ending in "_note".
- */
-bool gb_param_ignored(const char *key);
-
-/* "dtype=bf16,k=8192,m=8192" from the params object (sorted keys, ignored keys left out). Owned. */
-char *gb_params_key(const struct cJSON *params);
-/*
- * The same with the software versions kept: the fleet merge keeps nodes
- * that ran different cuBLASLt or NCCL versions apart, each with its own
- * params, where compare matches across them.
- */
-char *gb_params_key_versioned(const struct cJSON *params);
 
 #endif

@@ -15,7 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats.h"
+#include "report/format_util.h"
+#include "report/writers.h"
 #include "theory.h"
 
 static const char *const columns[] = {

@@ -13,9 +13,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "compare.h"
+#include "report/compare_key.h"
 #include "fault_action.h"
-#include "formats.h"
+#include "report/format_util.h"
 #include "host.h"
 
 /* A merged benchmark and, per metric, the node it came from. */

@@ -20,7 +20,6 @@
 #include <cjson/cJSON.h>
 
 #include "bench/nvml.h"
-#include "formats.h"
 #include "json_util.h"
 #include "outfile.h"
 #include "fault_action.h"

@@ -21,7 +21,8 @@
 #include <string.h>
 
 #include "compare.h"
-#include "formats.h"
+#include "report/format_util.h"
+#include "report/writers.h"
 
 /* What a test case is, in JUnit's vocabulary. */
 enum jcase { J_PASS, J_FAILURE, J_ERROR, J_SKIPPED };

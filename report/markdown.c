@@ -12,7 +12,8 @@
 #include <string.h>
 
 #include "fleet.h"
-#include "formats.h"
+#include "report/format_util.h"
+#include "report/writers.h"
 #include "theory.h"
 
 static const char *status_icon(enum gb_status s)

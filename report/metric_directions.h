@@ -28,7 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "result.h"
+#include "report/better.h"
 
 struct gb_metric_direction {
 	const char *bench;   /* the benchmark's name ("gemm") */

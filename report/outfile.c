@@ -18,7 +18,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "formats.h"
 #include "result.h"
 
 /* Symbolic links followed before giving up, as the kernel's own limit. */

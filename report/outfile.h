@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 enum gb_out_kind {
 	GB_OUTK_STDOUT, /* "-" */
@@ -44,5 +45,17 @@ int gb_out_target_resolve(const char *path, struct gb_out_target *t, char *err, 
 
 /* true when path is standard output: "-", /dev/stdout, /dev/fd/1, or a link to one */
 bool gb_out_is_stdout(const char *path);
+
+/*
+ * Write a document to what path names without destroying it (outfile.c,
+ * outfile.h): a regular file or a new path atomically (a temporary file in
+ * the same folder, then rename), a symbolic link's target atomically with
+ * the link kept, a character device, a FIFO or /dev/stdout in place.
+ * writer(ctx, stream) produces it. "-" is standard output. 0, or -1 with
+ * one line in err.
+ */
+typedef int gb_fmt_writer(const void *ctx, FILE *out);
+int gb_fmt_write_file(const char *path, gb_fmt_writer *writer, const void *ctx, char *err,
+		      size_t errlen);
 
 #endif

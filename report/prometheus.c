@@ -43,7 +43,8 @@
 #include <time.h>
 
 #include "compare.h"
-#include "formats.h"
+#include "report/format_util.h"
+#include "report/writers.h"
 #include "prom_names.h"
 #include "theory.h"
 

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "stats.h"
+#include "report/better.h"
 
 #define GB_REPORT_SCHEMA "gpubench.report/1"
 
@@ -40,7 +41,6 @@ const char *gb_status_name(enum gb_status s);
 /* -1 if unknown */
 int gb_status_from_name(const char *name);
 
-enum gb_better { GB_BETTER_NONE = 0, GB_BETTER_HIGHER, GB_BETTER_LOWER };
 /* "none", "higher", "lower" */
 const char *gb_better_name(enum gb_better b);
 int gb_better_from_name(const char *name);

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report/formats.h"
+#include "report/format_util.h"
 
 /* one version of each side, as printed; "" when unknown */
 static void cuda_pair(struct gb_sw_change *p, const char *name, int a, int b)

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "fleet.h"
-#include "formats.h"
+#include "report/format_util.h"
 #include "fault_action.h"
 #include "published.h"
 #include "run_summary.h"
