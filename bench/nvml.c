@@ -97,19 +97,6 @@ static int set_error(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
-/* Append item to a comma-separated list in buf, truncating silently. */
-void list_add(char *buf, size_t len, const char *item)
-{
-	size_t used;
-
-	if (!buf || !len)
-		return;
-	used = strnlen(buf, len);
-	if (used >= len)
-		return;
-	snprintf(buf + used, len - used, "%s%s", used ? "," : "", item);
-}
-
 /*
  * Canonical form of a PCI bus id, "DDDDDDDD:BB:DD.F" in upper case. CUDA
  * writes a 4-digit domain ("0000:65:00.0"), NVML 8 digits, and either may

@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "report/clock_reasons.h"
+
 struct gb_device_info;
 struct gb_telemetry_sample;
 
@@ -155,24 +157,7 @@ struct gb_nvml_health {
 };
 int gb_nvml_health(const char *pci_bus_id, struct gb_nvml_health *h);
 
-/* Names of the set bits of an NVML clocks-event bitmask, e.g. "sw_power_cap",
- * "hw_slowdown", written comma separated into buf ("" for none); bits it
- * does not know come last as one hex mask ("0x800"). */
-void gb_nvml_reasons_str(uint64_t reasons, char *buf, size_t len);
-
-/* Bits of the clocks-event mask, as in nvml.h (kept here so CPU-only code
- * need not include it). */
-#define GB_CLK_GPU_IDLE          0x1ULL
-#define GB_CLK_APP_SETTING       0x2ULL
-#define GB_CLK_SW_POWER_CAP      0x4ULL
-#define GB_CLK_HW_SLOWDOWN       0x8ULL
-#define GB_CLK_SYNC_BOOST        0x10ULL
-#define GB_CLK_SW_THERMAL        0x20ULL
-#define GB_CLK_HW_THERMAL        0x40ULL
-#define GB_CLK_HW_POWER_BRAKE    0x80ULL
-#define GB_CLK_DISPLAY_SETTING   0x100ULL
-#define GB_CLK_BOARD_LIMIT       0x200ULL
-#define GB_CLK_RELIABILITY       0x400ULL
+/* The clocks-event mask's bits (GB_CLK_*) and their names: report/clock_reasons.h */
 
 /*
  * XID events. gb_nvml_events_open registers for XID (critical) events on

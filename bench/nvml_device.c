@@ -41,15 +41,15 @@ static bool rc_unsupported(nvmlReturn_t rc)
 static void missing_add(struct missing *m, const char *field, nvmlReturn_t why)
 {
 	m->n++;
-	list_add(m->buf, m->len, field);
+	gb_list_add(m->buf, m->len, field);
 	if (!m->gaps)
 		return;
 	if (rc_unsupported(why)) {
 		m->gaps->n_unsupported++;
-		list_add(m->gaps->unsupported, sizeof(m->gaps->unsupported), field);
+		gb_list_add(m->gaps->unsupported, sizeof(m->gaps->unsupported), field);
 	} else {
 		m->gaps->n_unread++;
-		list_add(m->gaps->unread, sizeof(m->gaps->unread), field);
+		gb_list_add(m->gaps->unread, sizeof(m->gaps->unread), field);
 	}
 }
 

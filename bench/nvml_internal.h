@@ -130,7 +130,6 @@ struct nvml_state {
 extern struct nvml_state nvml;
 
 /* bench/nvml.c */
-void list_add(char *buf, size_t len, const char *item);
 void pci_normalise(const char *id, char *out, size_t len);
 struct gb_nvml_device *cache_find_handle(nvmlDevice_t h);
 bool handle_bus_id(nvmlDevice_t h, char *out, size_t len);

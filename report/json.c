@@ -19,7 +19,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "bench/nvml.h"
+#include "report/clock_reasons.h"
 #include "json_util.h"
 #include "outfile.h"
 #include "fault_action.h"
