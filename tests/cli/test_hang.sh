@@ -17,17 +17,10 @@ if [ -z "${GPUBENCH_SIM_BIN:-}" ]; then
 fi
 SIM=$GPUBENCH_SIM_BIN
 
-# stall SECONDS: a machine file whose driver blocks SECONDS (0: for good); prints its path
-stall() {
-	echo '{ "gpus": [ { "model": "h100-sxm" } ], "faults": [ { "kind": "driver_stall", "value": '"$1"' } ] }' \
-		>"$TMP/stall-$1.json"
-	echo "$TMP/stall-$1.json"
-}
-
 # hung COMMAND...: run with a probe that never returns and a 1 s limit; sets $secs
 hung() {
 	local t0=$SECONDS
-	run env "GPUBENCH_SIM_MACHINE=$(stall 0)" GPUBENCH_WATCHDOG=1s timeout 30 "$SIM" "$@"
+	run env "GPUBENCH_SIM_MACHINE=$(stall_machine 0)" GPUBENCH_WATCHDOG=1s timeout 30 "$SIM" "$@"
 	secs=$((SECONDS - t0))
 }
 
@@ -70,7 +63,7 @@ validate "$TMP/stdout.json"
 
 # off: a 2 s stall just takes its time, and the run goes on as usual
 t0=$SECONDS
-run env "GPUBENCH_SIM_MACHINE=$(stall 2)" GPUBENCH_WATCHDOG=off timeout 30 "$SIM" info \
+run env "GPUBENCH_SIM_MACHINE=$(stall_machine 2)" GPUBENCH_WATCHDOG=off timeout 30 "$SIM" info \
 	-o "$TMP/off.json"
 checks=$((checks + 1))
 [ $((SECONDS - t0)) -ge 2 ] || fail "watchdog off: the stall did not happen"
@@ -80,7 +73,7 @@ checks=$((checks + 1))
 [ "$rc" -eq 0 ] || fail "watchdog off: exit $rc: $err"
 
 # a limit longer than the stall does not fire either
-run env "GPUBENCH_SIM_MACHINE=$(stall 1)" GPUBENCH_WATCHDOG=10s timeout 30 "$SIM" info
+run env "GPUBENCH_SIM_MACHINE=$(stall_machine 1)" GPUBENCH_WATCHDOG=10s timeout 30 "$SIM" info
 checks=$((checks + 1))
 printf '%s' "$err" | grep -q "hung" && fail "1 s stall under a 10 s limit: fired: $err"
 checks=$((checks + 1))
@@ -110,7 +103,7 @@ stuck() {
 	local name=$1 sigs=$2 report="$TMP/stuck-$1.json" pid sig
 	shift 2
 	stuck_reason=
-	env "GPUBENCH_SIM_MACHINE=$(stall 0)" "$@" "$SIM" info -o "$report" >"$TMP/out-$name" \
+	env "GPUBENCH_SIM_MACHINE=$(stall_machine 0)" "$@" "$SIM" info -o "$report" >"$TMP/out-$name" \
 		2>"$TMP/err-$name" &
 	pid=$!
 	BIN=$SIM await_handlers "$pid"

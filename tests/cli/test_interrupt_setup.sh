@@ -22,17 +22,6 @@ if [ -z "${GPUBENCH_SIM_BIN:-}" ]; then
 fi
 BIN=$GPUBENCH_SIM_BIN
 
-# stall SECONDS: a machine file whose driver takes SECONDS to start; prints its
-# path. Its GPU is small (the benchmarks' sizes follow the memory), so that
-# what the simulator computes on the CPU between two looks at the stop flag
-# is quick
-stall() {
-	echo '{ "gpus": [ { "model": "h100-sxm", "memory": "256M", "l2": "4M" } ],
-	"faults": [ { "kind": "driver_stall", "value": '"$1"' } ] }' \
-		>"$TMP/stall-$1.json"
-	echo "$TMP/stall-$1.json"
-}
-
 commands=$("$BIN" --help | awk '/^commands:/ { f = 1; next } /^$/ { f = 0 } f { print $1 }')
 has() { printf '%s\n' "$commands" | grep -qx "$1"; }
 
@@ -43,7 +32,7 @@ has() { printf '%s\n' "$commands" | grep -qx "$1"; }
 interrupt() {
 	local cmd=$1 sig=$2 report="$TMP/$1-$2.json" pid
 	[ "${3:-}" = keep ] || rm -f "$report"
-	GPUBENCH_SIM_MACHINE=$(stall 2) "$BIN" "$cmd" -o "$report" >"$TMP/out-$cmd" \
+	GPUBENCH_SIM_MACHINE=$(stall_machine 2) "$BIN" "$cmd" -o "$report" >"$TMP/out-$cmd" \
 		2>"$TMP/err-$cmd" &
 	pid=$!
 	await_handlers "$pid"
@@ -76,7 +65,7 @@ interrupt info INT keep
 
 # the setup still runs to its end when nobody interrupts it
 t0=$SECONDS
-run env "GPUBENCH_SIM_MACHINE=$(stall 1)" "$BIN" info -o "$TMP/slow.json"
+run env "GPUBENCH_SIM_MACHINE=$(stall_machine 1)" "$BIN" info -o "$TMP/slow.json"
 checks=$((checks + 1))
 [ $((SECONDS - t0)) -ge 1 ] || fail "slow setup: it did not take its time"
 checks=$((checks + 1))
