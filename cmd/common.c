@@ -266,32 +266,6 @@ static void setup_notes(struct gb_run *run, const struct gb_info_notes *notes)
 				 notes->dev[i].nvml.unsupported);
 }
 
-/*
- * Test-only waits in the GPU setup (undocumented in the README), so the
- * watchdog and signal paths are tested without a GPU:
- * - GPUBENCH_TEST_STALL=DURATION blocks like a driver call that does not
- *   return: it ignores the stop flag and makes no progress (test_hang.sh);
- * - GPUBENCH_TEST_SLOW_SETUP=DURATION takes its time like the probe of a
- *   machine with many GPUs: it makes progress and stops at the stop flag, so
- *   the first signal's graceful path is taken (test_interrupt_setup.sh).
- */
-static void test_wait(const char *var, bool cooperative)
-{
-	const char *v = getenv(var);
-	double s = 0, end;
-
-	if (!v || !*v || gb_parse_duration(v, &s) || !(s > 0))
-		return;
-	for (end = gb_now_s() + s; gb_now_s() < end; gb_sleep_s(0.01)) {
-		if (!cooperative)
-			continue;
-		if (gb_stop_flag)
-			return;
-		if (guard.wd)
-			gb_runwatch_beat(guard.wd, NULL, 0);
-	}
-}
-
 int gb_cmd_gpu_setup(struct gb_run *run)
 {
 	char reason[512], ver[96];
@@ -300,8 +274,6 @@ int gb_cmd_gpu_setup(struct gb_run *run)
 	int count = 0, good;
 
 	gb_cmd_watchdog_phase("GPU setup", -1);
-	test_wait("GPUBENCH_TEST_STALL", false);
-	test_wait("GPUBENCH_TEST_SLOW_SETUP", true);
 	/* stopped before any GPU was touched: nothing to measure, say so */
 	if (gb_stop_flag) {
 		gb_run_set_status(run, GB_STATUS_INTERRUPTED, "interrupted during GPU setup");

@@ -27,10 +27,9 @@ struct gb_launcher {
 void gb_launcher_detect(struct gb_launcher *l);
 
 /*
- * This node's name for fleet reports: the host name, or
- * GPUBENCH_TEST_HOSTNAME when set (tests only: it lets ranks on one
- * machine pretend to be on different nodes, like GPUBENCH_TEST_STALL in
- * common.c it is not documented in the README).
+ * This node's name for fleet reports: the host name; in gpubench-sim the
+ * machine file's "hostname" when it has one (docs/simulation.md), so ranks
+ * on one machine, each with its own machine file, act as different nodes.
  */
 void gb_launcher_hostname(char *buf, size_t len);
 

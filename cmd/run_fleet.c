@@ -202,50 +202,6 @@ static int agree(struct fleet *f)
 /* ---- step 3: this node ---- */
 
 /*
- * GPUBENCH_TEST_FLEET_SILENT_RANK=N (tests only, not in the README): rank N
- * keeps its report to itself and waits, as a rank that hangs after its suite
- * would, so rank 0's missing-node path can be tested without a bad node.
- * (A rank that exits cannot stand in: mpirun ends the whole job when a rank
- * exits without MPI_Finalize, rank 0 included.)
- */
-static bool test_silent(const struct fleet *f)
-{
-	const char *v = getenv("GPUBENCH_TEST_FLEET_SILENT_RANK");
-	char *end;
-	long r;
-
-	if (!v || !*v)
-		return false;
-	r = strtol(v, &end, 10);
-	return !*end && r == f->w.rank && r != 0;
-}
-
-static void wait_silently(const struct fleet *f)
-{
-	/* past rank 0's wait, which ends the job */
-	double end = fleet_deadline(f) + f->cfg->timeout_s + 30;
-	while (gb_wall_now_s() < end)
-		gb_wall_sleep_s(0.1);
-}
-
-/*
- * GPUBENCH_TEST_FLEET_SLOW_RANK=N (tests only, not in the README): rank N's
- * suite takes 8 s longer (it sleeps first), as a node with more to measure
- * would, so waits that must outlast the slowest node can be tested.
- */
-static void test_slow(const struct fleet *f)
-{
-	const char *v = getenv("GPUBENCH_TEST_FLEET_SLOW_RANK");
-	char *end;
-
-	if (!v || !*v || strtol(v, &end, 10) != f->w.rank || *end)
-		return;
-	/* in short naps: a signal (MPI's own, SIGCHLD) would cut one long sleep short */
-	for (double until = gb_wall_now_s() + 8; gb_wall_now_s() < until;)
-		gb_wall_sleep_s(0.01);
-}
-
-/*
  * Options for what this rank writes itself: its node report (beside -o with
  * --node-reports, else none), nothing on stdout. Rank 0 keeps its progress
  * lines; the fleet summary is its stdout.
@@ -272,10 +228,9 @@ static void measure_node(struct fleet *f, struct gb_common *watch, struct gb_com
 	struct gb_common *c = f->w.rank == 0 ? cfg->common : watch;
 
 	gb_cmd_run_begin(&f->local, "run", cfg->argc, cfg->argv);
-	/* the node's name in the fleet (the test hook's, when set) */
+	/* the node's name in the fleet (gb_launcher_hostname's) */
 	free(f->local.host.hostname);
 	f->local.host.hostname = gb_strdup(f->w.host);
-	test_slow(f);
 	gb_cmd_watchdog_start(&f->local, c, false);
 	if (cfg->measure(&f->local, c, cfg->user))
 		gb_run_set_status(&f->local, GB_STATUS_ERROR,
@@ -480,11 +435,6 @@ static int gather_reports(struct fleet *f)
 	wait_until(f, fleet_deadline(f), 1);
 	if (f->w.rank == 0 && gb_stop_flag && f->w.timeout_s > GB_FLEET_JOIN_S / 2)
 		f->w.timeout_s = GB_FLEET_JOIN_S / 2; /* interrupted: every rank is stopping too */
-	if (test_silent(f)) {
-		free(json);
-		wait_silently(f);
-		return stop_job(f, GB_EXIT_CANNOT_RUN);
-	}
 	rc = gb_mpi_gather(&f->w, 1, json, strlen(json), &parts, err, sizeof(err));
 	free(json);
 	f->waited_s = round(gb_wall_now_s() - t0);

@@ -9,6 +9,17 @@ trap 'rm -rf "$TMP"' EXIT
 failures=0
 checks=0
 
+# stall_machine SECONDS: a simulated machine (gpubench-sim's machine file,
+# docs/simulation.md) whose driver start, the GPU probe's first
+# cudaGetDeviceCount, blocks SECONDS (0: for good; the driver_stall fault),
+# written into $TMP; prints its path. Its GPU is small (the benchmarks' sizes
+# follow the memory), so what the simulator computes on the CPU is quick.
+stall_machine() {
+	echo '{ "gpus": [ { "model": "h100-sxm", "memory": "256M", "l2": "4M" } ],
+	"faults": [ { "kind": "driver_stall", "value": '"$1"' } ] }' >"$TMP/stall-$1.json"
+	echo "$TMP/stall-$1.json"
+}
+
 fail() {
 	printf 'FAIL: %s\n' "$*" >&2
 	failures=$((failures + 1))

@@ -2,22 +2,24 @@
 # test_run_fleet.sh - `gpubench run` under mpirun: one rank per node, one
 # fleet report at rank 0 (cmd/run_fleet.h).
 #
-# Every rank here is on this one machine, so each pretends to be its own
-# node with the test hook GPUBENCH_TEST_HOSTNAME=node-<rank>. Without a GPU
-# every node's suite ends "no GPU" (its report has status error): that is
+# Every rank here is on this one machine, so each is a simulated node of its
+# own: gpubench-sim with its own machine file (GPUBENCH_SIM_MACHINE with %r),
+# whose "hostname" is node-<rank> and whose driver is older than the runtime
+# ("driver_version", docs/simulation.md). So every node's suite ends "driver
+# too old" at once (its report has status error), on any machine: that is
 # enough to test the whole exchange. Checked:
 #   - 2 and 3 ranks: one fleet report, one row per node in rank order, valid
 #     against the schema, verdict error and exit 3 on every process, one
 #     fleet summary on stdout;
 #   - ranks sharing a host: exit 2, one error line, no hang;
-#   - a rank that never sends its report (GPUBENCH_TEST_FLEET_SILENT_RANK):
-#     rank 0 still writes the fleet report within --timeout, that node marked
-#     missing with its rank and host;
+#   - a rank that never sends its report (its machine's driver_stall fault:
+#     its GPU probe never returns): rank 0 still writes the fleet report
+#     within --timeout, that node marked missing with its rank and host;
 #   - --node-reports: every node's own report beside -o as STEM.HOST.json;
 #     without -o it is a usage error;
-#   - nodes whose suites end seconds apart (GPUBENCH_TEST_FLEET_SLOW_RANK,
-#     8 s more) with --timeout 2s: nobody gives up, because the waits run
-#     to the expected suite end (GPUBENCH_TEST_FLEET_SUITE_S) plus --timeout;
+#   - nodes whose suites end seconds apart (a driver_stall of 8 s on one)
+#     with --timeout 2s: nobody gives up, because the waits run to the
+#     expected suite end (GPUBENCH_TEST_FLEET_SUITE_S) plus --timeout;
 #     -o holds a provisional report while rank 0 is still measuring;
 #   - -o -: one JSON document on stdout (no provisional one before it);
 #   - --no-fleet: each process alone, its own plain report at its own -o.
@@ -29,19 +31,30 @@
 # shellcheck source=lib_mpirun.sh
 . "$(dirname "$0")/lib_mpirun.sh"
 
-if have_gpu; then
-	# a real suite per rank takes minutes and the ranks share the GPUs here
-	echo "skipped: this test needs a machine without a GPU (every node's suite ends at once)"
+if [ -z "${GPUBENCH_SIM_BIN:-}" ]; then
+	echo "skipped: gpubench-sim is not built (GPUBENCH_SIM_BIN is empty)"
 	exit 77
 fi
+BIN=$GPUBENCH_SIM_BIN
 
-# fleet NP ARGS...: start NP ranks, rank r pretending to be host node-r
+# node_file FILE R [FAULT]: a node with an H100 but a CUDA 12.0 driver, host
+# name node-R, and FAULT (a machine file's fault object) if given
+node_file() {
+	echo '{ "hostname": "node-'"$2"'", "driver_version": 12000,
+	"gpus": [ { "model": "h100-sxm" } ], "faults": ['"${3:-}"'] }' >"$1"
+}
+for r in 0 1 2; do
+	node_file "$TMP/node-$r.json" "$r"
+done
+# the same without a host name: every rank is on this machine's host
+echo '{ "driver_version": 12000, "gpus": [ { "model": "h100-sxm" } ] }' >"$TMP/shared.json"
+export GPUBENCH_SIM_MACHINE="$TMP/node-%r.json"
+
+# fleet NP ARGS...: start NP ranks, rank r on simulated host node-r
 fleet() {
 	local np=$1
 	shift
-	run timeout 120 "$MPIEXEC" "${flags[@]}" -np "$np" env "GB_RANK_VAR=$rank_var" \
-		sh -c 'eval "r=\${$GB_RANK_VAR}"; GPUBENCH_TEST_HOSTNAME=node-$r exec "$@"' sh \
-		"$BIN" run "$@"
+	run timeout 120 "$MPIEXEC" "${flags[@]}" -np "$np" "$BIN" run "$@"
 }
 
 # check CONDITION-PYTHON-EXPR DESCRIPTION: evaluate against the report d
@@ -89,7 +102,8 @@ done
 
 # ranks sharing a host would fight over its GPUs: refused at once, one line
 start=$(date +%s)
-run timeout 60 "$MPIEXEC" "${flags[@]}" -np 2 "$BIN" run -o "$TMP/shared.json"
+run timeout 60 "$MPIEXEC" "${flags[@]}" -np 2 env "GPUBENCH_SIM_MACHINE=$TMP/shared.json" \
+	"$BIN" run -o "$TMP/shared-report.json"
 elapsed=$(($(date +%s) - start))
 expect_rc 2 "two ranks on one host"
 checks=$((checks + 1))
@@ -101,13 +115,19 @@ printf '%s\n' "$err" | grep -q "gpubench: error: ranks 0 and 1 are both on host 
 checks=$((checks + 1))
 [ "$elapsed" -lt 30 ] || fail "two ranks on one host: took ${elapsed}s"
 checks=$((checks + 1))
-[ ! -f "$TMP/shared.json" ] || fail "two ranks on one host: a usage error wrote a report"
+[ ! -f "$TMP/shared-report.json" ] || fail "two ranks on one host: a usage error wrote a report"
 
 # a rank that never sends its report: marked missing, within the timeout
 report="$TMP/silent.json"
 start=$(date +%s)
-# (the suites end at once here: the wait is --timeout alone, not the profile's 15 min too)
-GPUBENCH_TEST_FLEET_SUITE_S=0s GPUBENCH_TEST_FLEET_SILENT_RANK=1 fleet 3 -q --timeout 3s -o "$report"
+# rank 1's GPU probe never returns (the suites of the others end at once
+# here: the wait is --timeout alone, not the profile's 15 min too)
+for r in 0 1 2; do
+	node_file "$TMP/silent-$r.json" "$r"
+done
+node_file "$TMP/silent-1.json" 1 '{ "kind": "driver_stall" }'
+GPUBENCH_SIM_MACHINE="$TMP/silent-%r.json" GPUBENCH_TEST_FLEET_SUITE_S=0s \
+	fleet 3 -q --timeout 3s -o "$report"
 elapsed=$(($(date +%s) - start))
 checks=$((checks + 1))
 [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "silent rank: exit $rc (124 is a hang)"
@@ -154,7 +174,7 @@ checks=$((checks + 1))
 	printf '%s\n' "$err" | grep -q "gpubench: error: --node-reports needs -o" ||
 	fail "--node-reports without -o: expected one line from rank 0: $err"
 
-# suites of different lengths: rank SLOW takes 8 s longer, --timeout is 2 s,
+# suites of different lengths: rank SLOW's probe takes 8 s, --timeout is 2 s,
 # the expected suite 12 s; every report arrives, no rank gives up
 for slow in 0 1; do
 	report="$TMP/slow$slow.json"
@@ -165,7 +185,10 @@ for slow in 0 1; do
 		sleep 0.05
 	done) &
 	poller=$!
-	GPUBENCH_TEST_FLEET_SUITE_S=12s GPUBENCH_TEST_FLEET_SLOW_RANK=$slow \
+	node_file "$TMP/slow$slow-0.json" 0
+	node_file "$TMP/slow$slow-1.json" 1
+	node_file "$TMP/slow$slow-$slow.json" "$slow" '{ "kind": "driver_stall", "value": 8 }'
+	GPUBENCH_SIM_MACHINE="$TMP/slow$slow-%r.json" GPUBENCH_TEST_FLEET_SUITE_S=12s \
 		fleet 2 -q --timeout 2s -o "$report"
 	wait "$poller"
 	expect_rc 3 "rank $slow 8 s slower than the other, --timeout 2s"
@@ -180,7 +203,7 @@ for slow in 0 1; do
 	! printf '%s\n' "$err" | grep -q "did not arrive" ||
 		fail "rank $slow 8 s slower: a rank gave up waiting: $err"
 	if [ "$slow" = 0 ]; then
-		# rank 0 sleeps before its suite: -o must already hold a report then
+		# rank 0's probe blocks: -o must already hold a report then
 		report=$early
 		checks=$((checks + 1))
 		if [ -f "$early" ]; then

@@ -834,6 +834,7 @@ static const char *const fault_names[] = {
 	[GBSIM_FAULT_NVLINK_DOWN] = "nvlink_down",
 	[GBSIM_FAULT_NCCL_WRONG] = "nccl_wrong",
 	[GBSIM_FAULT_NCCL_HANG] = "nccl_hang",
+	[GBSIM_FAULT_DRIVER_STALL] = "driver_stall",
 };
 #define FAULT_KINDS ((int)(sizeof(fault_names) / sizeof(fault_names[0])))
 
@@ -847,7 +848,8 @@ static int parse_fault_kind(const struct ctx *c, const cJSON *obj, const char *p
 	if (!it || !cJSON_IsString(it))
 		return fail(c, where, "expected one of oom, sticky_error, hang, bitflip_gemm, xid, "
 			    "ecc_dbe, row_remap_pending, thermal_throttle, power_brake, slow, "
-			    "pcie_degraded, p2p_corrupt, nvlink_down, nccl_wrong, nccl_hang");
+			    "pcie_degraded, p2p_corrupt, nvlink_down, nccl_wrong, nccl_hang, "
+			    "driver_stall");
 	for (int k = GBSIM_FAULT_NONE + 1; k < FAULT_KINDS; k++) {
 		if (strcmp(it->valuestring, fault_names[k]) == 0) {
 			*kind = (enum gbsim_fault_kind)k;
@@ -856,7 +858,8 @@ static int parse_fault_kind(const struct ctx *c, const cJSON *obj, const char *p
 	}
 	return fail(c, where, "unknown fault kind '%s' (known: oom, sticky_error, hang, "
 		    "bitflip_gemm, xid, ecc_dbe, row_remap_pending, thermal_throttle, power_brake, "
-		    "slow, pcie_degraded, p2p_corrupt, nvlink_down, nccl_wrong, nccl_hang)",
+		    "slow, pcie_degraded, p2p_corrupt, nvlink_down, nccl_wrong, nccl_hang, "
+		    "driver_stall)",
 		    it->valuestring);
 }
 
@@ -926,7 +929,7 @@ static int parse_top(const struct ctx *c, const cJSON *root, struct gbsim_machin
 {
 	static const char *const known[] = { "name", "description", "seed", "noise", "lazy",
 					     "numa_nodes", "efficiency", "gpus", "links", "faults",
-					     NULL };
+					     "hostname", "driver_version", NULL };
 	char description[1024];
 	long seed = DEFAULT_SEED;
 
@@ -934,14 +937,17 @@ static int parse_top(const struct ctx *c, const cJSON *root, struct gbsim_machin
 		return fail(c, NULL, "expected a JSON object at the top");
 	m->noise = DEFAULT_NOISE;
 	m->numa_nodes = 1;
+	m->driver_version = GBSIM_CUDA_VERSION;
 	default_name(c->file, m->name, sizeof(m->name));
 	/* the seed stays below 2^53: JSON numbers are doubles */
 	if (check_keys(c, root, "", known) ||
 	    get_string(c, root, "", "name", m->name, sizeof(m->name)) ||
 	    get_string(c, root, "", "description", description, sizeof(description)) ||
+	    get_string(c, root, "", "hostname", m->hostname, sizeof(m->hostname)) ||
 	    get_long(c, root, "", "seed", 0, 9007199254740991L, &seed) ||
 	    get_double(c, root, "", "noise", 0, false, 0.5, &m->noise) ||
 	    get_bool(c, root, "", "lazy", &m->lazy) ||
+	    get_int(c, root, "", "driver_version", 0, 99999, &m->driver_version) ||
 	    get_int(c, root, "", "numa_nodes", 1, GBSIM_MAX_GPUS, &m->numa_nodes))
 		return -1;
 	m->seed = (uint64_t)seed;

@@ -36,6 +36,8 @@ extern "C" {
 
 #define GBSIM_MAX_GPUS 8
 #define GBSIM_MAX_FAULTS 16
+/* The CUDA version the simulated runtime is, and its machines' driver by default (13.0). */
+#define GBSIM_CUDA_VERSION 13000
 
 /* precisions of the cost model; names and order as report/theory.h's gb_precision */
 enum gbsim_precision {
@@ -106,7 +108,8 @@ enum gbsim_fault_kind {
 	GBSIM_FAULT_P2P_CORRUPT,
 	GBSIM_FAULT_NVLINK_DOWN,
 	GBSIM_FAULT_NCCL_WRONG,
-	GBSIM_FAULT_NCCL_HANG
+	GBSIM_FAULT_NCCL_HANG,
+	GBSIM_FAULT_DRIVER_STALL
 };
 
 struct gbsim_fault {
@@ -123,6 +126,7 @@ struct gbsim_fault {
 struct gbsim_machine {
 	char path[512];            /* the file it came from */
 	char name[64];             /* "2x-rtx4090-pcie" */
+	char hostname[64];         /* what the product reads as host name; "" = the real one */
 	int gpu_count;
 	struct gbsim_gpu gpus[GBSIM_MAX_GPUS];
 	int nvlinks[GBSIM_MAX_GPUS][GBSIM_MAX_GPUS]; /* NVLink count per pair, 0 = none */
@@ -132,6 +136,7 @@ struct gbsim_machine {
 	uint64_t seed;             /* noise seed */
 	double noise;              /* relative standard deviation of timings, 0.01 = 1% */
 	bool lazy;                 /* queued work runs only when the host synchronises */
+	int driver_version;        /* what cudaDriverGetVersion answers; 0 = no driver */
 	struct gbsim_efficiency efficiency;
 	int fault_count;
 	struct gbsim_fault faults[GBSIM_MAX_FAULTS];
@@ -289,6 +294,13 @@ double gbsim_cost_seconds(int device, const struct gbsim_cost *c);
  * gpubench-sim, so a report says host.simulated true exactly when it is.
  */
 const char *gbsim_report_label(void);
+
+/*
+ * For the product's host name (cmd/launcher.c, found with dlsym as above):
+ * the machine file's "hostname", or NULL when it names none. With "%r" in
+ * GPUBENCH_SIM_MACHINE each rank of an mpirun on one machine is its own node.
+ */
+const char *gbsim_hostname(void);
 
 /* One line on stderr, "gpubench-sim: ..." (and in the leak report at exit). */
 void gbsim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -403,6 +403,29 @@ static void test_defaults_and_overrides(void **state)
 	assert_false(machine.p2p[0][1]);
 	/* the machine's name, not the file's, when given */
 	assert_true(strstr(machine.path, "/tmp/test_sim_machine_") != NULL);
+	/* no hostname: the real one; the driver is the runtime's own version */
+	assert_string_equal(machine.hostname, "");
+	assert_int_equal(machine.driver_version, GBSIM_CUDA_VERSION);
+}
+
+/* "hostname" and "driver_version": what the product reads as the node and its driver */
+static void test_hostname_and_driver(void **state)
+{
+	(void)state;
+	if (load_text("{\"hostname\": \"node-7\", \"driver_version\": 12040,"
+		      " \"gpus\": [{\"model\": \"h100-sxm\"}]}"))
+		fail_msg("%s", err);
+	assert_string_equal(machine.hostname, "node-7");
+	assert_int_equal(machine.driver_version, 12040);
+	if (load_text("{\"driver_version\": 0, \"gpus\": [{\"model\": \"h100-sxm\"}]}"))
+		fail_msg("%s", err);
+	assert_int_equal(machine.driver_version, 0);
+	expect_error("{\"hostname\": \"\", \"gpus\": [{\"model\": \"t4\"}]}",
+		     "hostname: expected a non-empty string");
+	expect_error("{\"hostname\": 3, \"gpus\": [{\"model\": \"t4\"}]}",
+		     "hostname: expected a non-empty string");
+	expect_error("{\"driver_version\": -1, \"gpus\": [{\"model\": \"t4\"}]}",
+		     "driver_version: -1 is out of range [0, 99999]");
 }
 
 static void test_default_p2p_follows_nvlink(void **state)
@@ -427,9 +450,10 @@ static void test_faults(void **state)
 		      " \"faults\": [{\"kind\": \"slow\", \"gpu\": 1, \"after_launches\": 100,"
 		      " \"value\": 0}, {\"kind\": \"xid\", \"value\": 79, \"after_s\": 2.5},"
 		      " {\"kind\": \"p2p_corrupt\", \"gpu\": 0, \"peer\": 1},"
-		      " {\"kind\": \"nccl_hang\", \"after_allocs\": 3}]}"))
+		      " {\"kind\": \"nccl_hang\", \"after_allocs\": 3},"
+		      " {\"kind\": \"driver_stall\", \"value\": 8}]}"))
 		fail_msg("%s", err);
-	assert_int_equal(machine.fault_count, 4);
+	assert_int_equal(machine.fault_count, 5);
 	assert_int_equal(machine.faults[0].kind, GBSIM_FAULT_SLOW);
 	assert_int_equal(machine.faults[0].gpu, 1);
 	assert_int_equal(machine.faults[0].after_launches, 100);
@@ -443,6 +467,8 @@ static void test_faults(void **state)
 	assert_int_equal(machine.faults[2].peer, 1);
 	assert_int_equal(machine.faults[3].kind, GBSIM_FAULT_NCCL_HANG);
 	assert_int_equal(machine.faults[3].after_allocs, 3);
+	assert_int_equal(machine.faults[4].kind, GBSIM_FAULT_DRIVER_STALL);
+	assert_int_equal(machine.faults[4].value, 8);
 }
 
 /* ---- errors: each names the file and the key ---- */
@@ -895,6 +921,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_errors_efficiency),
 		cmocka_unit_test(test_defaults_and_overrides),
 		cmocka_unit_test(test_default_p2p_follows_nvlink),
+		cmocka_unit_test(test_hostname_and_driver),
 		cmocka_unit_test(test_faults),
 		cmocka_unit_test(test_errors_file),
 		cmocka_unit_test(test_errors_keys),

@@ -8,9 +8,9 @@
 # sweeps small sizes: quick); on the second node GPU 0's PCIe link is
 # trained at Gen5 x8 of x16, so its host copies run at half the rate of the
 # fleet's three other GPUs. The suite is `run --only
-# bandwidth`. GPUBENCH is a two-line wrapper that gives each node's gpubench
-# its Slurm node name as host name (GPUBENCH_TEST_HOSTNAME): both nodes are
-# this one host, and gpubench's fleet refuses two ranks of one host.
+# bandwidth`. Each machine file gives its node's Slurm name as host name
+# ("hostname": rank r runs on sim-node-<r+1>): both nodes are this one host,
+# and gpubench's fleet refuses two ranks of one host.
 # In both of the script's modes:
 #   mpi    (srun --mpi=pmix; rank 0 writes the fleet report)
 #   merge  (each node alone, --no-fleet; `gpubench report --merge` in the batch
@@ -36,18 +36,13 @@ for r in 0 1; do
 	width=16
 	[ "$r" = 1 ] && width=8
 	cat >"$TMP/node-$r.json" <<EOF
-{ "name": "slurm-fleet-$r", "seed": 1, "noise": 0,
+{ "name": "slurm-fleet-$r", "hostname": "sim-node-$((r + 1))", "seed": 1, "noise": 0,
   "gpus": [ { "model": "h100-sxm", "memory": "16M", "l2": "1M",
               "pcie": { "gen": 5, "width": $width, "max_gen": 5, "max_width": 16 } },
             { "model": "h100-sxm", "memory": "16M", "l2": "1M" } ] }
 EOF
 done
-cat >"$TMP/gpubench-node" <<EOF
-#!/bin/sh
-GPUBENCH_TEST_HOSTNAME=\$SLURMD_NODENAME exec "$BIN" "\$@"
-EOF
-chmod +x "$TMP/gpubench-node"
-export GPUBENCH="$TMP/gpubench-node" GPUBENCH_SIM_MACHINE="$TMP/node-%r.json"
+export GPUBENCH="$BIN" GPUBENCH_SIM_MACHINE="$TMP/node-%r.json"
 
 # fleet_ok FILE MODE: what the fleet report must say
 fleet_ok() {

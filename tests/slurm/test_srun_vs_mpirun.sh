@@ -11,7 +11,7 @@
 #      ranks on GPUs 0 and 1, launcher "srun"; then the same under mpirun
 #   2. `srun -n 2 gpubench-sim run --only bandwidth,stress` (2 simulated s
 #      of stress), each rank a node of its own (one H100 of 64 MiB, its own
-#      host name through GPUBENCH_TEST_HOSTNAME): one fleet report, nodes
+#      host name, the machine file's "hostname"): one fleet report, nodes
 #      node-0 and node-1; the same under mpirun; the same exit code
 # Each pair of reports is compared field by field (same_report.py): only the
 # dates, the -o path, the launcher's environment variables, extra.launcher,
@@ -83,15 +83,13 @@ same --timing "$TMP/srun-nccl.json" "$TMP/mpirun-nccl.json" "nccl"
 # ---- 2. run: a fleet of two nodes ----
 for r in 0 1; do
 	cat >"$TMP/node-$r.json" <<EOF
-{ "name": "slurm-node-$r", "seed": 1, "noise": 0,
+{ "name": "slurm-node-$r", "hostname": "node-$r", "seed": 1, "noise": 0,
   "gpus": [ { "model": "h100-sxm", "memory": "64M", "l2": "1M" } ] }
 EOF
 done
 RUN_ARGS=(run --only bandwidth,stress --stress-duration 2s)
 export GPUBENCH_SIM_MACHINE="$TMP/node-%r.json" GBSIM_SPEED_SCALE=0.001
-# shellcheck disable=SC2016 # expanded by each rank's shell
-run timeout 150 srun -n 2 -O sh -c 'GPUBENCH_TEST_HOSTNAME=node-$SLURM_PROCID exec "$@"' sh \
-	"$BIN" "${RUN_ARGS[@]}" -o "$TMP/srun-run.json"
+run timeout 150 srun -n 2 -O "$BIN" "${RUN_ARGS[@]}" -o "$TMP/srun-run.json"
 srun_rc=$rc
 checks=$((checks + 1))
 [ -s "$TMP/srun-run.json" ] || fail "srun -n 2 run wrote no report (exit $rc): $err"
@@ -101,10 +99,7 @@ json_ok "$TMP/srun-run.json" "d['verdict']['exit_code'] == $srun_rc and [b['stat
 	"srun run: the fleet's verdict is the exit code, the steps --only leaves out skipped"
 json_ok "$TMP/srun-run.json" "any(b['name'] == 'stress' and b['status'] == 'passed' for b in d['benchmarks'])" \
 	"srun run: stress passed on both nodes"
-# shellcheck disable=SC2016 # expanded by each rank's shell
-run timeout 150 "$MPIEXEC" "${flags[@]}" -np 2 env "GB_RANK_VAR=$rank_var" \
-	sh -c 'eval "r=\${$GB_RANK_VAR}"; GPUBENCH_TEST_HOSTNAME=node-$r exec "$@"' sh \
-	"$BIN" "${RUN_ARGS[@]}" -o "$TMP/mpirun-run.json"
+run timeout 150 "$MPIEXEC" "${flags[@]}" -np 2 "$BIN" "${RUN_ARGS[@]}" -o "$TMP/mpirun-run.json"
 checks=$((checks + 1))
 [ "$rc" -eq "$srun_rc" ] || fail "run: srun exited $srun_rc, mpirun $rc"
 same "$TMP/srun-run.json" "$TMP/mpirun-run.json" "run"

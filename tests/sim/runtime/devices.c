@@ -6,8 +6,11 @@
 #include "tests/sim/runtime/rt.h"
 
 #include <limits.h>
+#include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 pthread_mutex_t rt_table_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -30,10 +33,44 @@ int gbsim_current_device(void)
 	return current_device;
 }
 
+/*
+ * The driver_stall fault: the process's first cudaGetDeviceCount (the
+ * driver's start, in the product's GPU probe) blocks for the fault's value in
+ * seconds, or for good with 0, and looks at nothing meanwhile, as a driver
+ * call that hangs in the kernel does. It takes real time, in steps that are
+ * as long in simulated time, so that the product's clock (its watchdog, a
+ * stop signal's grace) sees the call take its time as a real one would, and
+ * a signal sent from outside lands while it blocks.
+ */
+static void driver_stall(void)
+{
+	static atomic_bool done;
+	const struct timespec step = { 0, 10 * 1000 * 1000 };
+	const struct gbsim_machine *m = gbsim_machine();
+	double end = -1;
+
+	for (int i = 0; i < m->fault_count; i++)
+		if (m->faults[i].kind == GBSIM_FAULT_DRIVER_STALL)
+			end = m->faults[i].value > 0 ? gbsim_vc_now() + (double)m->faults[i].value
+						     : INFINITY;
+	if (end < 0 || atomic_exchange(&done, true))
+		return;
+	while (gbsim_vc_now() < end) {
+		nanosleep(&step, NULL); /* a signal cuts it short: the loop goes on */
+		gbsim_vc_sleep(0.01);
+	}
+}
+
 cudaError_t cudaGetDeviceCount(int *count)
 {
+	driver_stall();
 	if (!count)
 		return rt_ret(cudaErrorInvalidValue);
+	/* a driver older than this runtime (or none): what the real runtime answers */
+	if (gbsim_machine()->driver_version < GBSIM_CUDA_VERSION) {
+		*count = 0;
+		return rt_ret(cudaErrorInsufficientDriver);
+	}
 	*count = rt_device_count();
 	return *count > 0 ? cudaSuccess : rt_ret(cudaErrorNoDevice);
 }
@@ -58,7 +95,7 @@ cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)
 {
 	if (!runtimeVersion)
 		return rt_ret(cudaErrorInvalidValue);
-	*runtimeVersion = 13000;
+	*runtimeVersion = GBSIM_CUDA_VERSION;
 	return cudaSuccess;
 }
 
@@ -66,7 +103,8 @@ cudaError_t cudaDriverGetVersion(int *driverVersion)
 {
 	if (!driverVersion)
 		return rt_ret(cudaErrorInvalidValue);
-	*driverVersion = 13000;
+	/* the machine file's; 0: no driver, as when libcuda.so.1 is missing */
+	*driverVersion = gbsim_machine()->driver_version;
 	return cudaSuccess;
 }
 

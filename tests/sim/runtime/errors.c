@@ -198,3 +198,10 @@ __attribute__((visibility("default"))) const char *gbsim_report_label(void)
 	pthread_once(&report_label_once, make_report_label);
 	return report_label;
 }
+
+__attribute__((visibility("default"))) const char *gbsim_hostname(void)
+{
+	const struct gbsim_machine *m = gbsim_machine();
+
+	return m->hostname[0] ? m->hostname : NULL;
+}
