@@ -102,5 +102,5 @@ void nc_engine_init(struct engine *e, struct gb_ctx *ctx, const void *params,
 		    struct gb_bench_result *res, const struct gb_mpi_world *w);
 void nc_engine_finish(struct engine *e);
 
-#endif
+#endif /* GPUBENCH_HAVE_NCCL */
 #endif
