@@ -266,7 +266,7 @@ static void test_declined_fire_then_disarmed(void **state)
 /*
  * A hurry that comes before the arming is lost: the arming gets its full
  * time. So a thread must look for a failure that hurried the others after
- * arming, before its call (scaling.c worker_allreduce), or it waits for
+ * arming, before its call (scaling_allreduce.c worker_allreduce), or it waits for
  * the dead peer until the timeout.
  */
 static void test_hurry_before_arm_is_lost(void **state)

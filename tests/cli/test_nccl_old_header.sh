@@ -66,8 +66,10 @@ EOF
 
 # every source that sees nccl.h, directly or through the loader
 root=$(cd "$HERE/../.." && pwd)
-files=$(cd "$root" && grep -lE '#include (<nccl\.h>|"(bench/)?nccl_dl\.h")' bench/*.c cmd/*.c)
-for f in bench/nccl.c bench/nccl_dl.c bench/nccl_comm.c bench/scaling.c; do
+# (or through the private header of a command split over several files)
+files=$(cd "$root" && grep -lE '#include (<nccl\.h>|"(bench/)?(nccl_dl|nccl_internal|scaling_internal)\.h")' bench/*.c cmd/*.c)
+for f in bench/nccl.c bench/nccl_dl.c bench/nccl_comm.c bench/nccl_timing.c bench/scaling.c \
+	bench/scaling_allreduce.c; do
 	checks=$((checks + 1))
 	printf '%s\n' "$files" | grep -qx "$f" || fail "$f is not among the sources that see nccl.h"
 done
