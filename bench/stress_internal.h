@@ -225,9 +225,9 @@ void *worker_main(void *arg);
 
 /* stress_verify.c */
 int enqueue_verify(struct worker *w, size_t phase, const uint64_t *slot, size_t count,
-			  bool compare);
+		   bool compare);
 void forensic_base(const struct worker *w, struct gb_stress_forensic *f, const char *layer,
-			  uint64_t batch, uint32_t slot);
+		   uint64_t batch, uint32_t slot);
 void take_verify(struct worker *w, size_t phase, uint64_t batch, bool injected_batch);
 int make_references(struct worker *w);
 void recheck_references(struct worker *w);
@@ -243,6 +243,6 @@ void monitor_loop(struct monitor *m, const struct gb_stress_thresholds *th);
 
 /* stress_results.c */
 void report(struct gb_bench_result *res, struct monitor *m,
-		   const struct gb_stress_thresholds *th);
+	    const struct gb_stress_thresholds *th);
 
 #endif

@@ -326,7 +326,7 @@ static cJSON *gpu_json(const struct worker *w, const struct gb_stress_obs *o)
 }
 
 void report(struct gb_bench_result *res, struct monitor *m,
-		   const struct gb_stress_thresholds *th)
+	    const struct gb_stress_thresholds *th)
 {
 	cJSON *extra = gb_bench_extra(res), *gpus = cJSON_AddArrayToObject(extra, "gpus");
 	struct gb_stress_check c[GB_STRESS_MAX_CHECKS];

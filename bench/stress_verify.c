@@ -44,7 +44,7 @@ static bool sums_on(const struct shared *sh, size_t phase)
 
 /* Enqueue the verification of slots [first, first + count) (mod the working range). */
 int enqueue_verify(struct worker *w, size_t phase, const uint64_t *slot, size_t count,
-			  bool compare)
+		   bool compare)
 {
 	const struct shared *sh = w->sh;
 	const struct wphase *ph = &w->ph[phase];
@@ -104,7 +104,7 @@ static bool is_injected(const struct worker *w, uint64_t batch, uint32_t slot, i
 }
 
 void forensic_base(const struct worker *w, struct gb_stress_forensic *f, const char *layer,
-			  uint64_t batch, uint32_t slot)
+		   uint64_t batch, uint32_t slot)
 {
 	gb_stress_forensic_init(f);
 	f->device = w->dev;
