@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "bench/bench.h"
-#include "bench/deadline_math.h"
+#include "bench/device/deadline_math.h"
 
 void gb_progress(const struct gb_ctx *ctx, const char *fmt, ...)
 {

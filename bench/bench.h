@@ -37,8 +37,8 @@
 #include <stddef.h>
 
 #include "bench/options.h"
-#include "clock.h"
-#include "../report/result.h"
+#include "bench/device/clock.h"
+#include "report/result.h"
 
 /* What a running benchmark may use; owned by cmd/. */
 struct gb_ctx {

@@ -9,7 +9,7 @@
  * name a field of its params struct by offset, a type, a range and one help
  * line (value formats: see cmd/cli.h).
  *
- * May use: the C library only (and bench/units.h, for gb_format_bytes that
+ * May use: the C library only (and report/units.h, for gb_format_bytes that
  * option users print sizes with).
  */
 #ifndef GPUBENCH_BENCH_OPTIONS_H
@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <stdio.h> /* not needed here; bench/ files had it through cmd/cli.h */
 
-#include "bench/units.h"
+#include "report/units.h"
 
 enum gb_opt_type {
 	GB_OPT_END = 0,

@@ -57,13 +57,7 @@ const char *gb_cli_closest(const char *typed, const char *const *candidates, siz
 void gb_cli_usage(FILE *out, const char *usage, const char *summary,
 		  const struct gb_opt_set *sets, size_t n_sets);
 
-/* ---- value parsers, shared with other readers (thresholds files, ...) ---- */
-/* Each returns 0 on success, -1 on malformed input (no message printed). */
-int gb_parse_size(const char *s, uint64_t *bytes);
-int gb_parse_count(const char *s, int64_t *count);
-int gb_parse_duration(const char *s, double *seconds);
-int gb_parse_percent(const char *s, double *fraction);
-int gb_parse_double(const char *s, double *v);
+/* ---- value parsers (gb_parse_size, ...): report/units.h ---- */
 
 /*
  * Resolve a device list against the number of visible devices: "all" becomes

@@ -14,26 +14,9 @@
 #include "cmd/cli.h"
 #include "cmd/log.h"
 
-/* internal parse status: 0 or the reason a value was rejected */
-enum pstat {
-	P_OK = 0,
-	P_BAD = -1,  /* malformed */
-	P_NEG = -2,  /* negative where that is never valid */
-	P_BIG = -3,  /* does not fit the type */
-	P_UNIT = -4, /* a bare number where a unit or % is required */
-	P_FRAC = -5, /* not a whole number */
-};
 
-#define TWO_POW_64 18446744073709551616.0
-#define TWO_POW_63 9223372036854775808.0
-
-/* cli_values.c: values in the units the user types */
+/* cli_values.c: values in the units the user types (parsing them: report/units.h) */
 void format_value(char *buf, size_t len, enum gb_opt_type type, double v);
-enum pstat parse_size_ex(const char *s, uint64_t *bytes);
-enum pstat parse_count_ex(const char *s, int64_t *count);
-enum pstat parse_duration_ex(const char *s, double *seconds);
-enum pstat parse_percent_ex(const char *s, double *fraction);
-enum pstat parse_double_ex(const char *s, double *v);
 
 /* cli.c: range checks */
 bool has_range(const struct gb_opt *o);

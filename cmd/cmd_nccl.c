@@ -33,12 +33,12 @@
 #include <cjson/cJSON.h>
 
 #include "bench/bench.h"
-#include "bench/gpu.h"
-#include "bench/mpi_dl.h"
-#include "bench/mpi_world.h"
-#include "bench/nccl.h"
-#include "bench/nccl_math.h"
-#include "bench/nvml.h"
+#include "bench/device/gpu.h"
+#include "bench/device/mpi_dl.h"
+#include "bench/device/mpi_world.h"
+#include "bench/nccl/nccl.h"
+#include "bench/nccl/nccl_math.h"
+#include "bench/device/nvml.h"
 #include "cmd.h"
 #include "cmd/cmd_nccl_internal.h"
 #include "launcher.h"

@@ -3,7 +3,7 @@
  * cmd_nccl_internal.h - what cmd_nccl.c (options, the one-process and the
  * MPI world flows) and cmd_nccl_merge.c (rank 0's one report from every
  * rank's) share.
- * May use: cmd/ headers, bench/mpi_world.h, bench/nccl_math.h, report/ headers.
+ * May use: cmd/ headers, bench/device/mpi_world.h, bench/nccl/nccl_math.h, report/ headers.
  */
 #ifndef GPUBENCH_CMD_NCCL_INTERNAL_H
 #define GPUBENCH_CMD_NCCL_INTERNAL_H
@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bench/mpi_world.h"
-#include "bench/nccl_math.h"
+#include "bench/device/mpi_world.h"
+#include "bench/nccl/nccl_math.h"
 #include "cmd/cmd.h"
 #include "cmd/launcher.h"
 

@@ -15,12 +15,12 @@
 #include <cjson/cJSON.h>
 
 #include "bench/bench.h"
-#include "bench/gpu.h"
-#include "bench/mpi_dl.h"
-#include "bench/mpi_world.h"
-#include "bench/nccl.h"
-#include "bench/nccl_math.h"
-#include "bench/nvml.h"
+#include "bench/device/gpu.h"
+#include "bench/device/mpi_dl.h"
+#include "bench/device/mpi_world.h"
+#include "bench/nccl/nccl.h"
+#include "bench/nccl/nccl_math.h"
+#include "bench/device/nvml.h"
 #include "cmd/cmd.h"
 #include "cmd/cmd_nccl_internal.h"
 #include "cmd/launcher.h"
@@ -285,7 +285,7 @@ static bool rows_in(const struct gb_bench_result *res)
 
 /*
  * When a wait timed out, every rank recorded how many of its last
- * operations had not completed (bench/nccl.c, extra.progress). Every rank
+ * operations had not completed (bench/nccl/nccl.c, extra.progress). Every rank
  * posted the same operations, so a rank behind all the others is the one
  * whose collective hung: that rank, or -1 (not every rank said, or no
  * single rank is behind).

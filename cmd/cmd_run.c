@@ -18,10 +18,10 @@
 
 #include "bench/bench.h"
 #include "bench/bench_list.h"
-#include "bench/gpu.h"
-#include "bench/lost_math.h"
-#include "bench/nvml.h"
-#include "bench/suite_math.h"
+#include "bench/device/gpu.h"
+#include "bench/device/lost_math.h"
+#include "bench/device/nvml.h"
+#include "cmd/suite_math.h"
 #include "cmd.h"
 #include "launcher.h"
 #include "log.h"
@@ -79,7 +79,7 @@ static const struct profile_args profile_table[] = {
 /*
  * The sizes of each profile's steps, as profile_table and the benchmarks'
  * defaults have them: the most a step uses. On a GPU with little memory run
- * halves them to fit (bench/suite_math.h) and adds the smaller ones as
+ * halves them to fit (cmd/suite_math.h) and adds the smaller ones as
  * options after the profile's, so the report's params say what ran.
  */
 #define MiB (1ULL << 20)

@@ -16,7 +16,7 @@
 #endif
 
 #include "bench/bench.h"
-#include "bench/mpi_world.h"
+#include "bench/device/mpi_world.h"
 #include "build_info.h"
 #include "cmd.h"
 #include "log.h"

@@ -15,8 +15,8 @@
 #include <cjson/cJSON.h>
 
 #include "bench/bench.h"
-#include "bench/mpi_dl.h"
-#include "bench/mpi_world.h"
+#include "bench/device/mpi_dl.h"
+#include "bench/device/mpi_world.h"
 #include "log.h"
 #include "report/exitcodes.h"
 #include "report/fleet.h"

@@ -9,8 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench/clock.h"
-#include "bench/deadline_math.h"
+#include "bench/device/clock.h"
+#include "bench/device/deadline_math.h"
 
 #define COLOR_RED "\033[31m"
 #define COLOR_OFF "\033[0m"

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench/clock.h"
-#include "bench/deadline_math.h"
+#include "bench/device/clock.h"
+#include "bench/device/deadline_math.h"
 #include "cli.h"
 #include "report/result.h"
 

@@ -8,7 +8,7 @@
  * moves whole 16-byte words (uint4 / double2), because 16-byte accesses are
  * what reaches full memory and link bandwidth. A launcher given a size that
  * is not a multiple of 16 returns cudaErrorInvalidValue without launching.
- * Patterns are gb_copy_pattern64() of bench/copy_math.h.
+ * Patterns are gb_copy_pattern64() of bench/device/copy_math.h.
  */
 #ifndef GPUBENCH_KERNELS_COPY_H
 #define GPUBENCH_KERNELS_COPY_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dtype.cuh - gpubench's storage types (enum gb_dtype, bench/gemm_math.h)
+ * dtype.cuh - gpubench's storage types (enum gb_dtype, bench/gemm/gemm_math.h)
  * on the device: their C++ types, the conversions to and from double and
  * float, and the switch that turns a gb_dtype into a template argument.
  * Shared by fill.cu, verify.cu, stress.cu, mma.cu and wgmma.cu, so every

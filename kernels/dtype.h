@@ -3,7 +3,7 @@
  * dtype.h - the element types of GEMM operands and results, as the kernels,
  * cuBLASLt's setup and the CPU-side checks name them. Plain C, no CUDA: the
  * kernels (dtype.cuh, fill, verify, stress, own GEMMs) and the CPU-only core
- * (bench/dtype_math.h: sizes, names, decoding) include it alike.
+ * (bench/device/dtype_math.h: sizes, names, decoding) include it alike.
  */
 #ifndef GPUBENCH_KERNELS_DTYPE_H
 #define GPUBENCH_KERNELS_DTYPE_H

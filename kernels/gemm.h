@@ -11,7 +11,7 @@
  * asks for; zeros would run faster and hide unwritten outputs); int8 is
  * uniform over the integers [-GB_GEMM_INT8_MAX, GB_GEMM_INT8_MAX].
  *
- * Layout of the reference (see bench/gemm_math.h): D = A^T B, A stored
+ * Layout of the reference (see bench/gemm/gemm_math.h): D = A^T B, A stored
  * k x m column-major (lda = k), B k x n (ldb = k), D m x n (ldd given).
  */
 #ifndef GPUBENCH_KERNELS_GEMM_H

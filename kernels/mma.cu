@@ -21,7 +21,7 @@
  *                ldmatrix phase reads hit 8 different bank groups
  *   indices      every index (loader, swizzle, stage ring, ldmatrix rows,
  *                register routing, epilogue) comes from kernels/mma_layout.h,
- *                which tests/test_mma_layout.c checks against an emulation of
+ *                which tests/kernels/test_mma_layout.c checks against an emulation of
  *                ldmatrix and mma.m16n8k16 over whole tiles, without a GPU
  * Edges: rows past m or n are clamped to the last row (read, never stored);
  * cp.async's zero-fill (src-size 0) supplies k past the end when k % 8 == 0;
@@ -35,7 +35,7 @@
 #include <atomic>
 #include <stdint.h>
 
-#include "bench/own_gemm_math.h"
+#include "kernels/own_gemm_math.h"
 #include "kernels/dtype.cuh"
 #include "kernels/launch.cuh"
 #include "kernels/mma_layout.h"

@@ -7,7 +7,7 @@
  * mma operand, and which element of O each accumulator is.
  *
  * The kernel computes its indices only through these functions, and
- * tests/test_mma_layout.c runs the same functions through an emulation of
+ * tests/kernels/test_mma_layout.c runs the same functions through an emulation of
  * cp.async, ldmatrix and mma.m16n8k16 written from the PTX ISA, over whole
  * grids of block tiles, and checks O = X Y^T exactly: a wrong index fails on
  * a machine without a GPU instead of as a verification failure on one.
@@ -16,7 +16,7 @@
  * are the hardware's, produced by ldmatrix; the kernel never computes them,
  * so they live in the test as the independent PTX oracle the kernel's
  * indices are checked against. The C layout is here (gb_mma_acc_row/col,
- * bench/own_gemm_math.h) because the epilogue computes it.
+ * kernels/own_gemm_math.h) because the epilogue computes it.
  *
  * Names follow the kernel: O = X Y^T, X (rows r, along n) is mma's
  * row-major A operand and Y (rows c, along m) its column-major B operand,
@@ -31,7 +31,7 @@
 #ifndef GPUBENCH_KERNELS_MMA_LAYOUT_H
 #define GPUBENCH_KERNELS_MMA_LAYOUT_H
 
-#include "bench/own_gemm_math.h"
+#include "kernels/own_gemm_math.h"
 #include "kernels/hd.h"
 
 #ifdef __cplusplus

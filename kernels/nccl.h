@@ -2,7 +2,7 @@
 /*
  * nccl.h - kernels of the correctness pass of `gpubench nccl` (plain C).
  *
- * The data is gb_nccl_input() of bench/nccl_math.h and the expected result
+ * The data is gb_nccl_input() of bench/nccl/nccl_math.h and the expected result
  * gb_nccl_expected() of the same header: the kernels and the unit tests
  * share one definition. Buffers hold `dtype` elements (enum gb_nccl_dtype);
  * element j of a launch is element first + j of the rank's whole buffer, so

@@ -4,7 +4,7 @@
  * types, reduction operators) and its correctness pass: the predictable
  * input of every rank and the value every received element must have. One
  * definition, compiled for the device by kernels/nccl_check.cu and for the
- * CPU by bench/nccl_math.h's users (the unit tests, the report), so the
+ * CPU by bench/nccl/nccl_math.h's users (the unit tests, the report), so the
  * verify kernel and the tests cannot disagree about what "correct" means.
  *
  * Plain C11 and CUDA: enums and static inline functions only.

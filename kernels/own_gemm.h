@@ -4,7 +4,7 @@
  * sgemm.cu, mma.cu, wgmma.cu), measured against cuBLASLt by `gpubench gemm
  * --impl`. docs/kernels.md describes each design.
  *
- * Every launcher computes D = A^T B in the layout of bench/gemm_math.h: A
+ * Every launcher computes D = A^T B in the layout of bench/gemm/gemm_math.h: A
  * stored k x m, B k x n column-major (lda = ldb = k), D m x n column-major
  * (ldd = m), the layout the cuBLASLt path uses, so the same verification
  * applies. Any m, n, k >= 1 works (wgmma pads k to a multiple of 8), with edge
@@ -17,7 +17,7 @@
  *                                    or the grid would be too large
  *   cudaErrorNoKernelImageForDevice  the device cannot run the kernel (wgmma on
  *                                    anything but compute capability 9.0)
- * bench/own_gemm_math.h has the shape rules and the launch arithmetic.
+ * kernels/own_gemm_math.h has the shape rules and the launch arithmetic.
  */
 #ifndef GPUBENCH_KERNELS_OWN_GEMM_H
 #define GPUBENCH_KERNELS_OWN_GEMM_H
@@ -27,7 +27,7 @@
 #include <cuda_runtime_api.h>
 
 #include "kernels/dtype.h"
-#include "bench/own_gemm_math.h"
+#include "kernels/own_gemm_math.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -2,7 +2,7 @@
 /*
  * pattern_hd.h - the data pattern of the copy benchmarks (bandwidth, p2p):
  * what a fill writes and a verify expects, defined once for the device
- * (kernels/copy.cu, through copy_hd.h) and the CPU (bench/copy_math.h, the
+ * (kernels/copy.cu, through copy_hd.h) and the CPU (bench/device/copy_math.h, the
  * unit tests, the simulator's twins), the 16-byte grain of every copy, and
  * the operations of the STREAM kernels.
  *

@@ -4,7 +4,7 @@
  *
  * D = A^T B in the TN layout of own_gemm.h, computed as O = X Y^T with
  * X = B (n rows), Y = A (m rows), both K-major, O[r][c] = D[c + r m]
- * (bench/own_gemm_math.h says why). The design is the one of siboehm's
+ * (kernels/own_gemm_math.h says why). The design is the one of siboehm's
  * warptiled kernel and of the classic 128 x 128 x 8 SGEMMs that reach
  * cuBLAS, each step there for a reason:
  *   block tiling     a 128 x 128 tile of O per 256-thread block: each element
@@ -29,7 +29,7 @@
 
 #include <stdint.h>
 
-#include "bench/own_gemm_math.h"
+#include "kernels/own_gemm_math.h"
 #include "kernels/launch.cuh"
 #include "kernels/own_gemm.h"
 

@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "bench/own_gemm_math.h"
+#include "kernels/own_gemm_math.h"
 #include "kernels/launch.cuh"
 #include "kernels/own_gemm.h"
 

@@ -15,7 +15,7 @@
 
 #include <type_traits>
 
-#include "bench/stress_math.h"
+#include "kernels/stress_data_hd.h"
 #include "kernels/dtype.cuh"
 #include "kernels/launch.cuh"
 #include "kernels/stress_hd.h"

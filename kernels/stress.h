@@ -2,7 +2,7 @@
 /*
  * stress.h - kernels of `gpubench stress` (kernels/stress.cu), plain C.
  *
- * Data follow bench/stress_math.h: element idx of a matrix is
+ * Data follow bench/stress/stress_math.h: element idx of a matrix is
  * gb_stress_value(key, idx, sig_bits, r), the same function the CPU
  * reference sums, and results C are m x n column-major (F32, or F64 for
  * fp64). Every launcher only enqueues on the given stream and returns

@@ -5,7 +5,7 @@
  * simulator's CPU twin (tests/sim/twins/twins_verify.c) calls the same
  * function, so a simulated verification passes or fails on the same
  * arithmetic as a real one. Same formula as gb_gemm_rel_error
- * (bench/gemm_math.h), with scale already divided by sqrt(k), less the
+ * (bench/gemm/gemm_math.h), with scale already divided by sqrt(k), less the
  * output format's subnormal rounding (below).
  *
  * Plain C11 and CUDA: static inline only, GB_HD is __host__ __device__

@@ -34,7 +34,7 @@
  *   watchdog    a barrier wait still pending after ~2^35 cycles traps: a
  *               broken pipeline becomes a reported error, not a hung GPU
  * Every index the kernel computes comes from kernels/wgmma_layout.h, which
- * tests/test_wgmma_layout.c checks by emulating TMA and wgmma on the CPU.
+ * tests/kernels/test_wgmma_layout.c checks by emulating TMA and wgmma on the CPU.
  *
  * Host side, per device and under that device's lock (several threads may
  * launch, one per GPU): the device's limits are read, the kernels' register
@@ -55,7 +55,7 @@
 
 #include <stdint.h>
 
-#include "bench/own_gemm_math.h"
+#include "kernels/own_gemm_math.h"
 #include "kernels/dtype.cuh"
 #include "kernels/launch.cuh"
 #include "kernels/own_gemm.h"

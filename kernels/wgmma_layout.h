@@ -9,7 +9,7 @@
  * the m64nNk16 result, and where that element lands in D.
  *
  * The kernel computes these indices only through the functions below, and
- * tests/test_wgmma_layout.c runs them through an emulation of TMA (from the
+ * tests/kernels/test_wgmma_layout.c runs them through an emulation of TMA (from the
  * CUDA C++ Programming Guide) and of wgmma's descriptor addressing and
  * accumulator fragment (from the PTX ISA), over whole grids of block tiles,
  * and checks O = X Y^T exactly: a wrong index fails on a machine without a
@@ -28,7 +28,7 @@
 
 #include <stdint.h>
 
-#include "bench/own_gemm_math.h"
+#include "kernels/own_gemm_math.h"
 #include "kernels/hd.h"
 
 #ifdef __cplusplus
@@ -203,7 +203,7 @@ static inline GB_HD int gb_wgmma_store_pair(unsigned c, unsigned rows_y)
 /*
  * What TMA and wgmma do, written from the documents independently of the
  * kernel's index functions above, for the emulations that run the kernel
- * against them: tests/test_wgmma_layout.c (the data path alone) and the CPU
+ * against them: tests/kernels/test_wgmma_layout.c (the data path alone) and the CPU
  * executor's wgmma.mma_async (tests/kexec/kexec_wgmma.cc, the kernel as
  * written). One model, so the two cannot disagree.
  */

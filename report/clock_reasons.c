@@ -10,6 +10,20 @@
 #include <stdio.h>
 #include <string.h>
 
+const struct gb_clock_reason gb_clock_reasons[GB_CLOCK_REASON_COUNT] = {
+	{ "gpu_idle", GB_CLK_GPU_IDLE },
+	{ "applications_clocks", GB_CLK_APP_SETTING },
+	{ "sw_power_cap", GB_CLK_SW_POWER_CAP },
+	{ "hw_slowdown", GB_CLK_HW_SLOWDOWN },
+	{ "sync_boost", GB_CLK_SYNC_BOOST },
+	{ "sw_thermal", GB_CLK_SW_THERMAL },
+	{ "hw_thermal", GB_CLK_HW_THERMAL },
+	{ "hw_power_brake", GB_CLK_HW_POWER_BRAKE },
+	{ "display_clocks", GB_CLK_DISPLAY_SETTING },
+	{ "board_limit", GB_CLK_BOARD_LIMIT },
+	{ "reliability", GB_CLK_RELIABILITY },
+};
+
 /* Append item to a comma-separated list in buf, truncating silently. */
 void gb_list_add(char *buf, size_t len, const char *item)
 {
@@ -25,31 +39,15 @@ void gb_list_add(char *buf, size_t len, const char *item)
 
 void gb_nvml_reasons_str(uint64_t reasons, char *buf, size_t len)
 {
-	static const struct {
-		uint64_t bit;
-		const char *name;
-	} names[] = {
-		{ GB_CLK_GPU_IDLE, "gpu_idle" },
-		{ GB_CLK_APP_SETTING, "applications_clocks" },
-		{ GB_CLK_SW_POWER_CAP, "sw_power_cap" },
-		{ GB_CLK_HW_SLOWDOWN, "hw_slowdown" },
-		{ GB_CLK_SYNC_BOOST, "sync_boost" },
-		{ GB_CLK_SW_THERMAL, "sw_thermal" },
-		{ GB_CLK_HW_THERMAL, "hw_thermal" },
-		{ GB_CLK_HW_POWER_BRAKE, "hw_power_brake" },
-		{ GB_CLK_DISPLAY_SETTING, "display_clocks" },
-		{ GB_CLK_BOARD_LIMIT, "board_limit" },
-		{ GB_CLK_RELIABILITY, "reliability" },
-	};
 	char hex[24];
 
 	if (!buf || !len)
 		return;
 	buf[0] = '\0';
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (reasons & names[i].bit)
-			gb_list_add(buf, len, names[i].name);
-		reasons &= ~names[i].bit;
+	for (size_t i = 0; i < GB_CLOCK_REASON_COUNT; i++) {
+		if (reasons & gb_clock_reasons[i].bit)
+			gb_list_add(buf, len, gb_clock_reasons[i].name);
+		reasons &= ~gb_clock_reasons[i].bit;
 	}
 	/* bits newer than this table stay visible, as one hex mask */
 	if (reasons) {

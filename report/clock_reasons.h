@@ -30,6 +30,15 @@ void gb_nvml_reasons_str(uint64_t reasons, char *buf, size_t len);
 #define GB_CLK_BOARD_LIMIT       0x200ULL
 #define GB_CLK_RELIABILITY       0x400ULL
 
+/* Every reason this build knows, by name, in bit order: the names the reports
+ * print and a thresholds file's "throttle_mask" list may use. */
+#define GB_CLOCK_REASON_COUNT 11
+struct gb_clock_reason {
+	const char *name;
+	uint64_t bit;
+};
+extern const struct gb_clock_reason gb_clock_reasons[GB_CLOCK_REASON_COUNT];
+
 /* Append item to a comma-separated list in buf, truncating silently. */
 void gb_list_add(char *buf, size_t len, const char *item);
 

@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * compare_tolerance.c - the per-metric tolerances of compare: parsing "tflops_*=3%,..."
- * and the tolerance that applies to one metric. Uses cmd/cli.h's percent
+ * and the tolerance that applies to one metric. Uses report/units.h's percent
  * parser (an arrow up a layer, left as it was).
  */
 #include "report/compare_tolerance.h"
 
 #include <fnmatch.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cli.h"
+#include "report/units.h"
 #include "report/compare_internal.h"
 #include "report/result.h"
 

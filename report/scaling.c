@@ -5,7 +5,7 @@
  * range with an explanation, and the price arithmetic (CPU only, no printing).
  *
  * docs/scaling.md derives the formulas and gives every constant's source;
- * tests/test_scaling.c checks them against hand-computed cases.
+ * tests/report/test_scaling.c checks them against hand-computed cases.
  */
 #include "report/scaling.h"
 

@@ -6,7 +6,7 @@
  *
  * Everything here is data plus arithmetic, so it is testable without a GPU.
  * The rate table and the catalog are checked against each other in
- * tests/test_theory.c; docs/theory.md explains the formulas and sources.
+ * tests/report/test_theory.c; docs/theory.md explains the formulas and sources.
  */
 #include "report/theory.h"
 

@@ -734,7 +734,7 @@ static void check_group(const struct gb_thresholds *t, const struct gb_run *run,
 
 /*
  * The benchmark compared this metric's GPUs itself (a "<metric>_peers"
- * check, bench/peer_math.h, at its --peer-tolerance) at least as strictly
+ * check, bench/device/peer_math.h, at its --peer-tolerance) at least as strictly
  * as spread: a second check of the same finding would count one slow GPU
  * twice. A stricter spread (a thresholds file's 5%) still applies.
  */

@@ -3,8 +3,8 @@
  * thresholds_file.c - the --thresholds file: parsing and checking the JSON
  * document (rules, spread, the stress section) into gb_thresholds, with one
  * error line naming the file and the path of what is wrong. The rules
- * themselves and applying them are in thresholds.c. Uses cmd/cli.h's
- * percent parser and bench/stress_math.h's stress limits (arrows up a
+ * themselves and applying them are in thresholds.c. Uses report/units.h's
+ * percent parser and bench/stress/stress_math.h's stress limits (arrows up a
  * layer, left as they were).
  */
 #include "thresholds.h"
@@ -18,8 +18,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "bench/stress_math.h"
-#include "cmd/cli.h"
+#include "report/stress_thresholds.h"
+#include "report/units.h"
 #include "report/thresholds_internal.h"
 
 #define THRESHOLDS_MAX_BYTES ((size_t)1 << 20)

@@ -56,7 +56,7 @@ jobs=${JOBS:-2}
 cmake_bin=${MUTATE_CMAKE:-cmake}
 ctest_bin=${MUTATE_CTEST:-ctest}
 # PTX for sm_75 alone: nvcc's cheapest build that every simulated GPU (sm_80,
-# sm_89, sm_90) accepts (bench/gpu.c refuses a GPU the build cannot run on);
+# sm_89, sm_90) accepts (bench/device/gpu.c refuses a GPU the build cannot run on);
 # the kernels' mutants are caught on the CPU (tests/kexec), not by nvcc
 cmake_flags=${MUTATE_CMAKE_FLAGS:--DCMAKE_CUDA_ARCHITECTURES=75-virtual}
 fast_labels='^(unit|cli|kexec|sim)$'

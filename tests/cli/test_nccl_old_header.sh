@@ -68,8 +68,8 @@ EOF
 root=$(cd "$HERE/../.." && pwd)
 # (or through the private header of a command split over several files)
 files=$(cd "$root" && grep -lE '#include (<nccl\.h>|"(bench/)?(nccl_dl|nccl_internal|scaling_internal)\.h")' bench/*.c cmd/*.c)
-for f in bench/nccl.c bench/nccl_dl.c bench/nccl_comm.c bench/nccl_timing.c bench/scaling.c \
-	bench/scaling_allreduce.c; do
+for f in bench/nccl/nccl.c bench/device/nccl_dl.c bench/device/nccl_comm.c bench/nccl/nccl_timing.c bench/scaling/scaling.c \
+	bench/scaling/scaling_allreduce.c; do
 	checks=$((checks + 1))
 	printf '%s\n' "$files" | grep -qx "$f" || fail "$f is not among the sources that see nccl.h"
 done
@@ -85,9 +85,9 @@ done
 
 # older than 2.14: refused with a message, not a cascade of errors
 make_header 13 "$TMP/2.13" ncclAlltoAll ncclCommSplit ncclCommShrink
-run compile_with "$TMP/2.13" bench/nccl_dl.c
+run compile_with "$TMP/2.13" bench/device/nccl_dl.c
 checks=$((checks + 1))
-[ "$rc" -ne 0 ] || fail "bench/nccl_dl.c builds with nccl.h 2.13"
+[ "$rc" -ne 0 ] || fail "bench/device/nccl_dl.c builds with nccl.h 2.13"
 checks=$((checks + 1))
 printf '%s\n' "$err" | grep -q "needs nccl.h from NCCL 2.14 or later" ||
 	fail "nccl.h 2.13: no clear message: $err"

@@ -27,7 +27,7 @@
  * 00000000:65:00.0 and 00000000:B3:00.0, joined by 18 NVLink 4 links and on
  * different sockets. GPU 1's PCIe link is downtrained (gen 4 x8 of gen 5 x16).
  *
- * Only the entry points bench/nvml.c resolves are exported, under their
+ * Only the entry points bench/device/nvml.c resolves are exported, under their
  * versioned names (nvml.h #defines the plain ones).
  *
  * In both modes answers are scripted with environment variables, read at
@@ -63,7 +63,7 @@
  *                            call after a device's first (which is 0)
  *   FAKE_NVML_ABSENT=a,b     these entry points answer
  *                            NVML_ERROR_FUNCTION_NOT_FOUND, which is what
- *                            bench/nvml.c answers for a symbol the library
+ *                            bench/device/nvml.c answers for a symbol the library
  *                            does not export (an older driver)
  *   FAKE_NVML_XIDS=79,48:1   XIDs nvmlEventSetWait_v2 delivers one by one,
  *                            ":N" naming the GPU (default 0); then TIMEOUT

@@ -24,7 +24,7 @@
 # tests/data/fuzz-regressions/<harness>-*. A crash is kept in a temporary
 # folder, printed (hex for the first 512 bytes), and its path given: save it as
 # tests/data/fuzz-regressions/<harness>-<what>.<ext> so that
-# tests/test_fuzz_regressions.c replays it from then on.
+# tests/report/test_fuzz_regressions.c replays it from then on.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -78,7 +78,8 @@ fi
 san=(-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
 cflags=(-std=c11 -D_GNU_SOURCE -g -O1 "${san[@]}" -I"$root" -I"$nvml_inc")
 # as GB_CORE_SOURCES in CMakeLists.txt (watchdog.c aside: no harness reaches it)
-core_src=(report/*.c bench/*_math.c cmd/cli.c cmd/cli_values.c cmd/cli_lists.c cmd/cli_help.c cmd/log.c cmd/status_line.c bench/nvml.c bench/nvml_*.c bench/clock.c)
+core_src=(report/*.c bench/*/*_math.c kernels/*_math.c cmd/cli*.c cmd/log.c cmd/status_line.c cmd/suite_math.c
+	bench/device/nvml*.c bench/device/clock.c)
 objs=()
 for src in "${core_src[@]}"; do
 	[ -f "$src" ] || continue

@@ -3,7 +3,7 @@
  * fuzz_cli.c - libFuzzer harness for the options parser (cmd/cli.c): argument
  * vectors (NUL- or newline-separated) against a table that uses every option
  * type, flag and kind of range. What counts as a failure is in
- * fuzz_cli_check.h (shared with tests/test_fuzz_regressions.c); any failure
+ * fuzz_cli_check.h (shared with tests/report/test_fuzz_regressions.c); any failure
  * aborts, which libFuzzer reports as a crash and saves. The parser's error
  * lines are captured, never printed.
  *

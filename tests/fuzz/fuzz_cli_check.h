@@ -2,7 +2,7 @@
 /*
  * fuzz_cli_check.h - what "the options parser behaved" means, shared by the
  * libFuzzer harness (fuzz_cli.c) and the regression test that replays every
- * saved crash (tests/test_fuzz_regressions.c).
+ * saved crash (tests/report/test_fuzz_regressions.c).
  *
  * The input is an argument vector: arguments separated by NUL or newline (a
  * separator at the very end adds no empty argument; two in a row give one).

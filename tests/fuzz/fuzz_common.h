@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz_common.h - how the fuzz checks (fuzz_*_check.h) say what broke, shared
- * by the libFuzzer harnesses and tests/test_fuzz_regressions.c.
+ * by the libFuzzer harnesses and tests/report/test_fuzz_regressions.c.
  *
  * A check returns NULL when all is well, else a message (control characters
  * written as \xNN, so printing it is safe); fz_last.id then

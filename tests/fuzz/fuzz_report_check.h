@@ -2,7 +2,7 @@
 /*
  * fuzz_report_check.h - what "the report loader behaved" means, shared by the
  * libFuzzer harness (fuzz_report_load.c) and the regression test that replays
- * every saved crash (tests/test_fuzz_regressions.c).
+ * every saved crash (tests/report/test_fuzz_regressions.c).
  *
  * For one input (bytes meant to be a JSON report):
  *   - cJSON_ParseWithLength; input that is not JSON is not the loader's business;

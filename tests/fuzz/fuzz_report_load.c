@@ -6,7 +6,7 @@
  *
  * Input: bytes meant to be a JSON report. Seeds: every tests/data/<name>.json and
  * tests/fuzz/corpus/report_load/. What counts as a failure is in
- * fuzz_report_check.h (shared with tests/test_fuzz_regressions.c); any
+ * fuzz_report_check.h (shared with tests/report/test_fuzz_regressions.c); any
  * failure aborts, which libFuzzer reports as a crash and saves.
  *
  * A known open bug (tests/data/fuzz-regressions/known-open.txt) does not stop

@@ -2,8 +2,8 @@
 /*
  * fuzz_stress_thresholds.c - libFuzzer harness for the `gpubench stress
  * --thresholds` parser (gb_stress_thresholds_parse in
- * bench/stress_verdict_math.c). What counts as a failure is in
- * fuzz_stress_thresholds_check.h (shared with tests/test_fuzz_regressions.c);
+ * bench/stress/stress_verdict_math.c). What counts as a failure is in
+ * fuzz_stress_thresholds_check.h (shared with tests/report/test_fuzz_regressions.c);
  * any failure aborts, which libFuzzer reports as a crash and saves.
  *
  * A known open bug (tests/data/fuzz-regressions/known-open.txt) does not stop

@@ -2,8 +2,8 @@
 /*
  * fuzz_stress_thresholds_check.h - what "the stress thresholds parser
  * behaved" means, shared by fuzz_stress_thresholds.c and
- * tests/test_fuzz_regressions.c. The parser is gb_stress_thresholds_parse
- * (bench/stress_verdict_math.c), which reads `gpubench stress --thresholds`.
+ * tests/report/test_fuzz_regressions.c. The parser is gb_stress_thresholds_parse
+ * (bench/stress/stress_verdict_math.c), which reads `gpubench stress --thresholds`.
  *
  * For one input (the file's text; the parser stops at a NUL as a file read
  * into a string would):
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/stress_math.h"
+#include "bench/stress/stress_math.h"
 #include "fuzz_common.h"
 
 FZ_STATIC const char *fzs_check_bytes(const uint8_t *data, size_t size)

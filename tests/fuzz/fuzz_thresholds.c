@@ -7,7 +7,7 @@
  * Input: bytes meant to be a thresholds file. Seeds:
  * tests/fuzz/corpus/thresholds/ and tests/data files named *thresholds*.
  * What counts as a failure is in fuzz_thresholds_check.h (shared with
- * tests/test_fuzz_regressions.c); any failure aborts, which libFuzzer reports
+ * tests/report/test_fuzz_regressions.c); any failure aborts, which libFuzzer reports
  * as a crash and saves.
  *
  * A known open bug (tests/data/fuzz-regressions/known-open.txt) does not stop

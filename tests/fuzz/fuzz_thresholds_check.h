@@ -2,7 +2,7 @@
 /*
  * fuzz_thresholds_check.h - what "the thresholds file loader behaved" means,
  * shared by the libFuzzer harness (fuzz_thresholds.c) and the regression test
- * that replays every saved crash (tests/test_fuzz_regressions.c).
+ * that replays every saved crash (tests/report/test_fuzz_regressions.c).
  *
  * For one input (bytes meant to be a --thresholds file, report/thresholds.c):
  *   - cJSON_ParseWithLength; input that is not JSON is not the loader's business;

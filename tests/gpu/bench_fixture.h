@@ -21,8 +21,8 @@
 #include <string.h>
 
 #include "bench/bench.h"
-#include "bench/gpu.h"
-#include "bench/nvml.h"
+#include "bench/device/gpu.h"
+#include "bench/device/nvml.h"
 #include "cmd/cli.h"
 #include "report/result.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/gpu.h"
+#include "bench/device/gpu.h"
 
 int gb_test_require_gpu(void)
 {

@@ -25,9 +25,9 @@
 #include <cjson/cJSON.h>
 
 #include "bench/bench.h"
-#include "bench/copy_math.h"
-#include "bench/gpu.h"
-#include "bench/nvml.h"
+#include "bench/device/copy_math.h"
+#include "bench/device/gpu.h"
+#include "bench/device/nvml.h"
 #include "gpu_test.h"
 
 extern const struct gb_bench gb_bench_bandwidth;

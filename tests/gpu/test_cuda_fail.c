@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_cuda_fail.c - what a failed CUDA call does to a benchmark's result
- * (gb_cuda_fail, GB_CUDA_GOTO_DEV, GB_CUDA_GOTO in bench/gpu.h): a sticky
+ * (gb_cuda_fail, GB_CUDA_GOTO_DEV, GB_CUDA_GOTO in bench/device/gpu.h): a sticky
  * error marks the GPU lost and the benchmark FAILED, any other error is
  * could-not-run, and a finding or an interruption already there outranks
  * it. The errors are given as values, so no GPU is needed; it links the GPU
@@ -15,8 +15,8 @@
 
 #include <string.h>
 
-#include "bench/gpu.h"
-#include "bench/lost_math.h"
+#include "bench/device/gpu.h"
+#include "bench/device/lost_math.h"
 #include "report/result.h"
 
 static struct gb_bench_result *new_result(struct gb_run *run)

@@ -25,10 +25,10 @@
 #include <cjson/cJSON.h>
 
 #include "bench/bench.h"
-#include "bench/gemm_math.h"
-#include "bench/gpu.h"
-#include "bench/lt_matmul.h"
-#include "bench/nvml.h"
+#include "bench/gemm/gemm_math.h"
+#include "bench/device/gpu.h"
+#include "bench/device/lt_matmul.h"
+#include "bench/device/nvml.h"
 #include "cmd/cli.h"
 #include "gpu_test.h"
 #include "report/result.h"

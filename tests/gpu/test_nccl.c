@@ -28,8 +28,8 @@
 #include <cjson/cJSON.h>
 
 #include "bench/bench.h"
-#include "bench/gpu.h"
-#include "bench/nccl.h"
+#include "bench/device/gpu.h"
+#include "bench/nccl/nccl.h"
 #include "gpu_test.h"
 
 extern const struct gb_bench gb_bench_nccl;

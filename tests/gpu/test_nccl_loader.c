@@ -16,7 +16,7 @@
 
 #include <string.h>
 
-#include "bench/nccl.h"
+#include "bench/nccl/nccl.h"
 
 #define MISSING "/nonexistent/gpubench-test/libnccl.so.2"
 

@@ -26,10 +26,10 @@
 #include <cuda_runtime_api.h>
 
 #include "bench/bench.h"
-#include "bench/gemm_math.h"
-#include "bench/gpu.h"
-#include "bench/nvml.h"
-#include "bench/own_gemm_math.h"
+#include "bench/gemm/gemm_math.h"
+#include "bench/device/gpu.h"
+#include "bench/device/nvml.h"
+#include "kernels/own_gemm_math.h"
 #include "cmd/cli.h"
 #include "gpu_test.h"
 #include "kernels/own_gemm.h"

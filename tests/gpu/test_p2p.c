@@ -23,8 +23,8 @@
 #include <cjson/cJSON.h>
 
 #include "bench/bench.h"
-#include "bench/gpu.h"
-#include "bench/nvml.h"
+#include "bench/device/gpu.h"
+#include "bench/device/nvml.h"
 #include "gpu_test.h"
 
 extern const struct gb_bench gb_bench_p2p;

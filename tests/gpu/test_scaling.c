@@ -24,8 +24,8 @@
 #include <cjson/cJSON.h>
 
 #include "bench/bench.h"
-#include "bench/gpu.h"
-#include "bench/scaling_math.h"
+#include "bench/device/gpu.h"
+#include "bench/scaling/scaling_math.h"
 #include "gpu_test.h"
 
 extern const struct gb_bench gb_bench_scaling;

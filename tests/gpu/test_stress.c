@@ -28,9 +28,9 @@
 #include <cjson/cJSON.h>
 
 #include "bench/bench.h"
-#include "bench/gpu.h"
-#include "bench/nvml.h"
-#include "bench/stress_math.h"
+#include "bench/device/gpu.h"
+#include "bench/device/nvml.h"
+#include "bench/stress/stress_math.h"
 #include "cmd/cli.h"
 #include "gpu_test.h"
 #include "report/exitcodes.h"
@@ -370,7 +370,7 @@ static void test_interrupt(void **state)
 	(void)state;
 	fixture_open(&f);
 	fixture_parse(&f, args, sizeof(args) / sizeof(args[0]));
-	/* through bench/clock.h: on the simulator, 2 s of simulated time */
+	/* through bench/device/clock.h: on the simulator, 2 s of simulated time */
 	assert_int_equal(gb_thread_start(&th, bg_run, &b), 0);
 	gb_sleep_s(2);
 	stop_at = gb_now_s();

@@ -4,7 +4,7 @@
  * mbarrier, TMA, wgmma and setmaxnreg) emulated from the PTX ISA for the
  * executor. Where an element lands or is read, the models are
  * kernels/wgmma_layout.h's hardware side (gb_wgmma_tma_smem_addr,
- * gb_wgmma_hw_desc_addr, gb_wgmma_hw_acc), the ones tests/test_wgmma_layout.c
+ * gb_wgmma_hw_desc_addr, gb_wgmma_hw_acc), the ones tests/kernels/test_wgmma_layout.c
  * checks the data path against: one model of the documents, not two.
  *
  * Timing: the asynchronous operations complete as late as the ISA allows,

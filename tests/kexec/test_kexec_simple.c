@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/nccl_math.h"
-#include "bench/stress_math.h"
+#include "bench/nccl/nccl_math.h"
+#include "bench/stress/stress_math.h"
 #include "kernels/copy_hd.h"
 #include "kernels/fill_hash.h"
 #include "kernels/kernels.h"

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_sim_cublaslt.c - the simulated libcublasLt.so.13 (tests/sim/cublaslt/),
- * loaded as gpubench loads cuBLASLt (bench/cublaslt_dl.c, dlopen) and driven
- * through the product's own set-up, bench/lt_matmul.c: every gemm precision
+ * loaded as gpubench loads cuBLASLt (bench/device/cublaslt_dl.c, dlopen) and driven
+ * through the product's own set-up, bench/device/lt_matmul.c: every gemm precision
  * against an FP64 reference under the product's verification bound
- * (bench/gemm_math.c), every algorithm the heuristic offers, then each
+ * (bench/gemm/gemm_math.c), every algorithm the heuristic offers, then each
  * rejection the real library makes, with its status code.
  *
  * The library is found from GBSIM_TEST_CUBLASLT (a path), else the
@@ -36,11 +36,11 @@
  * loader (which carries report/theory.c) only, not with gpubench_gpu. These
  * six files need nothing else.
  */
-#include "bench/cublaslt_dl.c"
-#include "bench/dtype_math.c"
-#include "bench/gemm_math.c"
-#include "bench/lt_names_math.c"
-#include "bench/lt_matmul.c"
+#include "bench/device/cublaslt_dl.c"
+#include "bench/device/dtype_math.c"
+#include "bench/gemm/gemm_math.c"
+#include "bench/device/lt_names_math.c"
+#include "bench/device/lt_matmul.c"
 #include "report/stats.c"
 #include "tests/sim/sim.h"
 
@@ -452,7 +452,7 @@ static void operand_free(struct operand *o)
 	cudaFree(o->dev);
 }
 
-/* one TN problem at a gemm precision, set up by the product's bench/lt_matmul.c */
+/* one TN problem at a gemm precision, set up by the product's bench/device/lt_matmul.c */
 struct problem {
 	enum gb_precision prec;
 	enum gb_dtype t_ab, t_d;

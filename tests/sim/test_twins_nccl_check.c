@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "bench/nccl_math.h"
+#include "bench/nccl/nccl_math.h"
 #include "kernels/nccl.h"
 #include "tests/sim/sim.h"
 

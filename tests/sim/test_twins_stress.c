@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "bench/stress_math.h"
+#include "bench/stress/stress_math.h"
 #include "kernels/stress.h"
 #include "tests/sim/sim.h"
 

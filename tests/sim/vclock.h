@@ -5,7 +5,7 @@
  *
  * One clock for the whole process, in simulated seconds from 0. It moves only
  * when every *participant* waits: the main thread, every thread gpubench
- * starts (through bench/clock.h, which the runtime serves as
+ * starts (through bench/device/clock.h, which the runtime serves as
  * gbsim_clock_ops), and every simulated stream's worker. A participant that
  * computes (a kernel twin, a cuBLASLt product, the product's own arithmetic)
  * holds the clock where it is, however long the CPU takes. When all of them

@@ -25,7 +25,7 @@
  * Split-K rounds where the reduction scheme says the partial results live
  * (see finish_column): OUTPUT_TYPE rounds each split's partial to D's type,
  * INPLACE also rounds every running sum, COMPUTE_TYPE rounds once at the end.
- * bench/gemm_math.c's gb_gemm_split_k_slack is what the product allows for.
+ * bench/gemm/gemm_math.c's gb_gemm_split_k_slack is what the product allows for.
  *
  * The CPU cost: gemm and stress size their batches from simulated time, so
  * thousands of identical GEMMs are queued. A small cache keyed by a 128-bit

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run on the simulated machine: the quick profile, every step, one report.
 # Each GPU of the machine file is given 512 MiB here, so run fits its sizes
-# (bench/suite_math.h: 1024^3 GEMMs, 32 MiB copies, 64 MiB between GPUs) and
+# (cmd/suite_math.h: 1024^3 GEMMs, 32 MiB copies, 64 MiB between GPUs) and
 # the suite takes a minute or two of CPU; a healthy machine passes every step
 # (or warns). Then --only: the steps left out are in the report as skipped.
 . "$(dirname "$0")/lib_sim.sh"

@@ -8,7 +8,7 @@
 
 start=$(date +%s)
 # 1 MiB: a timed loop marks each operation's progress from that size on
-# (bench/nccl_timing.c GB_NCCL_MARK_MIN_BYTES), which is how the hung rank is told apart
+# (bench/nccl/nccl_timing.c GB_NCCL_MARK_MIN_BYTES), which is how the hung rank is told apart
 sim_run nccl nccl --op allreduce -b 1M -e 1M --iters 2 --samples 2 -w 1 --timeout 3s
 elapsed_s=$(($(date +%s) - start))
 expect_report "$REPORT"

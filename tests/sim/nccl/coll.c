@@ -345,7 +345,7 @@ static void move_data(struct gbn_op *const *ops, int n)
 
 /*
  * One rank in place: NCCL returns without a kernel, except for the 1/n
- * pre-multiplication of a floating-point avg (bench/nccl_math.h says the same).
+ * pre-multiplication of a floating-point avg (bench/nccl/nccl_math.h says the same).
  */
 static bool one_rank_noop(const struct gbn_op *o)
 {
@@ -409,7 +409,7 @@ static void compute(struct gbn_rdv *v, int n)
  * waits until the communicator is aborted or revoked. Its stream never
  * reaches the next collective, so the peers wait there: they are one
  * operation ahead of the hung rank, which is what tells it apart (a rank's
- * completed operations, bench/nccl.c).
+ * completed operations, bench/nccl/nccl.c).
  */
 static void hang_locked(struct gbn_op *o)
 {
@@ -457,7 +457,7 @@ static bool faults_locked(struct gbn_op *o, double now)
  * closed connection). A peer that only aborts or destroys its
  * communicator is waited for, as in one process: each rank ends such a
  * wait with its own timeout and abort, so each rank sees its own progress
- * (bench/nccl.c names the one behind).
+ * (bench/nccl/nccl.c names the one behind).
  */
 
 /* Poll until every rank's counter (arrived or left) reaches `target`: 0, or -1 abandoned. */

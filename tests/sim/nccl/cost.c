@@ -2,7 +2,7 @@
 /*
  * cost.c - how long a simulated NCCL operation takes. This is the
  * simulator's own model, deliberately independent of the product's theory
- * code (report/theory.c, bench/nccl_math.c), so the product's expectations
+ * code (report/theory.c, bench/nccl/nccl_math.c), so the product's expectations
  * are checked against something they did not produce.
  *
  * A ring over the ranks in rank order, limited by its slowest link:

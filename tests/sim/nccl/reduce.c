@@ -6,7 +6,7 @@
  * fixed order, each step rounded to the type, so a run is reproducible.
  * Real NCCL's ring reduces in ring order starting at a rank that depends on
  * the chunk, so sums of floats may differ in the last bits; the product's
- * verification allows for that (bench/nccl_math.h, gb_nccl_tolerance).
+ * verification allows for that (bench/nccl/nccl_math.h, gb_nccl_tolerance).
  *
  * Per type, as NCCL's device code does it:
  *   float, double     in the type

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../sim.h"
+#include "tests/sim/sim.h"
 
 /*
  * Two independent 64-bit lanes over the bytes, 8 at a time. Each step is a

@@ -28,7 +28,7 @@
  */
 #include "tests/sim/runtime/rt.h"
 #include "tests/sim/twins/twins.h"
-#include "bench/nccl_math.h"
+#include "bench/nccl/nccl_math.h"
 
 #include <cuda.h>
 #include <stdatomic.h>

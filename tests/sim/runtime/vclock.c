@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * vclock.c - simulated time (tests/sim/vclock.h), and the product's clock
- * (bench/clock.h) served from it as `gbsim_clock_ops`.
+ * (bench/device/clock.h) served from it as `gbsim_clock_ops`.
  *
  * State, all under one leaf lock: the clock, the number of participants
  * running (the main thread and the threads started here), the list of
@@ -10,7 +10,7 @@
  */
 #include "tests/sim/vclock.h"
 #include "tests/sim/runtime/rt.h"
-#include "bench/clock.h"
+#include "bench/device/clock.h"
 
 #include <errno.h>
 #include <math.h>
@@ -322,7 +322,7 @@ bool gbsim_vc_thread_join(pthread_t thread, double deadline_s)
 	return pthread_join(thread, NULL) == 0;
 }
 
-/* ---- the product's clock (bench/clock.h) ---- */
+/* ---- the product's clock (bench/device/clock.h) ---- */
 
 static double product_now_s(void)
 {

@@ -5,7 +5,7 @@
 # (a name in this directory or tests/sim/machines/, or a path), runs `gpubench-sim scaling` and
 # checks the phase with every GPU: the speedup the simulator's own collective
 # cost model (tests/sim/nccl/cost.c) produced, against the product's model range
-# (report/theory.c, bench/scaling_math.c), and the report's placement and reason.
+# (report/theory.c, bench/scaling/scaling_math.c), and the report's placement and reason.
 SCALING_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # a machine file of this directory (slow_gpu.json) before the shared ones
 case "$1" in

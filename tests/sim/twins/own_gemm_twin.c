@@ -5,7 +5,7 @@
  */
 #include "tests/sim/twins/own_gemm_twin.h"
 
-#include "bench/own_gemm_math.h"
+#include "kernels/own_gemm_math.h"
 
 #include <math.h>
 #include <pthread.h>

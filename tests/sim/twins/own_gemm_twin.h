@@ -8,7 +8,7 @@
  *
  * Every kernel computes O = X Y^T with X = B (rows_x = n rows) and Y = A
  * (rows_y = m rows), both K-major, O[r][c] stored at D[c + r m]
- * (bench/own_gemm_math.h). A twin builds the product once per launch, then
+ * (kernels/own_gemm_math.h). A twin builds the product once per launch, then
  * walks the launch's blocks through the kernel's own index maps
  * (gb_own_gemm_tile_of, mma_layout.h, wgmma_layout.h) and stores exactly
  * the elements the kernel's epilogue stores: a host-side bug (a grid too

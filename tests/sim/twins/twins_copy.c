@@ -5,7 +5,7 @@
  * and the pointer chase.
  *
  * The data come from the kernels' own functions (kernels/copy_hd.h,
- * bench/copy_math.h), so a pattern the simulated GPU writes or checks is
+ * bench/device/copy_math.h), so a pattern the simulated GPU writes or checks is
  * the one a real GPU writes or checks, bit for bit.
  *
  * Time model. Traffic to the launching GPU's own memory (and to managed

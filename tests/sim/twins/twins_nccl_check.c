@@ -5,7 +5,7 @@
  * that are not gb_nccl_expected(), for each of NCCL's ten element types.
  *
  * The values come from the same inline code the kernels compile
- * (bench/nccl_math.h); the element conversions are those of the kernel's
+ * (bench/nccl/nccl_math.h); the element conversions are those of the kernel's
  * elem<T>, with __float2half_rn and __float2bfloat16_rn done by
  * tests/sim/twins/sim_float.c. Both kernels stride over the whole grid, so
  * any grid covers every element; the verify kernel's count is a warp
@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "bench/nccl_math.h"
+#include "bench/nccl/nccl_math.h"
 #include "kernels/nccl.h"
 
 #define ARG(l, i, type) (*(type *)(l)->args[i])

@@ -22,7 +22,7 @@
 
 #include <stdlib.h>
 
-#include "bench/own_gemm_math.h"
+#include "kernels/own_gemm_math.h"
 
 #define SGEMM_TILE GB_SGEMM_TILE
 

@@ -13,7 +13,7 @@
 #include "tests/sim/twins/own_gemm_twin.h"
 #include "tests/sim/twins/twins.h"
 
-#include "bench/own_gemm_math.h"
+#include "kernels/own_gemm_math.h"
 
 #define TILED_TILE GB_TILED_TILE
 

@@ -5,7 +5,7 @@
  * cross-GPU digest, the fault injection and the memtest write/verify.
  *
  * Each twin writes what its kernel writes, from the same GB_HD code
- * (bench/stress_math.h: the generator, the memtest patterns and the digest
+ * (bench/stress/stress_math.h: the generator, the memtest patterns and the digest
  * word; kernels/stress_hd.h: the flipped bit and the checksum test). The
  * GPU adds its counters with atomics in an order no one can predict; a twin
  * runs the threads one after another, so its records are the first
@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/stress_math.h"
+#include "bench/stress/stress_math.h"
 #include "kernels/stress.h"
 #include "kernels/stress_hd.h"
 
