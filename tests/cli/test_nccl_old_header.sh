@@ -67,7 +67,8 @@ EOF
 # every source that sees nccl.h, directly or through the loader
 root=$(cd "$HERE/../.." && pwd)
 # (or through the private header of a command split over several files)
-files=$(cd "$root" && grep -lE '#include (<nccl\.h>|"(bench/)?(nccl_dl|nccl_internal|scaling_internal)\.h")' bench/*.c cmd/*.c)
+files=$(cd "$root" && grep -lE '#include (<nccl\.h>|"bench/(device|nccl|scaling)/(nccl_dl|nccl_internal|scaling_internal)\.h")' \
+	bench/*.c bench/*/*.c cmd/*.c)
 for f in bench/nccl/nccl.c bench/device/nccl_dl.c bench/device/nccl_comm.c bench/nccl/nccl_timing.c bench/scaling/scaling.c \
 	bench/scaling/scaling_allreduce.c; do
 	checks=$((checks + 1))
