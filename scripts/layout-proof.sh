@@ -9,7 +9,7 @@
 #   scripts/layout-proof.sh compare OLD NEW      exit 1 and show the differences if any
 #   scripts/layout-proof.sh sass DIR             the kernels' machine code (a cubin of each
 #                                                kernels/*.cu per architecture) into DIR;
-#                                                compare two such folders with diff -r
+#                                                compare two such folders with sass-compare OLD NEW
 #
 # Every command's JSON report, its text summary, and the run report in every
 # other format (markdown, csv, junit, prometheus, html, text) are kept, with
@@ -126,9 +126,9 @@ compare() {
 }
 
 # sass DIR: each kernel file compiled alone for each architecture gpubench ships
-# into a cubin (machine code, without -lineinfo, so no source path or line
-# number is in it): two folders with the same bytes (diff -r) mean that the
-# kernels' SASS did not change. Where cuobjdump is installed, its listing too.
+# into a cubin (machine code, without -lineinfo, so no line number is in it);
+# sass-compare says whether two such folders hold the same machine code.
+# Where cuobjdump is installed, its listing too.
 sass() {
 	local out=$1 cu arch name
 	mkdir -p "$out"
@@ -147,9 +147,48 @@ sass() {
 	echo "layout-proof: $(ls "$out" | wc -l) files in $out"
 }
 
+# sass-compare OLD NEW: every cubin's machine code (its .text sections), the same in both;
+# function names are compared with nvcc's path-derived hashes of anonymous namespaces
+# and internal symbols taken out (two checkouts in different folders differ there)
+sass_compare() {
+	local old=$1 new=$2 f bad=0 n=0
+	for f in "$old"/*.cubin; do
+		n=$((n + 1))
+		python3 - "$f" "$new/$(basename "$f")" <<'PY' || { echo "differs: $(basename "$f")"; bad=1; }
+import re, struct, sys
+def sections(path):
+    d = open(path, 'rb').read()
+    assert d[:4] == b'\x7fELF' and d[4] == 2
+    shoff, = struct.unpack_from('<Q', d, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from('<HHH', d, 0x3A)
+    hdrs = [struct.unpack_from('<IIQQQQIIQQ', d, shoff + i * shentsize) for i in range(shnum)]
+    stro = hdrs[shstrndx][4]
+    out = []
+    for h in hdrs:
+        name_off, typ, flags, addr, off, size = h[:6]
+        end = d.index(b'\0', stro + name_off)
+        name = d[stro + name_off:end].decode()
+        if name.startswith('.text.'):
+            key = re.sub(r'_GLOBAL__N__[0-9a-f]+_', '_GLOBAL__N__', re.sub(r'_INTERNAL_[0-9a-f]+_', '_INTERNAL_', name))
+            out.append((key, d[off:off + size]))
+    return sorted(out)
+a, b = sections(sys.argv[1]), sections(sys.argv[2])
+if [k for k, _ in a] != [k for k, _ in b]:
+    print('functions differ:', sorted(set(k for k, _ in a) ^ set(k for k, _ in b))[:5]); sys.exit(1)
+bad = [x[0] for x, y in zip(a, b) if x[1] != y[1]]
+if bad:
+    print('code differs:', bad[:5]); sys.exit(1)
+print(f'{len(a)} functions, same code')
+PY
+	done
+	[ "$bad" = 0 ] && echo "layout-proof: $n cubins, the same machine code before and after"
+	return "$bad"
+}
+
 case ${1:-} in
 record) shift; record "$@" ;;
+sass-compare) shift; sass_compare "$@" ;;
 sass) shift; sass "$@" ;;
 compare) shift; compare "$@" ;;
-*) echo "usage: $0 record DIR [BUILD] | compare OLD NEW | sass DIR" >&2; exit 2 ;;
+*) echo "usage: $0 record DIR [BUILD] | compare OLD NEW | sass DIR | sass-compare OLD NEW" >&2; exit 2 ;;
 esac
