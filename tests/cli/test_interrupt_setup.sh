@@ -16,8 +16,8 @@
 # shellcheck source=tests/cli/lib.sh disable=SC1091,SC2154 # rc, err come from lib.sh
 . "$(dirname "$0")/lib.sh"
 
-if [ -z "${GPUBENCH_SIM_BIN:-}" ]; then
-	echo "skipped: gpubench-sim is not built (GPUBENCH_SIM_BIN is empty)"
+if [ -z "${GPUBENCH_SIM_BIN:-}" ] || [ ! -x "$GPUBENCH_SIM_BIN" ]; then
+	echo "skipped: gpubench-sim is not built in this build (make sanitize builds the core, its tests and gpubench)"
 	exit 77
 fi
 BIN=$GPUBENCH_SIM_BIN
