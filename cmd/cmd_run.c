@@ -46,6 +46,7 @@ struct run_params {
 	bool plan;              /* --plan: print the steps and check their options, run nothing */
 	bool node_reports;      /* fleet: keep each node's report beside -o */
 	double timeout_s;       /* fleet: how long node reports are waited for */
+	double suite_s;         /* fleet: --suite-time, the suite's expected length (NAN: the profile's) */
 	bool no_fleet;          /* under a launcher, still run alone (no MPI) */
 	uint32_t only;          /* --only: the steps to run (0: every one) */
 	uint32_t skip;          /* --skip: the steps to leave out */
@@ -458,6 +459,11 @@ static const struct gb_opt run_opts[] = {
 	  "suite of the profile (or their own end, if later); a node not in by then is reported "
 	  "missing (default 30m; ignored without a launcher)",
 	  1, 7 * 24 * 3600.0, NULL, 0 },
+	{ GB_OPT_DURATION, 0, "suite-time", offsetof(struct run_params, suite_s), "TIME",
+	  "under mpirun/srun: how long the suite is expected to take on a node, after which "
+	  "--timeout starts (default: the profile's, quick 15m, acceptance 45m, burnin 4.5h, "
+	  "longer by --stress-duration; shorter with --only; ignored without a launcher)",
+	  0, 7 * 24 * 3600.0, NULL, 0 },
 	{ GB_OPT_BOOL, 0, "no-fleet", offsetof(struct run_params, no_fleet), NULL,
 	  "under mpirun/srun: no fleet, each process runs alone and writes its own report (give "
 	  "each its own -o; merge them with 'report --merge'); ignored without a launcher",
@@ -545,19 +551,17 @@ static double profile_stress_seconds(int profile)
 }
 
 /*
- * The profile's expected duration, longer by what --stress-duration adds
- * (a shorter stress keeps the allowance: the waits stay generous);
- * GPUBENCH_TEST_FLEET_SUITE_S=DURATION (tests only, not in the README)
- * replaces it, so that tests without a GPU need not wait for a suite that
- * ends at once.
+ * --suite-time, else the profile's expected duration, longer by what
+ * --stress-duration adds (a shorter stress keeps the allowance: the waits
+ * stay generous). A user who runs one short step (--only bandwidth) says so,
+ * and a missing node is reported minutes, not a profile's length, later.
  */
 static double suite_seconds(const struct run_params *rp)
 {
-	const char *v = getenv("GPUBENCH_TEST_FLEET_SUITE_S");
-	double s, longer = rp->stress_s - profile_stress_seconds(rp->profile);
+	double longer = rp->stress_s - profile_stress_seconds(rp->profile);
 
-	if (v && *v && !gb_parse_duration(v, &s) && s >= 0)
-		return s;
+	if (!isnan(rp->suite_s))
+		return rp->suite_s;
 	return profile_suite_s[rp->profile] + (longer > 0 ? longer : 0);
 }
 
@@ -710,7 +714,8 @@ int cmd_run(int argc, const char **argv)
 		"or srun with one rank per node, every node runs the suite and rank 0 writes one "
 		"fleet report: a row per node, outliers more than 3 MADs from the fleet median "
 		"marked, a node that did not report marked as missing.";
-	struct run_params rp = { .profile = PROFILE_QUICK, .timeout_s = 1800, .expect_tol = NAN };
+	struct run_params rp = { .profile = PROFILE_QUICK, .timeout_s = 1800, .expect_tol = NAN,
+				 .suite_s = NAN };
 	struct gb_common common;
 	struct gb_launcher launch;
 	struct gb_muted m;

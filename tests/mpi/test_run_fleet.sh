@@ -19,7 +19,7 @@
 #     without -o it is a usage error;
 #   - nodes whose suites end seconds apart (a driver_stall of 8 s on one)
 #     with --timeout 2s: nobody gives up, because the waits run to the
-#     expected suite end (GPUBENCH_TEST_FLEET_SUITE_S) plus --timeout;
+#     expected suite end (--suite-time) plus --timeout;
 #     -o holds a provisional report while rank 0 is still measuring;
 #   - -o -: one JSON document on stdout (no provisional one before it);
 #   - --no-fleet: each process alone, its own plain report at its own -o.
@@ -126,8 +126,8 @@ for r in 0 1 2; do
 	node_file "$TMP/silent-$r.json" "$r"
 done
 node_file "$TMP/silent-1.json" 1 '{ "kind": "driver_stall" }'
-GPUBENCH_SIM_MACHINE="$TMP/silent-%r.json" GPUBENCH_TEST_FLEET_SUITE_S=0s \
-	fleet 3 -q --timeout 3s -o "$report"
+GPUBENCH_SIM_MACHINE="$TMP/silent-%r.json" \
+	fleet 3 -q --suite-time 0s --timeout 3s -o "$report"
 elapsed=$(($(date +%s) - start))
 checks=$((checks + 1))
 [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "silent rank: exit $rc (124 is a hang)"
@@ -188,8 +188,8 @@ for slow in 0 1; do
 	node_file "$TMP/slow$slow-0.json" 0
 	node_file "$TMP/slow$slow-1.json" 1
 	node_file "$TMP/slow$slow-$slow.json" "$slow" '{ "kind": "driver_stall", "value": 8 }'
-	GPUBENCH_SIM_MACHINE="$TMP/slow$slow-%r.json" GPUBENCH_TEST_FLEET_SUITE_S=12s \
-		fleet 2 -q --timeout 2s -o "$report"
+	GPUBENCH_SIM_MACHINE="$TMP/slow$slow-%r.json" \
+		fleet 2 -q --suite-time 12s --timeout 2s -o "$report"
 	wait "$poller"
 	expect_rc 3 "rank $slow 8 s slower than the other, --timeout 2s"
 	checks=$((checks + 1))
