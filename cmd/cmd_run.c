@@ -462,7 +462,8 @@ static const struct gb_opt run_opts[] = {
 	{ GB_OPT_DURATION, 0, "suite-time", offsetof(struct run_params, suite_s), "TIME",
 	  "under mpirun/srun: how long the suite is expected to take on a node, after which "
 	  "--timeout starts (default: the profile's, quick 15m, acceptance 45m, burnin 4.5h, "
-	  "longer by --stress-duration; shorter with --only; ignored without a launcher)",
+	  "longer by --stress-duration; give less when --only runs a few steps; ignored "
+	  "without a launcher)",
 	  0, 7 * 24 * 3600.0, NULL, 0 },
 	{ GB_OPT_BOOL, 0, "no-fleet", offsetof(struct run_params, no_fleet), NULL,
 	  "under mpirun/srun: no fleet, each process runs alone and writes its own report (give "
