@@ -19,7 +19,7 @@
  * gb_runwatch_claim(): whoever claims first writes it, the other never does.
  *
  * CPU only, in the core library, so the deadline arithmetic and the thread
- * are unit-tested (tests/test_watchdog.c).
+ * are unit-tested (tests/cmd/test_runwatch.c).
  */
 #ifndef GPUBENCH_CMD_WATCHDOG_H
 #define GPUBENCH_CMD_WATCHDOG_H
