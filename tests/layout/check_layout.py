@@ -65,25 +65,23 @@ def product_files(src):
     return sorted(out)
 
 
-def resolve(src, including, name, extra_dirs):
-    """the repository path of a quoted include, or None (a system header)"""
+def resolve(src, including, name):
+    """the repository path of a quoted include, or None (a system header, or
+    one generated in the build folder such as build_info.h: no layer)"""
     for base in (os.path.dirname(including), ""):
         cand = os.path.normpath(os.path.join(base, name))
         if os.path.isfile(os.path.join(src, cand)):
             return cand
-    for d in extra_dirs:
-        if os.path.isfile(os.path.join(d, name)):
-            return None  # generated (build_info.h): no layer
     return None
 
 
-def includes_of(src, path, extra_dirs, cache={}):
+def includes_of(src, path, cache={}):
     if path in cache:
         return cache[path]
     text = open(os.path.join(src, path), encoding="utf-8", errors="replace").read()
     local, system = [], []
     for kind, name in INCLUDE.findall(text):
-        target = resolve(src, path, name, extra_dirs) if kind == '"' else None
+        target = resolve(src, path, name) if kind == '"' else None
         if target:
             local.append(target)
         else:
@@ -111,13 +109,13 @@ def real_circles(edges):
     return [c for c in cycles(edges) if len({group(m) for m in c}) > 1]
 
 
-def find_groups(src, files, extra_dirs):
+def find_groups(src, files):
     for f in files:
         stem = os.path.splitext(f)[0]
         if stem.endswith("_internal"):
             GROUP_OF[stem] = stem[: -len("_internal")]
             continue
-        local, _ = includes_of(src, f, extra_dirs)
+        local, _ = includes_of(src, f)
         for t in local:
             if t.endswith("_internal.h") and os.path.dirname(t) == os.path.dirname(f):
                 GROUP_OF[module(f)] = t[: -len("_internal.h")]
@@ -158,15 +156,15 @@ def cycles(edges):
     return out
 
 
-def check_sources(src, extra_dirs, problems):
+def check_sources(src, problems):
     files = product_files(src)
-    find_groups(src, files, extra_dirs)
+    find_groups(src, files)
     mod_edges = {}
     for f in files:
         n = sum(1 for _ in open(os.path.join(src, f), encoding="utf-8", errors="replace"))
         if n > LIMIT:
             problems.append(f"{f}: {n} lines, past the limit of {LIMIT}: split it by concern")
-        local, _ = includes_of(src, f, extra_dirs)
+        local, _ = includes_of(src, f)
         rf, gf = layer(f)
         for t in local:
             if t.split("/")[0] not in PRODUCT:
@@ -182,19 +180,22 @@ def check_sources(src, extra_dirs, problems):
     return files
 
 
-def core_sources(build):
-    """(source, object) of every file compiled into gpubench_core"""
-    db = json.load(open(os.path.join(build, "compile_commands.json")))
+def compiled(build):
+    """(source, object) of every file the build compiles, from compile_commands.json"""
     out = []
-    for e in db:
+    for e in json.load(open(os.path.join(build, "compile_commands.json"))):
         args = shlex.split(e["command"])
-        obj = args[args.index("-o") + 1] if "-o" in args else ""
-        if "/gpubench_core.dir/" in "/" + obj:
-            out.append((e["file"], os.path.join(e["directory"], obj)))
+        if "-o" in args:
+            out.append((e["file"], os.path.join(e["directory"], args[args.index("-o") + 1])))
     return out
 
 
-def check_core(src, build, extra_dirs, problems):
+def core_sources(build):
+    """(source, object) of every file compiled into gpubench_core"""
+    return [(f, o) for f, o in compiled(build) if "/gpubench_core.dir/" in o]
+
+
+def check_core(src, build, problems):
     for path, _obj in core_sources(build):
         rel = os.path.relpath(path, src)
         if rel.startswith(".."):
@@ -205,7 +206,7 @@ def check_core(src, build, extra_dirs, problems):
             if f in seen:
                 continue
             seen.add(f)
-            local, system = includes_of(src, f, extra_dirs)
+            local, system = includes_of(src, f)
             for s in system:
                 if CUDA_HEADERS.match(s):
                     problems.append(f"{rel} is in the CPU-only core but reaches <{s}>: "
@@ -233,34 +234,27 @@ def symbols(obj):
 
 def check_calls(src, build, problems):
     """circles of calls between product files, from the objects' symbols"""
-    db = json.load(open(os.path.join(build, "compile_commands.json")))
     objs = {}
-    for e in db:
-        rel = os.path.relpath(e["file"], src)
-        if rel.split("/")[0] not in PRODUCT:
-            continue
-        args = shlex.split(e["command"])
-        if "-o" not in args:
-            continue
-        obj = os.path.join(e["directory"], args[args.index("-o") + 1])
-        if os.path.isfile(obj):
+    for f, obj in compiled(build):
+        rel = os.path.relpath(f, src)
+        if rel.split("/")[0] in PRODUCT and os.path.isfile(obj):
             objs[rel] = obj
-    owner, needs = {}, {}
+    strong, weak, needs = {}, {}, {}
     for rel, obj in sorted(objs.items()):
         d, u = symbols(obj)
         for s in d:
-            weak = s.startswith("~")
-            s = s.lstrip("~")
-            if not weak and s in owner and owner[s] != rel:
+            if s.startswith("~"):
+                weak.setdefault(s[1:], rel)
+            elif s in strong:
                 # in one static library the linker takes whichever it meets first
-                problems.append(f"{s} is defined twice: {owner[s]} and {rel}")
-            if not weak or s not in owner:
-                owner[s] = owner.get(s, rel) if not weak else rel
+                problems.append(f"{s} is defined twice: {strong[s]} and {rel}")
+            else:
+                strong[s] = rel
         needs[rel] = u
     edges = {}
     for rel, u in needs.items():
         for s in u:
-            o = owner.get(s)
+            o = strong.get(s) or weak.get(s)
             if o and module(o) != module(rel):
                 edges.setdefault(module(rel), set()).add(module(o))
     for comp in real_circles(edges):
@@ -274,12 +268,11 @@ def main():
         return 2
     src = os.path.abspath(sys.argv[1])
     build = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 else None
-    extra = [os.path.join(build, "generated")] if build else []
     problems = []
-    files = check_sources(src, extra, problems)
+    files = check_sources(src, problems)
     nobj = 0
     if build:
-        check_core(src, build, extra, problems)
+        check_core(src, build, problems)
         nobj = check_calls(src, build, problems)
     for p in problems:
         print("layout: " + p)
