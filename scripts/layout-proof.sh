@@ -58,10 +58,19 @@ except ValueError:
 PY
 }
 
+# one DIR TAG ARGS...: the command's report, summary and exit code, in DIR
+one() {
+	local dir=$1 tag=$2
+	shift 2
+	(cd "$dir" && "$bin" "$@" -o "$tag.json" >"$tag.txt" 2>"$tag.err"
+	 echo "$?" >"$tag.rc")
+}
+
 record() {
 	local out=$1 build=${2:-$HERE/build}
-	local bin=$build/gpubench-sim
-	[ -x "$bin" ] || { echo "layout-proof: $bin not built" >&2; exit 2; }
+	# absolute: every command runs in its machine's folder
+	bin=$(cd "$build" 2>/dev/null && pwd)/gpubench-sim
+	[ -x "$bin" ] || { echo "layout-proof: $build/gpubench-sim not built" >&2; exit 2; }
 	mkdir -p "$out"
 	out=$(cd "$out" && pwd)
 	export NO_COLOR=1 GBSIM_LEAKS_FATAL=1
@@ -77,22 +86,16 @@ record() {
 		echo "layout-proof: $name" >&2
 		mkdir -p "$out/$name"
 		export GPUBENCH_SIM_MACHINE=$m
-		one() { # one TAG ARGS...: the command's report, summary and exit code
-			local tag=$1
-			shift
-			(cd "$out/$name" && "$bin" "$@" -o "$tag.json" >"$tag.txt" 2>"$tag.err"
-			 echo "$?" >"$tag.rc")
-		}
-		one info info
-		one gemm gemm --size 256 --warmup 0s --iters 2 --samples 5 --precision fp32,tf32,bf16,fp16
-		one own gemm --impl all --precision fp32,bf16 --size 128 --warmup 0s --iters 2 --samples 5
-		one bandwidth bandwidth --tests all --memory all --method all --min-size 4K --max-size 1M --samples 3 --loops 2
-		one p2p p2p --bytes 1M --samples 3 --loops 2
-		one nccl nccl --op all -b 1K -e 1M -f 8 --iters 2 --samples 2 -w 1 --timeout 120s
-		one stress stress --duration 3s --mem 10% --size 256
-		one scaling scaling --workload ddp --steps 3 --warmup-steps 1 --step-ms 5 --grad-bytes 1M --gemm-size 256
-		one fault stress --duration 2s --mem 5% --size 256 --inject-fault
-		one run run --profile quick --stress-duration 3s
+		one "$out/$name" info info
+		one "$out/$name" gemm gemm --size 256 --warmup 0s --iters 2 --samples 5 --precision fp32,tf32,bf16,fp16
+		one "$out/$name" own gemm --impl all --precision fp32,bf16 --size 128 --warmup 0s --iters 2 --samples 5
+		one "$out/$name" bandwidth bandwidth --tests all --memory all --method all --min-size 4K --max-size 1M --samples 3 --loops 2
+		one "$out/$name" p2p p2p --bytes 1M --samples 3 --loops 2
+		one "$out/$name" nccl nccl --op all -b 1K -e 1M -f 8 --iters 2 --samples 2 -w 1 --timeout 120s
+		one "$out/$name" stress stress --duration 3s --mem 10% --size 256
+		one "$out/$name" scaling scaling --workload ddp --steps 3 --warmup-steps 1 --step-ms 5 --grad-bytes 1M --gemm-size 256
+		one "$out/$name" fault stress --duration 2s --mem 5% --size 256 --inject-fault
+		one "$out/$name" run run --profile quick --stress-duration 3s
 		local fmt
 		for fmt in text markdown csv junit prometheus html; do
 			(cd "$out/$name" && "$bin" report run.json --format "$fmt" >"run.$fmt" 2>&1)
