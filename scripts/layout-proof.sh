@@ -26,14 +26,11 @@ import json, re, sys
 path = sys.argv[1]
 text = open(path, encoding="utf-8", errors="replace").read()
 VARIES = {"started_at", "finished_at", "hostname", "git", "generated_at", "cuda_archs"}
-def strip(x, parent=""):
+def strip(x):
     if isinstance(x, dict):
-        # how many telemetry samples fit in a short step depends on the host's
-        # scheduling of the sampler thread, not on the code
-        return {k: strip(v, k) for k, v in x.items()
-                if k not in VARIES and not (parent == "telemetry" and k == "samples")}
+        return {k: strip(v) for k, v in x.items() if k not in VARIES}
     if isinstance(x, list):
-        return [strip(v, parent) for v in x]
+        return [strip(v) for v in x]
     if isinstance(x, str):
         return scrub(x)
     return x

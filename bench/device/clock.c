@@ -111,6 +111,14 @@ bool gb_cond_wait_until(pthread_cond_t *cond, pthread_mutex_t *mutex, double dea
 	return pthread_cond_timedwait(cond, mutex, &t) != ETIMEDOUT;
 }
 
+bool gb_cond_wait_observer_until(pthread_cond_t *cond, pthread_mutex_t *mutex,
+				 double deadline_s)
+{
+	if (sim())
+		return sim()->cond_wait_observer_until(cond, mutex, deadline_s);
+	return gb_cond_wait_until(cond, mutex, deadline_s);
+}
+
 void gb_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex)
 {
 	gb_cond_wait_until(cond, mutex, INFINITY);

@@ -49,6 +49,16 @@ void gb_cond_init(pthread_cond_t *cond);
  * spurious, as pthread's: loop on the condition.
  */
 bool gb_cond_wait_until(pthread_cond_t *cond, pthread_mutex_t *mutex, double deadline_s);
+/*
+ * The same wait for a thread that only observes the others (the telemetry
+ * sampler). Under the simulator its deadline comes due only after every other
+ * thread has done what it does at that simulated instant, so a sample taken
+ * when it returns lands on the same side of a benchmark's step boundary
+ * however the host schedules the threads. On the real clock there are no
+ * such instants and it is gb_cond_wait_until.
+ */
+bool gb_cond_wait_observer_until(pthread_cond_t *cond, pthread_mutex_t *mutex,
+				 double deadline_s);
 void gb_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex);
 void gb_cond_signal(pthread_cond_t *cond);
 void gb_cond_broadcast(pthread_cond_t *cond);
@@ -76,6 +86,8 @@ struct gb_clock_ops {
 	void (*sleep_s)(double seconds);
 	void (*yield)(void);
 	bool (*cond_wait_until)(pthread_cond_t *cond, pthread_mutex_t *mutex, double deadline_s);
+	bool (*cond_wait_observer_until)(pthread_cond_t *cond, pthread_mutex_t *mutex,
+					 double deadline_s);
 	void (*cond_wake)(pthread_cond_t *cond);
 	int (*thread_start)(pthread_t *thread, void *(*fn)(void *), void *arg);
 	bool (*thread_join_until)(pthread_t thread, double deadline_s);

@@ -8,7 +8,9 @@
  * folds them into a per-device summary window under the sampler's own lock.
  * The thread sleeps on a condition variable against gb_now_s's clock
  * (bench/device/clock.h), so gb_sampler_stop() returns at once instead of after a
- * whole interval.
+ * whole interval, and sleeps as an observer, so under the simulator a sample
+ * due at the instant a step begins or ends always comes after the step's own
+ * mark or summary (the count in a window is the simulated time's alone).
  */
 #include "bench/device/telemetry.h"
 
@@ -119,23 +121,22 @@ static void sample_all(struct gb_sampler *s)
 static void *sampler_main(void *arg)
 {
 	struct gb_sampler *s = arg;
+	/* the first sample is due now, after what the benchmark does at its start */
+	double until = gb_now_s();
 
 	for (;;) {
-		double until;
 		bool stop;
 
-		sample_all(s);
-		until = gb_now_s() + s->interval_s;
 		pthread_mutex_lock(&s->lock);
-		while (!s->stop) {
-			/* a wake-up (spurious or not): wait on; the deadline ends the wait */
-			if (!gb_cond_wait_until(&s->cond, &s->lock, until))
-				break;
-		}
+		/* a wake-up (spurious or not): wait on; the deadline ends the wait */
+		while (!s->stop && gb_cond_wait_observer_until(&s->cond, &s->lock, until))
+			;
 		stop = s->stop;
 		pthread_mutex_unlock(&s->lock);
 		if (stop)
 			break;
+		sample_all(s);
+		until = gb_now_s() + s->interval_s;
 	}
 	return NULL;
 }

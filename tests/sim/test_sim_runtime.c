@@ -1016,6 +1016,53 @@ static void test_peer_one_way(void **state)
 	assert_non_null(strstr(err, "without peer access"));
 }
 
+/*
+ * An observer due at the same simulated instant as a worker wakes only after
+ * the worker has done what it does then, however long the CPU takes for it:
+ * the telemetry sampler's sample lands after a step's mark every time.
+ */
+struct observed {
+	double due;
+	atomic_int written;
+	int seen;
+};
+
+static void *observed_worker(void *arg)
+{
+	struct observed *o = arg;
+
+	gbsim_vc_wait(&o->written, NULL, o->due);
+	sleep_ms(30); /* computing: the clock stays at o->due meanwhile */
+	atomic_store(&o->written, 1);
+	return NULL;
+}
+
+static void *observer(void *arg)
+{
+	struct observed *o = arg;
+
+	gbsim_vc_wait_observer(&o->seen, NULL, o->due);
+	o->seen = atomic_load(&o->written);
+	return NULL;
+}
+
+static void test_observer_wakes_last(void **state)
+{
+	(void)state;
+	for (int round = 0; round < 4; round++) {
+		struct observed o = { .due = gbsim_vc_now() + 1e-3 };
+		pthread_t a, b;
+
+		/* listed in either order: the observer is still last */
+		assert_int_equal(gbsim_vc_thread_start(&a, round % 2 ? observer : observed_worker, &o), 0);
+		assert_int_equal(gbsim_vc_thread_start(&b, round % 2 ? observed_worker : observer, &o), 0);
+		assert_true(gbsim_vc_thread_join(a, INFINITY));
+		assert_true(gbsim_vc_thread_join(b, INFINITY));
+		assert_int_equal(o.seen, 1);
+		assert_true(gbsim_vc_now() == o.due);
+	}
+}
+
 static int run_scenario(const char *name)
 {
 	if (!strcmp(name, "peer_one_way"))
@@ -1062,6 +1109,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_launch_error_not_sticky),
 		cmocka_unit_test(test_memcpy_d2d_async),
 		cmocka_unit_test(test_per_thread_stream),
+		cmocka_unit_test(test_observer_wakes_last),
 	};
 	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
 

@@ -44,6 +44,12 @@ double gbsim_vc_now(void);
  * INFINITY: never). Spurious wakes happen: loop on the condition.
  */
 bool gbsim_vc_wait(const void *chan, pthread_mutex_t *mutex, double deadline_s);
+/*
+ * The same wait for an observer: when its deadline comes, it wakes only once
+ * no other waiter is due at that instant, i.e. after every thread has done
+ * what it does at that time. Two observers due together wake together.
+ */
+bool gbsim_vc_wait_observer(const void *chan, pthread_mutex_t *mutex, double deadline_s);
 /* Wake every waiter of chan; they count as running from now. */
 void gbsim_vc_wake(const void *chan);
 

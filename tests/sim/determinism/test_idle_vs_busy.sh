@@ -6,8 +6,9 @@
 # the two reports (less run.started_at, run.finished_at and any hostname) must
 # be equal. The commands are the ones with the most threads: stress (a worker
 # per GPU, the monitor, the telemetry sampler, the watchdogs) and nccl (a rank
-# per GPU in one process), and p2p's latency (host-polled pointer chases on
-# two GPUs).
+# per GPU in one process), p2p's latency (host-polled pointer chases on
+# two GPUs), and bandwidth and gemm on two GPUs (short steps whose telemetry
+# windows a sampler tick can fall on the edge of).
 # shellcheck source=../../cli/lib.sh
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../../cli/lib.sh"
 
@@ -69,5 +70,8 @@ same() {
 same stress 2x-rtx4090-pcie stress --duration 3s --mem 20%
 same nccl 2x-a100-nvlink nccl --max-bytes 1M
 same p2p 2x-a100-nvlink p2p --latency-only
+same bandwidth 2x-a100-nvlink bandwidth --tests all --memory all --method all --min-size 4K \
+	--max-size 1M --samples 3 --loops 2
+same gemm 2x-a100-nvlink gemm --size 256 --warmup 0s --iters 2 --samples 5 --precision fp32,bf16
 
 finish

@@ -32,6 +32,7 @@ struct waiter {
 	struct waiter *next;
 	const void *chan;
 	double deadline_s;
+	bool observer; /* due only when no one else is (gbsim_vc_wait_observer) */
 	bool woken, timed_out;
 };
 
@@ -93,7 +94,24 @@ static _Noreturn void deadlock_locked(void)
 		 "for something no running thread can do", now_s, n);
 }
 
-/* When nobody runs, move the clock to the earliest deadline and wake its waiters (locked). */
+/* Wake the waiters due now, observers or not (locked); how many. */
+static int wake_due_locked(bool observers)
+{
+	int n = 0;
+
+	for (struct waiter *w = waiters; w; w = w->next)
+		if (!w->woken && w->observer == observers && w->deadline_s <= now_s) {
+			w->woken = w->timed_out = true;
+			running++;
+			n++;
+		}
+	return n;
+}
+
+/*
+ * When nobody runs, move the clock to the earliest deadline and wake its
+ * waiters (locked); observers due then wake only when no one else is.
+ */
 static void advance_locked(void)
 {
 	while (running == 0) {
@@ -111,11 +129,8 @@ static void advance_locked(void)
 
 		if (next > now_s)
 			now_s = next;
-		for (struct waiter *w = waiters; w; w = w->next)
-			if (!w->woken && w->deadline_s <= now_s) {
-				w->woken = w->timed_out = true;
-				running++;
-			}
+		if (!wake_due_locked(false))
+			wake_due_locked(true);
 		trace_move_locked(from_s, now_s, running);
 		pthread_cond_broadcast(&vc_cond);
 	}
@@ -150,9 +165,10 @@ static void unlink_waiter_locked(struct waiter *me)
  * A deadline of now waits until every other participant waits too: the end
  * of this simulated instant.
  */
-static bool wait_locked(const void *chan, pthread_mutex_t *mutex, double deadline_s)
+static bool wait_locked(const void *chan, pthread_mutex_t *mutex, double deadline_s,
+			bool observer)
 {
-	struct waiter me = { .chan = chan, .deadline_s = deadline_s };
+	struct waiter me = { .chan = chan, .deadline_s = deadline_s, .observer = observer };
 
 	if (deadline_s < now_s) {
 		if (mutex)
@@ -171,16 +187,26 @@ static bool wait_locked(const void *chan, pthread_mutex_t *mutex, double deadlin
 	return !me.timed_out;
 }
 
-bool gbsim_vc_wait(const void *chan, pthread_mutex_t *mutex, double deadline_s)
+static bool wait_on(const void *chan, pthread_mutex_t *mutex, double deadline_s, bool observer)
 {
 	bool woken;
 
 	pthread_mutex_lock(&vc_lock);
-	woken = wait_locked(chan, mutex, deadline_s);
+	woken = wait_locked(chan, mutex, deadline_s, observer);
 	pthread_mutex_unlock(&vc_lock);
 	if (mutex)
 		pthread_mutex_lock(mutex);
 	return woken;
+}
+
+bool gbsim_vc_wait(const void *chan, pthread_mutex_t *mutex, double deadline_s)
+{
+	return wait_on(chan, mutex, deadline_s, false);
+}
+
+bool gbsim_vc_wait_observer(const void *chan, pthread_mutex_t *mutex, double deadline_s)
+{
+	return wait_on(chan, mutex, deadline_s, true);
 }
 
 void gbsim_vc_wake(const void *chan)
@@ -194,14 +220,14 @@ void gbsim_vc_sleep(double seconds)
 {
 	pthread_mutex_lock(&vc_lock);
 	if (seconds > 0)
-		wait_locked(NULL, NULL, now_s + seconds);
+		wait_locked(NULL, NULL, now_s + seconds, false);
 	pthread_mutex_unlock(&vc_lock);
 }
 
 void gbsim_vc_settle(void)
 {
 	pthread_mutex_lock(&vc_lock);
-	wait_locked(NULL, NULL, now_s);
+	wait_locked(NULL, NULL, now_s, false);
 	pthread_mutex_unlock(&vc_lock);
 }
 
@@ -307,7 +333,7 @@ bool gbsim_vc_thread_join(pthread_t thread, double deadline_s)
 		pthread_mutex_unlock(&vc_lock);
 		return pthread_join(thread, NULL) == 0;
 	}
-	while (!t->done && wait_locked(t, NULL, deadline_s))
+	while (!t->done && wait_locked(t, NULL, deadline_s, false))
 		;
 	done = t->done;
 	for (p = &vthreads; done && *p; p = &(*p)->next)
@@ -345,6 +371,12 @@ static bool product_cond_wait_until(pthread_cond_t *cond, pthread_mutex_t *mutex
 	return gbsim_vc_wait(cond, mutex, deadline_s - PRODUCT_EPOCH_S);
 }
 
+static bool product_cond_wait_observer_until(pthread_cond_t *cond, pthread_mutex_t *mutex,
+					     double deadline_s)
+{
+	return gbsim_vc_wait_observer(cond, mutex, deadline_s - PRODUCT_EPOCH_S);
+}
+
 static void product_cond_wake(pthread_cond_t *cond)
 {
 	gbsim_vc_wake(cond);
@@ -370,6 +402,7 @@ __attribute__((visibility("default"))) const struct gb_clock_ops gbsim_clock_ops
 	.sleep_s = product_sleep_s,
 	.yield = product_yield,
 	.cond_wait_until = product_cond_wait_until,
+	.cond_wait_observer_until = product_cond_wait_observer_until,
 	.cond_wake = product_cond_wake,
 	.thread_start = gbsim_vc_thread_start,
 	.thread_join_until = product_join_until,
