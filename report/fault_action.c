@@ -5,7 +5,6 @@
  */
 #include "fault_action.h"
 
-#include <ctype.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -127,6 +126,12 @@ static const struct gb_fault_action checks[] = {
 	{ "could_run hung", GB_ACTION_RESET_GPU,
 	  "the GPU stopped making progress (as Xid 8); the process abandoned it", SRC_XID },
 	{ "could_run", GB_ACTION_RUN_AGAIN, "the load could not run on this GPU", SRC_GB },
+	{ "rank_hung", GB_ACTION_RESET_GPU,
+	  "a collective never completed on this GPU while its peers finished it (as Xid 8); "
+	  "the process abandoned it", SRC_XID },
+	{ "collective_timeout", GB_ACTION_RUN_AGAIN,
+	  "a collective timed out with no GPU behind the others: a peer process or a link; "
+	  "the same again escalates", SRC_GB },
 	{ "device_lost", GB_ACTION_RUN_AGAIN,
 	  "a sticky CUDA error ended the context (as Xid 13, 31, 43)", SRC_XID },
 	{ "cuda_error", GB_ACTION_RUN_AGAIN, "a CUDA error during the load (as Xid 13, 31, 43)",
@@ -178,29 +183,21 @@ const struct gb_fault_action *gb_fault_action_xid(unsigned long long xid, bool h
 }
 
 /*
- * The stress "xid" check lists its XIDs in its message ("hardware XIDs 79,
- * 48 during the run; also 13"): the most severe action of them. Whether an
- * unlisted XID is a hardware one the check's status says (failed: it saw
- * one); report/ does not reach into bench/'s XID classes.
+ * The stress "xid" check carries the XIDs it saw (gb_check.xids): the most
+ * severe action of them. Whether an unlisted XID is a hardware one the
+ * check's status says (failed: it saw one); report/ does not reach into
+ * bench/'s XID classes. A check without its XIDs (a report from before they
+ * were written) gets its class's action.
  */
 static const struct gb_fault_action *xid_action(const struct gb_check *c)
 {
 	const struct gb_fault_action *worst = NULL;
 	bool hw = c->status == GB_STATUS_FAILED;
 
-	/* from the word XID on: a merged fleet puts the node's name first ("node79: ...") */
-	for (const char *p = c->message ? strstr(c->message, "XID") : NULL; p && *p;) {
-		const struct gb_fault_action *a;
-		char *end;
-		unsigned long long x;
+	for (size_t i = 0; i < c->n_xids; i++) {
+		unsigned long long x = c->xids[i];
+		const struct gb_fault_action *a = gb_fault_action_xid(x, hw && !listed_xid(x));
 
-		if (!isdigit((unsigned char)*p)) {
-			p++;
-			continue;
-		}
-		x = strtoull(p, &end, 10);
-		p = end;
-		a = gb_fault_action_xid(x, hw && !listed_xid(x));
 		if (!worst || a->act > worst->act)
 			worst = a;
 	}

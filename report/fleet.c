@@ -177,10 +177,12 @@ static void copy_bench(struct merge *mg, const struct gb_bench_result *src,
 	}
 	for (size_t i = 0; i < src->n_checks; i++) {
 		const struct gb_check *c = &src->checks[i];
+		struct gb_check *copy;
 
-		gb_bench_add_check(b, c->name, c->status, c->severity, remap(in, offset, c->device),
-				   c->observed, c->threshold, "%s: %s", host,
-				   c->message ? c->message : "");
+		copy = gb_bench_add_check(b, c->name, c->status, c->severity,
+					  remap(in, offset, c->device), c->observed, c->threshold,
+					  "%s: %s", host, c->message ? c->message : "");
+		gb_check_set_xids(copy, c->xids, c->n_xids);
 	}
 }
 

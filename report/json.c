@@ -262,6 +262,16 @@ static cJSON *action_json(const struct gb_check *c)
 	return o;
 }
 
+/* The XIDs a check saw, as numbers (jq: .checks[] | select(.xids) | .xids[]). */
+static cJSON *xids_json(const struct gb_check *c)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; a && i < c->n_xids; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber((double)c->xids[i]));
+	return a;
+}
+
 static cJSON *check_json(const struct gb_check *c)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -273,6 +283,8 @@ static cJSON *check_json(const struct gb_check *c)
 	gb_json_add_num(o, "observed", c->observed);
 	gb_json_add_num(o, "threshold", c->threshold);
 	gb_json_add_str(o, "message", c->message);
+	if (c->n_xids)
+		cJSON_AddItemToObject(o, "xids", xids_json(c));
 	cJSON_AddItemToObject(o, "action", action_json(c));
 	return o;
 }

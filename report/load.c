@@ -385,7 +385,9 @@ static int load_check(struct ld *ld, const cJSON *o, const char *path, struct gb
 	    get_int(ld, o, path, "device", &c->device) ||
 	    get_num(ld, o, path, "observed", &c->observed) ||
 	    get_num(ld, o, path, "threshold", &c->threshold) ||
-	    get_str(ld, o, path, "message", &c->message) || load_action(ld, o, path, c))
+	    get_str(ld, o, path, "message", &c->message) ||
+	    get_count_array(ld, o, path, "xids", &c->xids, &c->n_xids) ||
+	    load_action(ld, o, path, c))
 		return -1;
 	if (!absent(child(o, "severity"))) {
 		if (get_enum(ld, o, path, "severity", gb_severity_from_name,

@@ -304,6 +304,28 @@ int get_num_array(struct ld *ld, const cJSON *obj, const char *path, const char 
 	return 0;
 }
 
+/* [79, 48] -> whole numbers from 0 to 2^53; absent -> none. */
+int get_count_array(struct ld *ld, const cJSON *obj, const char *path, const char *key,
+		    unsigned long long **out, size_t *n)
+{
+	const cJSON *arr, *e;
+	size_t i = 0;
+	char sub[256];
+
+	*out = NULL;
+	if (get_arr(ld, obj, path, key, &arr, n))
+		return -1;
+	*out = alloc_array(*n, sizeof(**out));
+	cJSON_ArrayForEach(e, arr) {
+		if (!whole_in(e, 0, 9007199254740992.0)) {
+			snprintf(sub, sizeof(sub), "%s[%zu]", key, i);
+			return fail(ld, path, sub, "must be a non-negative integer");
+		}
+		(*out)[i++] = (unsigned long long)e->valuedouble;
+	}
+	return 0;
+}
+
 /* ["a", "b"] -> owned strings; absent -> none. Frees *out's old entries first. */
 int get_str_array(struct ld *ld, const cJSON *obj, const char *path, const char *key,
 			 char ***out, size_t *n)

@@ -49,6 +49,8 @@ int get_count(struct ld *ld, const cJSON *obj, const char *path, const char *key
 void *alloc_array(size_t n, size_t elem);
 int get_num_array(struct ld *ld, const cJSON *obj, const char *path, const char *key,
 			 double **out, size_t *n);
+int get_count_array(struct ld *ld, const cJSON *obj, const char *path, const char *key,
+		    unsigned long long **out, size_t *n);
 int get_str_array(struct ld *ld, const cJSON *obj, const char *path, const char *key,
 			 char ***out, size_t *n);
 

@@ -443,6 +443,17 @@ struct gb_check *gb_bench_add_check(struct gb_bench_result *b, const char *name,
 	return c;
 }
 
+void gb_check_set_xids(struct gb_check *c, const unsigned long long *xids, size_t n)
+{
+	unsigned long long *copy = n ? gb_xrealloc(NULL, n * sizeof(*copy)) : NULL;
+
+	if (n)
+		memcpy(copy, xids, n * sizeof(*copy));
+	free(c->xids);
+	c->xids = copy;
+	c->n_xids = n;
+}
+
 struct gb_series *gb_bench_add_series(struct gb_bench_result *b, const char *name,
 				      const char *x_unit, const char *y_unit, int device)
 {
@@ -616,6 +627,7 @@ static void release_bench(struct gb_bench_result *b)
 		free(b->checks[i].name);
 		free(b->checks[i].message);
 		free(b->checks[i].action_because);
+		free(b->checks[i].xids);
 	}
 	free(b->checks);
 	for (size_t i = 0; i < b->n_series; i++) {

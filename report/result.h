@@ -76,6 +76,10 @@ struct gb_check {
 	double observed;         /* NAN if not numeric */
 	double threshold;        /* NAN if none */
 	char *message;           /* one line saying what was seen and why it matters */
+	/* the XIDs the check saw, in the order seen (the stress "xid" check;
+	 * report/fault_action.c takes the action from them); owned, NULL if none */
+	unsigned long long *xids;
+	size_t n_xids;
 	/* what to do about a fault finding (report/fault_action.h), NULL if none;
 	 * static data, not owned; set by gb_fault_actions_annotate() */
 	const struct gb_fault_action *action;
@@ -312,6 +316,9 @@ struct gb_check *gb_bench_add_check(struct gb_bench_result *b, const char *name,
 				    enum gb_status status, enum gb_severity sev, int device,
 				    double observed, double threshold, const char *fmt, ...)
 	__attribute__((format(printf, 8, 9)));
+
+/* Give check c a copy of xids[0..n) in place of its own (gb_xrealloc: aborts when out of memory). */
+void gb_check_set_xids(struct gb_check *c, const unsigned long long *xids, size_t n);
 
 struct gb_series *gb_bench_add_series(struct gb_bench_result *b, const char *name,
 				      const char *x_unit, const char *y_unit, int device);

@@ -4,6 +4,7 @@
 
 #if GPUBENCH_HAVE_NCCL
 
+#include <math.h>
 #include <sched.h>
 #include <string.h>
 #include <time.h>
@@ -198,6 +199,10 @@ int gb_nccl_comms_timed_out(struct gb_nccl_comms *s, int i, const char *what)
 			    "%s did not finish within %g s on %s: a rank stopped answering or a "
 			    "link hangs",
 			    what, s->timeout_s, who);
+	/* no one GPU is behind: the finding is the run's, for its action (docs/faults.md) */
+	gb_bench_add_check(s->res, "collective_timeout", GB_STATUS_ERROR, GB_SEV_ERROR, -1, NAN,
+			   s->timeout_s, "%s did not finish within %g s on %s", what, s->timeout_s,
+			   who);
 	gb_nccl_comms_abort(s);
 	return -1;
 }
@@ -211,6 +216,10 @@ int gb_nccl_comms_hung(struct gb_nccl_comms *s, int i, const char *what)
 			    "%s did not finish within %g s: %s hangs: its collective never "
 			    "completed while the other ranks here finished it and wait at the next",
 			    what, s->timeout_s, who);
+	/* the GPU that hung, as a check: its action, and escalation by UUID (docs/faults.md) */
+	gb_bench_add_check(s->res, "rank_hung", GB_STATUS_ERROR, GB_SEV_ERROR, s->dev[i], NAN,
+			   s->timeout_s, "%s hangs: its collective never completed in %g s while "
+			   "its peers finished it", who, s->timeout_s);
 	gb_nccl_comms_abort(s);
 	return -1;
 }

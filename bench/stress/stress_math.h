@@ -663,6 +663,9 @@ struct gb_stress_check {
 	enum gb_severity severity;
 	double observed, threshold;
 	char message[256];
+	/* the XIDs an "xid" finding saw (the observation's own array), NULL if none */
+	const unsigned long long *xids;
+	size_t n_xids;
 };
 
 #define GB_STRESS_MAX_CHECKS 24

@@ -44,6 +44,8 @@ static void add(struct judge *j, const char *name, enum gb_status st, double obs
 									: GB_SEV_INFO;
 	c->observed = observed;
 	c->threshold = threshold;
+	c->xids = NULL;
+	c->n_xids = 0;
 	va_start(ap, fmt);
 	vsnprintf(c->message, sizeof(c->message), fmt, ap);
 	va_end(ap);
@@ -435,6 +437,11 @@ static void judge_xids(struct judge *j, const struct gb_stress_obs *o)
 		    other);
 	else
 		add(j, "xid", GB_STATUS_PASSED, 0, 0, "no XID event");
+	/* the numbers themselves, for the action (report/fault_action.c) and for jq */
+	if (o->n_xids && j->n && !strcmp(j->out[j->n - 1].name, "xid")) {
+		j->out[j->n - 1].xids = o->xids;
+		j->out[j->n - 1].n_xids = o->n_xids;
+	}
 }
 
 /* "fp16 " when the run has several series, else "" */
@@ -663,7 +670,11 @@ size_t gb_stress_cross_tie(const struct gb_stress_obs *obs, size_t n, struct gb_
 void gb_stress_add_checks(struct gb_bench_result *b, int device, const struct gb_stress_check *c,
 			  size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		gb_bench_add_check(b, c[i].name, c[i].status, c[i].severity, device, c[i].observed,
-				   c[i].threshold, "%s", c[i].message);
+	for (size_t i = 0; i < n; i++) {
+		struct gb_check *added = gb_bench_add_check(b, c[i].name, c[i].status, c[i].severity,
+							    device, c[i].observed, c[i].threshold,
+							    "%s", c[i].message);
+
+		gb_check_set_xids(added, c[i].xids, c[i].n_xids);
+	}
 }

@@ -31,6 +31,16 @@ static int action_of(const char *name, enum gb_status st, const char *msg)
 	return a ? (int)a->act : -1;
 }
 
+/* the action's number for an "xid" check that saw xids[0..n) */
+static int xid_action_of(enum gb_status st, const unsigned long long *xids, size_t n)
+{
+	struct gb_check c = { .name = (char *)"xid", .status = st, .message = (char *)"",
+			      .xids = (unsigned long long *)xids, .n_xids = n };
+	const struct gb_fault_action *a = gb_fault_action_of(&c);
+
+	return a ? (int)a->act : -1;
+}
+
 static void test_table(void **state)
 {
 	(void)state;
@@ -54,6 +64,10 @@ static void test_table(void **state)
 	assert_int_equal(action_of("could_run", GB_STATUS_ERROR, "hung: no progress"),
 			 GB_ACTION_RESET_GPU);
 	assert_int_equal(action_of("could_run", GB_STATUS_ERROR, "could not run: oom"),
+			 GB_ACTION_RUN_AGAIN);
+	assert_int_equal(action_of("rank_hung", GB_STATUS_ERROR, "rank 1 (GPU 1) hangs"),
+			 GB_ACTION_RESET_GPU);
+	assert_int_equal(action_of("collective_timeout", GB_STATUS_ERROR, "did not finish"),
 			 GB_ACTION_RUN_AGAIN);
 	assert_int_equal(action_of("device_1", GB_STATUS_ERROR, "cudaErrorMemoryAllocation"),
 			 GB_ACTION_RUN_AGAIN);
@@ -80,21 +94,22 @@ static void test_xid_severity(void **state)
 	assert_int_equal(gb_fault_action_xid(64, true)->act, GB_ACTION_REPLACE);
 	assert_int_equal(gb_fault_action_xid(9999, true)->act, GB_ACTION_RESET_GPU);
 	assert_int_equal(gb_fault_action_xid(9999, false)->act, GB_ACTION_RUN_AGAIN);
-	/* the most severe of the XIDs seen */
-	assert_int_equal(action_of("xid", GB_STATUS_FAILED, "hardware XID 79 during the run"),
+	/* the most severe of the XIDs the check carries */
+	assert_int_equal(xid_action_of(GB_STATUS_FAILED, (unsigned long long[]){ 79 }, 1),
 			 GB_ACTION_REBOOT);
-	assert_int_equal(action_of("xid", GB_STATUS_FAILED,
-				   "hardware XIDs 48, 79 during the run; also 13"),
+	assert_int_equal(xid_action_of(GB_STATUS_FAILED, (unsigned long long[]){ 48, 79, 13 }, 3),
 			 GB_ACTION_REBOOT);
-	assert_int_equal(action_of("xid", GB_STATUS_FAILED,
-				   "hardware XIDs 48, 64 during the run; also 13"),
+	assert_int_equal(xid_action_of(GB_STATUS_FAILED, (unsigned long long[]){ 48, 64, 13 }, 3),
 			 GB_ACTION_REPLACE);
-	assert_int_equal(action_of("xid", GB_STATUS_WARNING,
-				   "XID 13 during the run (not in the hardware set)"),
+	assert_int_equal(xid_action_of(GB_STATUS_WARNING, (unsigned long long[]){ 13 }, 1),
 			 GB_ACTION_RUN_AGAIN);
-	/* a fleet's node name before the message is no XID */
-	assert_int_equal(action_of("xid", GB_STATUS_WARNING,
-				   "node79: XID 13 during the run (not in the hardware set)"),
+	/* an unlisted XID: a failed check saw a hardware one, a warning did not */
+	assert_int_equal(xid_action_of(GB_STATUS_FAILED, (unsigned long long[]){ 9999 }, 1),
+			 GB_ACTION_RESET_GPU);
+	/* the message is for people: its numbers are not read (a node named node79, an old report) */
+	assert_int_equal(action_of("xid", GB_STATUS_FAILED, "node79: hardware XID 79 during the run"),
+			 GB_ACTION_RESET_GPU);
+	assert_int_equal(action_of("xid", GB_STATUS_WARNING, "XID 64 during the run"),
 			 GB_ACTION_RUN_AGAIN);
 	for (int a = 0; a < GB_ACTION_COUNT; a++)
 		assert_int_equal(gb_action_from_name(gb_action_name((enum gb_action)a)), a);
@@ -174,7 +189,7 @@ static void test_write_load(void **state)
 	const struct gb_run *hist[1] = { &before };
 	const cJSON *a;
 	cJSON *doc;
-	char err[256];
+	char err[256], *xids;
 
 	(void)state;
 	make_run(&run, "GPU-aaaa", "2026-11-28T12:00:00Z", "row_remap", GB_STATUS_FAILED,
@@ -196,6 +211,23 @@ static void test_write_load(void **state)
 			    "GPU-aaaa failed xid also in 2026-11-27T12:00:00Z");
 	cJSON_Delete(doc);
 	gb_run_release(&back);
+	/* the XIDs a check saw go through the file, and its action with them */
+	gb_check_set_xids(&before.benches[0].checks[0], (unsigned long long[]){ 48, 79 }, 2);
+	gb_fault_actions_annotate(&before);
+	doc = gb_report_to_json(&before);
+	xids = cJSON_PrintUnformatted(cJSON_GetObjectItem(first_check(doc), "xids"));
+	assert_string_equal(xids, "[48,79]");
+	free(xids);
+	assert_int_equal(gb_report_from_json(doc, &back, err, sizeof(err)), 0);
+	assert_int_equal(back.benches[0].checks[0].n_xids, 2);
+	assert_int_equal(back.benches[0].checks[0].xids[1], 79);
+	assert_int_equal(gb_check_action(&back.benches[0].checks[0]), GB_ACTION_REBOOT);
+	gb_run_release(&back);
+	cJSON_ReplaceItemInObject((cJSON *)first_check(doc), "xids", cJSON_Parse("[48,-1]"));
+	assert_int_not_equal(gb_report_from_json(doc, &back, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "xids[1]"));
+	cJSON_Delete(doc);
+	gb_check_set_xids(&before.benches[0].checks[0], NULL, 0);
 	/* a check that found nothing writes null, and a bad name is refused */
 	before.benches[0].checks[0].status = GB_STATUS_PASSED;
 	gb_fault_actions_annotate(&before);

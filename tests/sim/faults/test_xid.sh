@@ -11,6 +11,10 @@ expect_finding "$REPORT" stress xid failed 1 '^hardware XID 79 during the run'
 expect_finding "$REPORT" stress xid passed 0 'no XID event'
 expect_action "$REPORT" stress xid 1 reboot
 expect_action "$REPORT" stress xid 0 null
+expect_json "$REPORT" "[c['xids'] for b in d['benchmarks'] for c in b['checks'] if c['name'] == 'xid' and c['device'] == 1] == [[79]]" \
+	"GPU 1's xid check carries the Xid as a number"
+expect_json "$REPORT" "not any('xids' in c for b in d['benchmarks'] for c in b['checks'] if c['device'] == 0)" \
+	"GPU 0's checks carry no Xid"
 expect_out 'check failed xid \(GPU [0-9]+\): hardware XID 79 during the run.* → action: reboot the node' "the text report ends the Xid line with its action"
 expect_json "$REPORT" "any(w.startswith('stress/xid (device 1)') for w in d['verdict']['failed'])" \
 	"the verdict names GPU 1's Xid"
@@ -30,6 +34,8 @@ uuid1=$(json_get "$REPORT" '["devices"][1]["uuid"]')
 xid1="[c for b in d['benchmarks'] if b['name'] == 'stress' for c in b['checks'] if c['name'] == 'xid' and c['device'] == 1][0]['action']"
 expect_json "$TMP/fleet.json" "${xid1}['do'] == 'drain_inspect' and ${xid1}['escalated_from'] == 'reboot'" \
 	"GPU 1's Xid action went up from reboot to drain and inspect"
+expect_json "$TMP/fleet.json" "[c['xids'] for b in d['benchmarks'] if b['name'] == 'stress' for c in b['checks'] if c['name'] == 'xid' and c['device'] == 1] == [[79]]" \
+	"the merged fleet report keeps GPU 1's Xid number"
 expect_json "$TMP/fleet.json" "${xid1}['because'] == '$uuid1 failed xid also in 2026-01-01T00:00:00Z'" \
 	"the escalation names GPU 1's UUID and the earlier report"
 expect_json "$TMP/fleet.json" "not any((c.get('action') or {}).get('escalated_from') for b in d['benchmarks'] for c in b['checks'] if c.get('device') == 0)" \
