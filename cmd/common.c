@@ -471,6 +471,24 @@ static void fire_reason(const struct gb_wd_event *ev, const struct gb_bench_resu
 }
 
 /*
+ * A hang is a fault finding with an action (report/fault_action.c): a "hung"
+ * check on the benchmark that hung, or, when none had started (a driver call
+ * in the GPU setup), on a "setup" entry of its own. After a stop signal the
+ * run is the user's to end (interrupted, not judged): no finding then.
+ */
+static void add_hung_check(struct gb_run *run, struct gb_bench_result *res,
+			   const struct gb_wd_event *ev, const char *why)
+{
+	if (ev->why != GB_WD_HUNG)
+		return;
+	if (!res)
+		res = gb_run_add_bench(run, "setup");
+	gb_bench_add_check(res, "hung", GB_STATUS_ERROR, GB_SEV_ERROR,
+			   res->n_devices == 1 ? res->devices[0] : -1, ev->silent_s, ev->limit_s,
+			   "%s", why);
+}
+
+/*
  * The watchdog fired (its thread): mark the running benchmark and the run,
  * write the report as the finish path would, and end the process without
  * CUDA teardown (the main thread is stuck in a call that may never return).
@@ -490,6 +508,7 @@ static void on_watchdog(void *user, const struct gb_wd_event *ev)
 	gb_log_drop_live_block();
 	fire_reason(ev, res, why, sizeof(why));
 	gb_error("%s", why);
+	add_hung_check(run, res, ev, why);
 	if (res)
 		gb_bench_set_status(res, ev->why == GB_WD_SECOND_SIGNAL ? GB_STATUS_INTERRUPTED
 									: GB_STATUS_ERROR,

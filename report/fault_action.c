@@ -126,6 +126,9 @@ static const struct gb_fault_action checks[] = {
 	{ "could_run hung", GB_ACTION_RESET_GPU,
 	  "the GPU stopped making progress (as Xid 8); the process abandoned it", SRC_XID },
 	{ "could_run", GB_ACTION_RUN_AGAIN, "the load could not run on this GPU", SRC_GB },
+	{ "hung", GB_ACTION_RESET_GPU,
+	  "no progress within the watchdog's limit: a GPU or driver call that does not return "
+	  "(as Xid 8); reboot if the reset fails", SRC_XID },
 	{ "rank_hung", GB_ACTION_RESET_GPU,
 	  "a collective never completed on this GPU while its peers finished it (as Xid 8); "
 	  "the process abandoned it", SRC_XID },
