@@ -259,6 +259,17 @@ void __cudaRegisterFatBinaryEnd(void **fatCubinHandle)
 	(void)fatCubinHandle;
 }
 
+/*
+ * A Debug (-G) build's host code keeps nvcc's managed-memory initialiser,
+ * which calls this; no project kernel has managed variables, so there is
+ * nothing to set up: success (the runtime's 1).
+ */
+char __cudaInitModule(void **fatCubinHandle)
+{
+	(void)fatCubinHandle;
+	return 1;
+}
+
 void __cudaUnregisterFatBinary(void **fatCubinHandle)
 {
 	(void)fatCubinHandle; /* kernels stay registered: workers may still be running at exit */

@@ -186,6 +186,7 @@ long rt_alloc_count(int device);
 /* ---- the hidden entry points of nvcc's generated code (crt/host_runtime.h) ---- */
 void **__cudaRegisterFatBinary(void *fatCubin);
 void __cudaRegisterFatBinaryEnd(void **fatCubinHandle);
+char __cudaInitModule(void **fatCubinHandle);
 void __cudaUnregisterFatBinary(void **fatCubinHandle);
 void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *deviceFun,
 			    const char *deviceName, int thread_limit, uint3 *tid, uint3 *bid,
