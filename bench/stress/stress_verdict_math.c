@@ -27,15 +27,16 @@ struct judge {
 	size_t n, max;
 };
 
+/* Append a check; it, or NULL when out is full. */
 __attribute__((format(printf, 6, 7)))
-static void add(struct judge *j, const char *name, enum gb_status st, double observed,
-		double threshold, const char *fmt, ...)
+static struct gb_stress_check *add(struct judge *j, const char *name, enum gb_status st,
+				   double observed, double threshold, const char *fmt, ...)
 {
 	struct gb_stress_check *c;
 	va_list ap;
 
 	if (j->n >= j->max)
-		return;
+		return NULL;
 	c = &j->out[j->n++];
 	c->name = name;
 	c->status = st;
@@ -49,6 +50,7 @@ static void add(struct judge *j, const char *name, enum gb_status st, double obs
 	va_start(ap, fmt);
 	vsnprintf(c->message, sizeof(c->message), fmt, ap);
 	va_end(ap);
+	return c;
 }
 
 static void judge_run(struct judge *j, const struct gb_stress_obs *o)
@@ -408,6 +410,7 @@ static void judge_links(struct judge *j, const struct gb_stress_obs *o,
 
 static void judge_xids(struct judge *j, const struct gb_stress_obs *o)
 {
+	struct gb_stress_check *c;
 	char hw[160] = "", other[160] = "";
 	size_t n_hw = 0, n_other = 0, uh = 0, uo = 0;
 
@@ -428,19 +431,19 @@ static void judge_xids(struct judge *j, const struct gb_stress_obs *o)
 		n_other += !is_hw;
 	}
 	if (n_hw)
-		add(j, "xid", GB_STATUS_FAILED, (double)n_hw, 0,
-		    "hardware XID%s %s during the run%s%s", n_hw > 1 ? "s" : "", hw,
-		    n_other ? "; also " : "", other);
+		c = add(j, "xid", GB_STATUS_FAILED, (double)n_hw, 0,
+			"hardware XID%s %s during the run%s%s", n_hw > 1 ? "s" : "", hw,
+			n_other ? "; also " : "", other);
 	else if (n_other)
-		add(j, "xid", GB_STATUS_WARNING, (double)n_other, 0,
-		    "XID%s %s during the run (not in the hardware set)", n_other > 1 ? "s" : "",
-		    other);
+		c = add(j, "xid", GB_STATUS_WARNING, (double)n_other, 0,
+			"XID%s %s during the run (not in the hardware set)", n_other > 1 ? "s" : "",
+			other);
 	else
-		add(j, "xid", GB_STATUS_PASSED, 0, 0, "no XID event");
+		c = add(j, "xid", GB_STATUS_PASSED, 0, 0, "no XID event");
 	/* the numbers themselves, for the action (report/fault_action.c) and for jq */
-	if (o->n_xids && j->n && !strcmp(j->out[j->n - 1].name, "xid")) {
-		j->out[j->n - 1].xids = o->xids;
-		j->out[j->n - 1].n_xids = o->n_xids;
+	if (c && o->n_xids) {
+		c->xids = o->xids;
+		c->n_xids = o->n_xids;
 	}
 }
 

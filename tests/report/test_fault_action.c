@@ -22,23 +22,28 @@
 #include "report/json.h"
 #include "report/result.h"
 
-/* the action's number, -1 for none at all */
-static int action_of(const char *name, enum gb_status st, const char *msg)
+/* the action's number for check c, -1 for none at all */
+static int action_num(const struct gb_check *c)
 {
-	struct gb_check c = { .name = (char *)name, .status = st, .message = (char *)msg };
-	const struct gb_fault_action *a = gb_fault_action_of(&c);
+	const struct gb_fault_action *a = gb_fault_action_of(c);
 
 	return a ? (int)a->act : -1;
 }
 
-/* the action's number for an "xid" check that saw xids[0..n) */
+static int action_of(const char *name, enum gb_status st, const char *msg)
+{
+	struct gb_check c = { .name = (char *)name, .status = st, .message = (char *)msg };
+
+	return action_num(&c);
+}
+
+/* an "xid" check that saw xids[0..n) */
 static int xid_action_of(enum gb_status st, const unsigned long long *xids, size_t n)
 {
 	struct gb_check c = { .name = (char *)"xid", .status = st, .message = (char *)"",
 			      .xids = (unsigned long long *)xids, .n_xids = n };
-	const struct gb_fault_action *a = gb_fault_action_of(&c);
 
-	return a ? (int)a->act : -1;
+	return action_num(&c);
 }
 
 static void test_table(void **state)
